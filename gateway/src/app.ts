@@ -1,0 +1,114 @@
+import 'reflect-metadata';
+import type { ApolloServer } from '@apollo/server';
+import type { FastifyInstance } from 'fastify';
+import { Container } from 'inversify';
+import type { DataSource } from 'typeorm';
+import {
+  ExtensionRegistry,
+  resolvePlugins,
+  SecretBox,
+  systemClock,
+  TOKENS,
+  type Clock,
+  type FiligranePlugin,
+  type GraphQLContext,
+  type PluginContext,
+} from '@filigrane/core';
+import { createDataSource } from '@filigrane/db';
+import type { GatewayConfig } from './config.js';
+import { mountGraphQL } from './graphql/graphql.js';
+import { baseUrlResolver, createHttpServer } from './http-server.js';
+import { JobRunner } from './jobs/job-runner.js';
+import { rateLimitPlugin } from './rate-limit/rate-limit.plugin.js';
+import { mountRestRoutes } from './rest/rest-adapter.js';
+
+export interface AppOptions {
+  config: GatewayConfig;
+  plugins: FiligranePlugin[];
+  databaseUrl: string;
+  masterKey: Buffer;
+  clock?: Clock;
+  /** Run job workers and schedules in this process. */
+  workers?: boolean;
+  /** Serve HTTP (false for `filigrane worker`). */
+  http?: boolean;
+  logger?: boolean;
+  log?: (message: string) => void;
+}
+
+export interface FiligraneApp {
+  container: Container;
+  dataSource: DataSource;
+  http: FastifyInstance | null;
+  jobs: JobRunner;
+  plugins: FiligranePlugin[];
+  /** Starts listening; returns the base URL. */
+  listen(port?: number, host?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Boots Filigrane: one container, one DataSource, one REST surface, one GraphQL schema, one job runner. */
+export async function createApp(options: AppOptions): Promise<FiligraneApp> {
+  const log = options.log ?? ((m: string) => console.log(m));
+  const plugins = resolvePlugins([rateLimitPlugin, ...options.plugins]);
+
+  const container = new Container({ autobind: true, defaultScope: 'Singleton' });
+  const extensions = new ExtensionRegistry();
+  const jobs = new JobRunner(options.databaseUrl, log);
+  container.bind(TOKENS.Config).toConstantValue(options.config);
+  container.bind(TOKENS.Clock).toConstantValue(options.clock ?? systemClock);
+  container.bind(TOKENS.SecretBox).toConstantValue(new SecretBox(options.masterKey));
+  container.bind(TOKENS.Extensions).toConstantValue(extensions);
+  container.bind(TOKENS.JobQueue).toConstantValue(jobs);
+
+  const dataSource = createDataSource({
+    url: options.databaseUrl,
+    entities: plugins.flatMap((p) => p.entities ?? []),
+    migrations: plugins.flatMap((p) => p.migrations ?? []),
+  });
+  await dataSource.initialize();
+  await dataSource.runMigrations();
+  container.bind(TOKENS.DataSource).toConstantValue(dataSource);
+
+  for (const p of plugins) {
+    for (const point of p.extensionPoints ?? []) extensions.declare(point, p.id);
+    if (p.bindings) await container.load(p.bindings);
+  }
+  for (const p of plugins) for (const c of p.contributions ?? []) extensions.contribute(c.point, c.create(container), p.id);
+  const orphans = extensions.undeclaredContributions();
+  if (orphans.length) throw new Error(`contributions to extension points no loaded plugin declares: ${orphans.join(', ')}`);
+
+  let http: FastifyInstance | null = null;
+  let apollo: ApolloServer<GraphQLContext> | null = null;
+  if (options.http !== false) {
+    http = createHttpServer(options.config, container, options.logger ?? false);
+    const baseUrlOf = baseUrlResolver(options.config);
+    mountRestRoutes(http, container, plugins, baseUrlOf);
+    apollo = await mountGraphQL(http, plugins, container, baseUrlOf);
+  }
+
+  if (options.workers) await jobs.work(plugins.flatMap((p) => p.jobs?.(container) ?? []));
+
+  const pluginContext: PluginContext = { container, log };
+  for (const p of plugins) await p.onStart?.(pluginContext);
+
+  return {
+    container,
+    dataSource,
+    http,
+    jobs,
+    plugins,
+    async listen(port = options.config.port, host = options.config.host) {
+      if (!http) throw new Error('this process serves no HTTP');
+      const address = await http.listen({ port, host });
+      return options.config.publicUrl ?? address.replace('[::1]', 'localhost');
+    },
+    async close() {
+      for (const p of [...plugins].reverse()) await p.onStop?.(pluginContext);
+      if (http) await http.close();
+      if (apollo) await apollo.stop();
+      await jobs.stop();
+      await dataSource.destroy();
+    },
+  };
+}

@@ -1,0 +1,131 @@
+import { parseArgs } from 'node:util';
+import { printSchema } from 'graphql';
+import { ApiError } from '@filigrane/core';
+import { AccountService } from '@filigrane/plugin-account';
+import { boot, ensureDemoAccount } from './server.js';
+import { buildGraphQLSchema } from './graphql/graphql.js';
+
+const USAGE = `Usage: filigrane <command> [options]
+
+Commands:
+  start                         API + job workers (embedded PostgreSQL under DATA_DIR unless DATABASE_URL)
+  worker                        job workers only (needs DATABASE_URL)
+  migrate                       apply database migrations and exit
+  account create --username U --email E [--full-name F] [--image-quota N] [--disk-quota BYTES] [--json]
+                                create an account and print its API key
+  schema                        print the GraphQL schema (SDL)
+
+Environment: PORT (8080), HOST (127.0.0.1), DATA_DIR (./data), DATABASE_URL, PUBLIC_URL,
+  RATE_LIMIT_PER_SECOND (50), RATE_LIMIT_PER_DAY (100000), FILIGRANE_MASTER_KEY, LOG_LEVEL (info)`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'start':
+      return start();
+    case 'worker':
+      return worker();
+    case 'migrate': {
+      const running = await boot('migrate');
+      await running.stop();
+      console.log('migrations applied');
+      return 0;
+    }
+    case 'account':
+      if (rest[0] === 'create') return createAccount(rest.slice(1));
+      break;
+    case 'schema': {
+      const running = await boot('migrate');
+      try {
+        console.log(printSchema(await buildGraphQLSchema(running.app.plugins, running.app.container)));
+      } finally {
+        await running.stop();
+      }
+      return 0;
+    }
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      console.log(USAGE);
+      return command === undefined ? 2 : 0;
+  }
+  console.error(`unknown command: ${argv.join(' ')}\n\n${USAGE}`);
+  return 2;
+}
+
+function untilSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+  });
+}
+
+async function start(): Promise<number> {
+  const running = await boot('start');
+  const demoKey = await ensureDemoAccount(running.app);
+  console.log(`Filigrane listening on ${running.url} (database: ${running.db.embedded ? 'embedded, under DATA_DIR' : 'DATABASE_URL'})`);
+  if (demoKey) console.log(`Created account "demo". API key: ${demoKey}\n  curl -H "Authorization: Token ${demoKey}" ${running.url}/api/v4/account/`);
+  const signal = await untilSignal();
+  console.log(`${signal}: stopping`);
+  await running.stop();
+  return 0;
+}
+
+async function worker(): Promise<number> {
+  const running = await boot('worker');
+  console.log('Filigrane workers running');
+  await untilSignal();
+  await running.stop();
+  return 0;
+}
+
+async function createAccount(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      username: { type: 'string' },
+      email: { type: 'string' },
+      'full-name': { type: 'string' },
+      'image-quota': { type: 'string' },
+      'disk-quota': { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  if (!values.username || !values.email) {
+    console.error('account create needs --username and --email');
+    return 2;
+  }
+  const quota = (v: string | undefined, name: string) => {
+    if (v === undefined) return null;
+    if (!/^\d+$/.test(v)) throw new Error(`--${name} must be a whole number`);
+    return Number(v);
+  };
+  const running = await boot('migrate');
+  try {
+    const { account, apiKey } = await running.app.container.get(AccountService).create(
+      { username: values.username, email: values.email, fullName: values['full-name'] },
+      { imageQuota: quota(values['image-quota'], 'image-quota'), diskQuota: quota(values['disk-quota'], 'disk-quota') },
+    );
+    if (values.json) console.log(JSON.stringify({ username: account.username, email: account.email, home: account.home, api_key: apiKey }));
+    else console.log(`Created account "${account.username}" (home ${account.home}).\nAPI key: ${apiKey}`);
+    return 0;
+  } catch (err) {
+    if (err instanceof ApiError) {
+      console.error(`error: ${err.code}: ${JSON.stringify(err.details)}`);
+      return 1;
+    }
+    throw err;
+  } finally {
+    await running.stop();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(err instanceof Error ? `error: ${err.message}` : err);
+    process.exit(1);
+  },
+);

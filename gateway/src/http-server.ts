@@ -1,0 +1,73 @@
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { Container } from 'inversify';
+import { ApiError, TOKENS, type Authenticator } from '@filigrane/core';
+import type { GatewayConfig } from './config.js';
+import type { RateLimiter } from './rate-limit/rate-limiter.service.js';
+import { toApiError } from './rest/error-mapping.js';
+import { requestIdFor } from './rest/request-id.js';
+import './rest/fastify-types.js';
+
+/** The base URL links are built on: PUBLIC_URL when configured, else what the client called. */
+export function baseUrlResolver(config: GatewayConfig): (req: FastifyRequest) => string {
+  return (req) => config.publicUrl ?? `${req.protocol}://${req.host || `${config.host}:${config.port}`}`;
+}
+
+/**
+ * Fastify with the spec's conventions applied to every response, known route or not:
+ * X-Request-Id, credentials, rate-limit headers and 429, raw bodies (routes parse them),
+ * and the error body for every error including the framework's own.
+ */
+export function createHttpServer(config: GatewayConfig, container: Container, logger: boolean): FastifyInstance {
+  const app = Fastify({
+    logger: logger ? { level: config.logLevel, redact: ['req.headers.authorization'] } : false,
+    bodyLimit: config.bodyLimitBytes,
+    genReqId: (req) => requestIdFor(req.headers['x-request-id']),
+    requestIdHeader: false,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2000 },
+    trustProxy: process.env.TRUST_PROXY === '1',
+  });
+  app.decorateRequest('principal', null);
+  app.decorateRequest('authError', null);
+
+  // Bodies stay raw here; each route parses what it accepts (JSON, form, binary) or answers 415.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+
+  const authenticator = container.get<Authenticator>(TOKENS.Authenticator);
+  const limiter = container.get<RateLimiter>(TOKENS.RateLimiter);
+
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+    try {
+      req.principal = await authenticator.authenticate(req.headers.authorization);
+    } catch (err) {
+      req.authError = toApiError(err);
+    }
+    const subject = req.principal ? `account:${req.principal.accountId}` : `ip:${req.ip}`;
+    const state = await limiter.hit(subject);
+    reply.headers(state.headers);
+    if (state.retryAfter !== undefined) {
+      throw new ApiError(429, 'throttled', `Request was throttled. Expected available in ${state.retryAfter} seconds.`, undefined, {
+        'retry-after': String(state.retryAfter),
+      });
+    }
+  });
+
+  app.setErrorHandler((err, req, reply) => {
+    const api = toApiError(err);
+    if (api.statusCode >= 500) req.log.error({ err }, 'request failed');
+    reply.code(api.statusCode).headers(api.headers).type('application/json; charset=utf-8').send(JSON.stringify(api.toBody()));
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    const version = /^\/api\/(v\d+)(\/|$)/.exec(req.url)?.[1];
+    const api =
+      version === 'v1'
+        ? new ApiError(410, 'version_removed', 'API v1 has been removed; use /api/v4/ (or /api/v3/).')
+        : version === 'v2'
+          ? new ApiError(501, 'version_not_implemented', 'API v2 is not served by Filigrane; use /api/v4/ (or /api/v3/), which keep its resources.')
+          : new ApiError(404, 'not_found', `No resource at ${req.method} ${req.url.split('?')[0]}.`);
+    reply.code(api.statusCode).type('application/json; charset=utf-8').send(JSON.stringify(api.toBody()));
+  });
+  return app;
+}

@@ -1,0 +1,9 @@
+import type { FiligranePlugin } from '@filigrane/core';
+import { accountPlugin } from '@filigrane/plugin-account';
+import { authPlugin } from '@filigrane/plugin-auth';
+import { blacklistPlugin } from '@filigrane/plugin-blacklist';
+
+/** The plugins `filigrane start` loads. Order does not matter: `requires` decides. */
+export function defaultPlugins(): FiligranePlugin[] {
+  return [authPlugin, accountPlugin, blacklistPlugin];
+}

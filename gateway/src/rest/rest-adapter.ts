@@ -1,0 +1,110 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Container } from 'inversify';
+import {
+  ApiError,
+  toCsv,
+  queryString,
+  type ApiVersion,
+  type FiligranePlugin,
+  type HttpMethod,
+  type QueryValue,
+  type RouteContext,
+  type RouteResponse,
+  type RouteSpec,
+} from '@filigrane/core';
+import { mediaType, parseBody } from './body.js';
+import './fastify-types.js';
+
+interface MountedRoute {
+  spec: RouteSpec;
+  version: ApiVersion | null;
+}
+
+const METHODS: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/** Every full path a route answers on: `/api/<v><path>` per version, or the path itself. */
+export function fullPaths(spec: RouteSpec): { path: string; version: ApiVersion | null }[] {
+  if (!spec.versions || spec.versions.length === 0) return [{ path: spec.path, version: null }];
+  return spec.versions.map((v) => ({ path: `/api/${v}${spec.path}`, version: v }));
+}
+
+/**
+ * Mounts every plugin's REST routes on Fastify. Routes sharing a path are registered as one
+ * Fastify route so that a known path with a wrong method answers 405 with `Allow`.
+ */
+export function mountRestRoutes(app: FastifyInstance, container: Container, plugins: FiligranePlugin[], baseUrlOf: (req: FastifyRequest) => string): void {
+  const byPath = new Map<string, Map<string, MountedRoute>>();
+  for (const plugin of plugins) {
+    for (const spec of plugin.routes ?? []) {
+      for (const { path, version } of fullPaths(spec)) {
+        const methods = byPath.get(path) ?? new Map<string, MountedRoute>();
+        if (methods.has(spec.method)) throw new Error(`route ${spec.method} ${path} is declared twice (plugin "${plugin.id}")`);
+        methods.set(spec.method, { spec, version });
+        byPath.set(path, methods);
+      }
+    }
+  }
+
+  for (const [path, methods] of byPath) {
+    const allow = [...methods.keys(), ...(methods.has('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ');
+    app.route({
+      method: [...METHODS, 'HEAD', 'OPTIONS'],
+      url: path,
+      handler: async (req, reply) => {
+        if (req.method === 'OPTIONS') return reply.code(200).header('allow', allow).send();
+        const mounted = methods.get(req.method === 'HEAD' ? 'GET' : req.method);
+        if (!mounted) {
+          throw new ApiError(405, 'method_not_allowed', `Method "${req.method}" not allowed.`, undefined, { allow });
+        }
+        const response = await serve(mounted, req, container, baseUrlOf(req));
+        return send(reply, mounted.spec, response, queryString(req.query as Record<string, QueryValue>, 'format') ?? 'json');
+      },
+    });
+  }
+}
+
+async function serve(mounted: MountedRoute, req: FastifyRequest, container: Container, baseUrl: string): Promise<RouteResponse> {
+  const { spec, version } = mounted;
+  const query = req.query as Record<string, QueryValue>;
+  const format = queryString(query, 'format') ?? 'json';
+  if (format !== 'json' && !(spec.formats ?? []).includes(format as 'csv')) {
+    throw new ApiError(406, 'not_acceptable', `Format "${format}" is not available here; use format=json${spec.formats?.length ? ' or ' + spec.formats.map((f) => `format=${f}`).join(' or ') : ''}.`);
+  }
+  if (spec.auth !== 'none') {
+    if (req.authError) throw req.authError;
+    if (!req.principal) {
+      throw new ApiError(401, 'not_authenticated', 'Authentication credentials were not provided.', undefined, { 'www-authenticate': 'Token' });
+    }
+  }
+  const contentType = mediaType(req.headers['content-type']);
+  const hasLength = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
+  const { body, rawBody } = parseBody(spec, req.body as Buffer | undefined, contentType, hasLength);
+  const ctx: RouteContext = {
+    container,
+    principal: req.principal,
+    version,
+    params: req.params as Record<string, string>,
+    query,
+    body,
+    rawBody,
+    contentType,
+    headers: req.headers,
+    requestId: req.id,
+    url: new URL(req.url, baseUrl),
+    baseUrl,
+  };
+  return spec.handler(ctx);
+}
+
+function send(reply: FastifyReply, spec: RouteSpec, res: RouteResponse, format: string): FastifyReply {
+  reply.code(res.status);
+  if (res.headers) reply.headers(res.headers);
+  if (res.body === undefined || res.status === 204) return reply.send();
+  if (Buffer.isBuffer(res.body)) return reply.type(res.contentType ?? 'application/octet-stream').send(res.body);
+  if (format === 'csv') {
+    const list = (res.body as Record<string, unknown>)[spec.csvList ?? 'results'];
+    const rows = Array.isArray(list) ? (list as Record<string, unknown>[]) : [res.body as Record<string, unknown>];
+    return reply.type('text/csv; charset=utf-8').send(toCsv(rows));
+  }
+  return reply.type('application/json; charset=utf-8').send(JSON.stringify(res.body));
+}

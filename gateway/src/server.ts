@@ -1,0 +1,53 @@
+import { IdentityService } from '@filigrane/plugin-auth';
+import { AccountService } from '@filigrane/plugin-account';
+import { createApp, type FiligraneApp } from './app.js';
+import { loadConfig, loadMasterKey, type GatewayConfig } from './config.js';
+import { openDatabase, type Database } from './database.js';
+import { defaultPlugins } from './plugins.js';
+
+export interface Running {
+  app: FiligraneApp;
+  db: Database;
+  url: string | null;
+  stop(): Promise<void>;
+}
+
+/** Boots the service from the environment: API + workers (`start`), or workers alone (`worker`). */
+export async function boot(mode: 'start' | 'worker' | 'migrate', config: GatewayConfig = loadConfig()): Promise<Running> {
+  if (mode === 'worker' && !config.databaseUrl) {
+    throw new Error('`filigrane worker` shares the API\'s database: set DATABASE_URL to the PostgreSQL that `filigrane start` uses.');
+  }
+  const db = await openDatabase(config);
+  let app: FiligraneApp;
+  try {
+    app = await createApp({
+      config,
+      plugins: defaultPlugins(),
+      databaseUrl: db.url,
+      masterKey: loadMasterKey(config),
+      workers: mode !== 'migrate',
+      http: mode === 'start',
+      logger: mode === 'start' && config.logLevel !== 'silent',
+    });
+  } catch (err) {
+    await db.stop();
+    throw err;
+  }
+  const url = mode === 'start' ? await app.listen() : null;
+  return {
+    app,
+    db,
+    url,
+    async stop() {
+      await app.close();
+      await db.stop();
+    },
+  };
+}
+
+/** On a first start with an empty database, a `demo` account so the service can be tried at once. */
+export async function ensureDemoAccount(app: FiligraneApp): Promise<string | null> {
+  if ((await app.container.get(IdentityService).count()) > 0) return null;
+  const { apiKey } = await app.container.get(AccountService).create({ username: 'demo', email: 'demo@example.com', fullName: 'Demo account' });
+  return apiKey;
+}

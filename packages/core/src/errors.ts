@@ -1,0 +1,50 @@
+// One error type for REST and GraphQL: the adapters turn it into the spec's error body
+// {status_code, code, details, errors?}.
+export interface ErrorItem {
+  field?: string;
+  code: string;
+  details: string;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly code: string,
+    readonly details: unknown,
+    readonly errors?: ErrorItem[],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(typeof details === 'string' ? details : code);
+    this.name = 'ApiError';
+  }
+
+  toBody(): ErrorBody {
+    const body: ErrorBody = { status_code: this.statusCode, code: this.code, details: this.details };
+    if (this.errors && this.errors.length > 0) body.errors = this.errors;
+    return body;
+  }
+}
+
+export interface ErrorBody {
+  status_code: number;
+  code: string;
+  details: unknown;
+  errors?: ErrorItem[];
+}
+
+export const badRequest = (code: string, details: unknown, errors?: ErrorItem[]) =>
+  new ApiError(400, code, details, errors);
+export const unauthorized = (code: string, details: string, headers: Record<string, string> = {}) =>
+  new ApiError(401, code, details, undefined, headers);
+export const forbidden = (details = 'You do not have permission to perform this action.') =>
+  new ApiError(403, 'permission_denied', details);
+export const notFound = (details = 'Not found.') => new ApiError(404, 'not_found', details);
+export const conflict = (code: string, details: string) => new ApiError(409, code, details);
+export const unprocessable = (code: string, details: string) => new ApiError(422, code, details);
+
+/** A validation failure on several fields: 400 with one entry per field. */
+export function validationError(errors: ErrorItem[]): ApiError {
+  const details: Record<string, string[]> = {};
+  for (const e of errors) (details[e.field ?? 'non_field_errors'] ??= []).push(e.details);
+  return new ApiError(400, 'invalid', details, errors);
+}

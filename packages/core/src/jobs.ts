@@ -1,0 +1,16 @@
+/** Background work: the gateway backs this with pg-boss queues in PostgreSQL. */
+export interface JobContext {
+  id: string;
+}
+
+export interface JobSpec<T = unknown> {
+  /** Queue name, prefixed by the plugin id (for example `auth.purge-tokens`). */
+  queue: string;
+  handler: (data: T, ctx: JobContext) => Promise<void>;
+  /** Cron expression for recurring work. */
+  schedule?: string;
+}
+
+export interface JobQueue {
+  send<T extends object>(queue: string, data: T, options?: { singletonKey?: string; startAfterSeconds?: number }): Promise<string | null>;
+}

@@ -1,0 +1,72 @@
+import type { Container } from 'inversify';
+import type { Principal } from './request-context.js';
+
+export type ApiVersion = 'v1' | 'v2' | 'v3' | 'v4';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type QueryValue = string | string[] | undefined;
+
+export interface RouteContext {
+  container: Container;
+  /** null only on routes declared with `auth: 'none'`. */
+  principal: Principal | null;
+  version: ApiVersion | null;
+  params: Record<string, string>;
+  query: Record<string, QueryValue>;
+  /** Parsed JSON or form body; undefined when there is none. */
+  body: unknown;
+  /** The raw bytes, for routes that accept binary bodies. */
+  rawBody?: Buffer;
+  contentType: string | null;
+  headers: Record<string, string | string[] | undefined>;
+  requestId: string;
+  /** Absolute URL of this request, with its query string. */
+  url: URL;
+  /** Absolute base URL of the service (scheme, host, port). */
+  baseUrl: string;
+}
+
+export interface RouteResponse {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Set for non-JSON payloads (files). */
+  contentType?: string;
+}
+
+export type BodyKind = 'json' | 'form' | 'binary' | 'none';
+
+export interface RouteSpec {
+  /** API versions the route is mounted under (`/api/<v><path>`); omit for absolute paths like /o/token/. */
+  versions?: ApiVersion[];
+  method: HttpMethod;
+  /** Fastify-style path with `:params` and an optional trailing `*` wildcard. */
+  path: string;
+  /** 'required' (default): Token or Bearer; 'none': the handler authenticates itself. */
+  auth?: 'required' | 'none';
+  /** Body kinds accepted; default ['json'] for POST/PUT/PATCH, ['none'] otherwise. */
+  accepts?: BodyKind[];
+  /** Media types accepted for binary bodies, for example ['application/lmk', 'image/*']. */
+  binaryTypes?: string[];
+  /** Output formats besides json (the adapter answers 406 for any other). */
+  formats?: ('json' | 'csv')[];
+  /** For csv: the list field to flatten (default `results`). */
+  csvList?: string;
+  summary?: string;
+  handler(ctx: RouteContext): Promise<RouteResponse>;
+}
+
+export const ok = (body: unknown, headers?: Record<string, string>): RouteResponse => ({ status: 200, body, headers });
+export const created = (body: unknown): RouteResponse => ({ status: 201, body });
+export const noContent = (): RouteResponse => ({ status: 204 });
+export const file = (data: Buffer, contentType: string, filename?: string): RouteResponse => ({
+  status: 200,
+  body: data,
+  contentType,
+  headers: filename ? { 'content-disposition': `attachment; filename="${filename.replace(/["\\\r\n]/g, '_')}"` } : {},
+});
+
+/** The single value of a query parameter (the last one wins when repeated). */
+export function queryString(query: Record<string, QueryValue>, name: string): string | undefined {
+  const v = query[name];
+  return Array.isArray(v) ? v[v.length - 1] : v;
+}

@@ -1,0 +1,22 @@
+// Dependency-injection tokens shared by the gateway and every plugin. A plugin exports its own
+// tokens for the services others may use; these are the ones the platform itself provides.
+import type { Clock } from './clock.js';
+import type { AppConfig } from './config.js';
+import type { SecretBox } from './secret-box.js';
+import type { JobQueue } from './jobs.js';
+import type { ExtensionRegistry } from './extension-point.js';
+
+function token<T>(name: string): symbol & { __type?: T } {
+  return Symbol.for(`filigrane.${name}`) as symbol & { __type?: T };
+}
+
+export const TOKENS = {
+  Config: token<AppConfig>('Config'),
+  Clock: token<Clock>('Clock'),
+  DataSource: token<unknown>('DataSource'),
+  SecretBox: token<SecretBox>('SecretBox'),
+  JobQueue: token<JobQueue>('JobQueue'),
+  Extensions: token<ExtensionRegistry>('Extensions'),
+  Authenticator: token<unknown>('Authenticator'),
+  RateLimiter: token<unknown>('RateLimiter'),
+} as const;

@@ -1,0 +1,66 @@
+import { file, notFound, ok, type RouteContext, type RouteSpec } from '@filigrane/core';
+import { ApiKeyService } from '@filigrane/plugin-auth';
+import { AccountService } from './account.service.js';
+import { DownloadService } from './download.service.js';
+import { parseSettingsUpdate, SettingsService } from './settings.service.js';
+
+const BOTH = ['v3', 'v4'] as const;
+const me = (ctx: RouteContext) => ctx.principal!.accountId;
+const downloadBase = (ctx: RouteContext) => `/api/${ctx.version}/account/download`;
+
+export const accountRoutes: RouteSpec[] = [
+  {
+    versions: [...BOTH],
+    method: 'GET',
+    path: '/account/',
+    handler: async (ctx) => ok(await ctx.container.get(AccountService).view(me(ctx))),
+  },
+  {
+    versions: [...BOTH],
+    method: 'GET',
+    path: '/account/settings/',
+    handler: async (ctx) => ok(await ctx.container.get(SettingsService).get(me(ctx))),
+  },
+  {
+    versions: [...BOTH],
+    method: 'POST',
+    path: '/account/settings/',
+    summary: 'Partial update of lang, notifications and notif_site_countries',
+    handler: async (ctx) => ok(await ctx.container.get(SettingsService).update(me(ctx), parseSettingsUpdate(ctx.body))),
+  },
+  {
+    versions: [...BOTH],
+    method: 'GET',
+    path: '/account/settings/api_key/',
+    summary: 'The account API key, as shown in the account settings',
+    handler: async (ctx) => ok({ api_key: await ctx.container.get(ApiKeyService).reveal(me(ctx)) }),
+  },
+  {
+    versions: [...BOTH],
+    method: 'GET',
+    path: '/account/download/',
+    async handler(ctx) {
+      const downloads = ctx.container.get(DownloadService);
+      const base = downloadBase(ctx);
+      const software: Record<string, string> = {};
+      for (const name of await downloads.binaries()) software[name] = `${base}/software/${encodeURIComponent(name)}`;
+      return ok({ version: downloads.version(), key: { 'public_key.der': `${base}/public_key.der` }, software });
+    },
+  },
+  {
+    versions: [...BOTH],
+    method: 'GET',
+    path: '/account/download/public_key.der',
+    handler: async (ctx) => file(await ctx.container.get(AccountService).publicKey(me(ctx)), 'application/x-x509-ca-cert', 'public_key.der'),
+  },
+  {
+    versions: [...BOTH],
+    method: 'GET',
+    path: '/account/download/software/:name',
+    async handler(ctx) {
+      const data = await ctx.container.get(DownloadService).binary(ctx.params.name ?? '');
+      if (!data) throw notFound('No such file.');
+      return file(data, 'application/octet-stream', ctx.params.name);
+    },
+  },
+];

@@ -1,0 +1,39 @@
+import { readdir, readFile, lstat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { inject, injectable } from 'inversify';
+import { TOKENS, type AppConfig } from '@filigrane/core';
+
+/** Names we serve from the tool folder: plain names only, never hidden or with separators. */
+const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/** The offline tool's binaries: whatever regular files the release folder holds. */
+@injectable()
+export class DownloadService {
+  constructor(@inject(TOKENS.Config) private readonly config: AppConfig) {}
+
+  async binaries(): Promise<string[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.config.toolDir);
+    } catch {
+      return [];
+    }
+    const files: string[] = [];
+    for (const name of names.sort()) {
+      if (!SAFE_NAME.test(name)) continue;
+      const st = await lstat(join(this.config.toolDir, name));
+      if (st.isFile()) files.push(name);
+    }
+    return files;
+  }
+
+  /** The binary's bytes, or null when no such file is listed. */
+  async binary(name: string): Promise<Buffer | null> {
+    if (!(await this.binaries()).includes(name)) return null;
+    return readFile(join(this.config.toolDir, name));
+  }
+
+  version(): string {
+    return this.config.toolVersion;
+  }
+}

@@ -1,0 +1,3 @@
+export { accountPlugin } from './account.plugin.js';
+export { AccountService, type AccountView, type QuotaLimits } from './account.service.js';
+export { NOTIFICATION_KEYS, QUOTA_COUNTERS } from './account.entities.js';

@@ -1,0 +1,58 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+
+export class AuthInit1763700001000 implements MigrationInterface {
+  name = 'AuthInit1763700001000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      CREATE TABLE accounts (
+        id serial PRIMARY KEY,
+        username text NOT NULL UNIQUE,
+        email text NOT NULL,
+        full_name text NOT NULL DEFAULT '',
+        home text NOT NULL UNIQUE,
+        created timestamptz NOT NULL DEFAULT now()
+      )`);
+    await q.query(`
+      CREATE TABLE api_keys (
+        id serial PRIMARY KEY,
+        account_id integer NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        key_hash text NOT NULL UNIQUE,
+        sealed_key text NOT NULL,
+        created timestamptz NOT NULL DEFAULT now()
+      )`);
+    await q.query('CREATE INDEX api_keys_account ON api_keys(account_id)');
+    await q.query(`
+      CREATE TABLE oauth_applications (
+        id serial PRIMARY KEY,
+        account_id integer NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        name text NOT NULL,
+        client_id text NOT NULL UNIQUE,
+        client_secret_hash text NOT NULL,
+        created timestamptz NOT NULL DEFAULT now()
+      )`);
+    await q.query('CREATE INDEX oauth_applications_account ON oauth_applications(account_id, id)');
+    await q.query(`
+      CREATE TABLE oauth_access_tokens (
+        id serial PRIMARY KEY,
+        application_id integer NOT NULL REFERENCES oauth_applications(id) ON DELETE CASCADE,
+        token_hash text NOT NULL UNIQUE,
+        expires timestamptz NOT NULL,
+        created timestamptz NOT NULL DEFAULT now()
+      )`);
+    await q.query('CREATE INDEX oauth_access_tokens_expires ON oauth_access_tokens(expires)');
+    await q.query(`
+      CREATE TABLE account_permissions (
+        id serial PRIMARY KEY,
+        account_id integer NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        permission text NOT NULL,
+        UNIQUE (account_id, permission)
+      )`);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    for (const t of ['account_permissions', 'oauth_access_tokens', 'oauth_applications', 'api_keys', 'accounts']) {
+      await q.query(`DROP TABLE ${t}`);
+    }
+  }
+}

@@ -1,0 +1,29 @@
+import { ContainerModule } from 'inversify';
+import { definePlugin, TOKENS } from '@filigrane/core';
+import { AccessToken, Account, AccountPermission, ApiKey, OAuthApplication } from './auth.entities.js';
+import { AuthInit1763700001000 } from './auth.migration.js';
+import { ApiKeyService } from './api-key.service.js';
+import { AuthenticatorService } from './authenticator.service.js';
+import { IdentityService } from './identity.service.js';
+import { OAuthResolver } from './oauth.resolver.js';
+import { oauthRoutes } from './oauth.routes.js';
+import { OAuthService } from './oauth.service.js';
+
+/** Credentials: accounts as identities, API keys, OAuth applications and bearer tokens, permissions. */
+export const authPlugin = definePlugin({
+  id: 'auth',
+  entities: [Account, ApiKey, OAuthApplication, AccessToken, AccountPermission],
+  migrations: [AuthInit1763700001000],
+  bindings: new ContainerModule(({ bind }) => {
+    bind(IdentityService).toSelf().inSingletonScope();
+    bind(ApiKeyService).toSelf().inSingletonScope();
+    bind(OAuthService).toSelf().inSingletonScope();
+    bind(AuthenticatorService).toSelf().inSingletonScope();
+    bind(TOKENS.Authenticator).toService(AuthenticatorService);
+  }),
+  routes: oauthRoutes,
+  resolvers: [OAuthResolver],
+  jobs: (container) => [
+    { queue: 'auth.purge-expired-tokens', schedule: '17 * * * *', handler: async () => void (await container.get(OAuthService).purgeExpired()) },
+  ],
+});

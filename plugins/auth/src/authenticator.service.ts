@@ -1,0 +1,87 @@
+import { inject, injectable } from 'inversify';
+import type { DataSource } from 'typeorm';
+import { ApiError, sha256Hex, TOKENS, type Authenticator, type Clock, type Principal } from '@filigrane/core';
+
+interface PrincipalRow {
+  id: number;
+  username: string;
+  home: string;
+  permissions: string[] | null;
+  expires?: Date;
+  application_id?: number;
+}
+
+const KEY_CACHE_MS = 5_000;
+const KEY_CACHE_MAX = 10_000;
+
+const invalid = (details: string) => new ApiError(401, 'authentication_failed', details, undefined, { 'www-authenticate': 'Token' });
+
+/**
+ * Resolves `Authorization: Token <key>` and `Authorization: Bearer <token>`. API keys never
+ * change, so they are cached a few seconds per process; bearer tokens are checked every time so
+ * that revocation and expiry take effect at once.
+ */
+@injectable()
+export class AuthenticatorService implements Authenticator {
+  private readonly keyCache = new Map<string, { principal: Principal; until: number }>();
+
+  constructor(
+    @inject(TOKENS.DataSource) private readonly db: DataSource,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+  ) {}
+
+  async authenticate(header: string | undefined): Promise<Principal | null> {
+    if (!header) return null;
+    const match = /^(\w+)\s+(\S+)\s*$/.exec(header);
+    if (!match) throw invalid('Invalid Authorization header.');
+    const scheme = match[1]!.toLowerCase();
+    const credential = match[2]!;
+    if (scheme === 'token') return this.byApiKey(credential);
+    if (scheme === 'bearer') return this.byAccessToken(credential);
+    if (scheme === 'basic') return null; // client credentials, read by the token endpoint itself
+    throw invalid(`Unsupported authorization scheme "${match[1]}"; use Token or Bearer.`);
+  }
+
+  private async byApiKey(key: string): Promise<Principal> {
+    const hash = sha256Hex(key);
+    const now = Date.now();
+    const cached = this.keyCache.get(hash);
+    if (cached && cached.until > now) return cached.principal;
+    const rows: PrincipalRow[] = await this.db.query(
+      `SELECT a.id, a.username, a.home,
+              ARRAY(SELECT permission FROM account_permissions p WHERE p.account_id = a.id ORDER BY permission) AS permissions
+       FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = $1`,
+      [hash],
+    );
+    const row = rows[0];
+    if (!row) throw invalid('Invalid token.');
+    const principal = toPrincipal(row, 'token');
+    if (this.keyCache.size >= KEY_CACHE_MAX) this.keyCache.delete(this.keyCache.keys().next().value!);
+    this.keyCache.set(hash, { principal, until: now + KEY_CACHE_MS });
+    return principal;
+  }
+
+  private async byAccessToken(token: string): Promise<Principal> {
+    const rows: PrincipalRow[] = await this.db.query(
+      `SELECT a.id, a.username, a.home, t.expires, t.application_id,
+              ARRAY(SELECT permission FROM account_permissions p WHERE p.account_id = a.id ORDER BY permission) AS permissions
+       FROM oauth_access_tokens t
+       JOIN oauth_applications app ON app.id = t.application_id
+       JOIN accounts a ON a.id = app.account_id
+       WHERE t.token_hash = $1`,
+      [sha256Hex(token)],
+    );
+    const row = rows[0];
+    if (!row) throw invalid('Invalid or revoked access token.');
+    if (new Date(row.expires!).getTime() <= this.clock.now().getTime()) {
+      throw new ApiError(401, 'token_expired', 'The access token has expired; request a new one at /o/token/.', undefined, {
+        'www-authenticate': 'Bearer error="invalid_token"',
+      });
+    }
+    return { ...toPrincipal(row, 'bearer'), applicationId: row.application_id };
+  }
+}
+
+function toPrincipal(row: PrincipalRow, scheme: Principal['scheme']): Principal {
+  return { accountId: row.id, username: row.username, home: row.home, permissions: row.permissions ?? [], scheme };
+}

@@ -1,0 +1,61 @@
+import { inject, injectable } from 'inversify';
+import type { DataSource, EntityManager } from 'typeorm';
+import { conflict, TOKENS, validationError, type ErrorItem } from '@filigrane/core';
+import { Account, AccountPermission } from './auth.entities.js';
+
+export const USERNAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{1,63}$/;
+const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export interface NewAccount {
+  username: string;
+  email: string;
+  fullName?: string;
+}
+
+/** Accounts as identities: who a credential belongs to, and what it may act on. */
+@injectable()
+export class IdentityService {
+  constructor(@inject(TOKENS.DataSource) private readonly db: DataSource) {}
+
+  async create(input: NewAccount, manager: EntityManager = this.db.manager): Promise<Account> {
+    const errors: ErrorItem[] = [];
+    if (!USERNAME_PATTERN.test(input.username)) {
+      errors.push({ field: 'username', code: 'invalid', details: 'Use 2 to 64 letters, digits, "_" or "-", starting with a letter or digit.' });
+    }
+    if (!EMAIL_PATTERN.test(input.email)) errors.push({ field: 'email', code: 'invalid', details: 'Enter a valid email address.' });
+    if (errors.length) throw validationError(errors);
+    if (await manager.findOne(Account, { where: { username: input.username } })) {
+      throw conflict('username_taken', `An account named "${input.username}" already exists.`);
+    }
+    return manager.save(
+      manager.create(Account, { username: input.username, email: input.email, fullName: input.fullName ?? '', home: `/${input.username}` }),
+    );
+  }
+
+  findById(id: number): Promise<Account | null> {
+    return this.db.manager.findOne(Account, { where: { id } });
+  }
+
+  findByUsername(username: string): Promise<Account | null> {
+    return this.db.manager.findOne(Account, { where: { username } });
+  }
+
+  async permissions(accountId: number): Promise<string[]> {
+    const rows = await this.db.manager.find(AccountPermission, { where: { accountId }, order: { permission: 'ASC' } });
+    return rows.map((r) => r.permission);
+  }
+
+  async grant(accountId: number, permission: string): Promise<void> {
+    await this.db.manager
+      .createQueryBuilder()
+      .insert()
+      .into(AccountPermission)
+      .values({ accountId, permission })
+      .orIgnore()
+      .execute();
+  }
+
+  async count(): Promise<number> {
+    return this.db.manager.count(Account);
+  }
+}

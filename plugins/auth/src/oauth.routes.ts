@@ -1,0 +1,117 @@
+import {
+
+  created,
+  noContent,
+  notFound,
+  ok,
+  pageEnvelope,
+  parsePage,
+  validationError,
+  type RouteContext,
+  type RouteSpec,
+} from '@filigrane/core';
+import type { OAuthApplication } from './auth.entities.js';
+import { OAuthError, OAuthService } from './oauth.service.js';
+
+const applicationView = (a: OAuthApplication) => ({ id: a.id, name: a.name, client_id: a.clientId, created: a.created.toISOString() });
+
+function applicationId(ctx: RouteContext): number {
+  const id = ctx.params.id ?? '';
+  if (!/^\d{1,9}$/.test(id)) throw notFound('No such application.');
+  return Number(id);
+}
+
+export function parseApplicationName(body: unknown): string {
+  const name = (body as { name?: unknown } | undefined)?.name;
+  if (typeof name !== 'string' || name.trim() === '') {
+    throw validationError([{ field: 'name', code: 'required', details: 'This field is required.' }]);
+  }
+  if (name.length > 255) throw validationError([{ field: 'name', code: 'max_length', details: 'Ensure this field has no more than 255 characters.' }]);
+  return name.trim();
+}
+
+function clientCredentials(ctx: RouteContext): { clientId: string; clientSecret: string } {
+  const header = ctx.headers.authorization;
+  const body = (ctx.body ?? {}) as Record<string, unknown>;
+  if (typeof header === 'string' && /^basic\s+/i.test(header)) {
+    const decoded = Buffer.from(header.replace(/^basic\s+/i, ''), 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon < 1) throw new OAuthError(401, 'invalid_client', 'Malformed Basic credentials.', { 'www-authenticate': 'Basic realm="filigrane"' });
+    // RFC 6749 2.3.1: both parts are form-urlencoded before base64.
+    const part = (s: string) => decodeURIComponent(s.replace(/\+/g, ' '));
+    return { clientId: part(decoded.slice(0, colon)), clientSecret: part(decoded.slice(colon + 1)) };
+  }
+  if (typeof body.client_id === 'string' && typeof body.client_secret === 'string') {
+    return { clientId: body.client_id, clientSecret: body.client_secret };
+  }
+  throw new OAuthError(401, 'invalid_client', 'Client credentials are required (HTTP Basic).', { 'www-authenticate': 'Basic realm="filigrane"' });
+}
+
+export const oauthRoutes: RouteSpec[] = [
+  {
+    versions: ['v3'],
+    method: 'POST',
+    path: '/account/oauth/applications/',
+    summary: 'Create an OAuth application (client_secret is shown only here)',
+    async handler(ctx) {
+      const name = parseApplicationName(ctx.body);
+      const { application, clientSecret } = await ctx.container.get(OAuthService).createApplication(ctx.principal!.accountId, name);
+      return created({ ...applicationView(application), client_secret: clientSecret });
+    },
+  },
+  {
+    versions: ['v3'],
+    method: 'GET',
+    path: '/account/oauth/applications/',
+    async handler(ctx) {
+      const page = parsePage(ctx);
+      const [apps, total] = await ctx.container.get(OAuthService).listApplications(ctx.principal!.accountId, page.offset, page.pageSize);
+      return ok(pageEnvelope(ctx, page, total, apps.map(applicationView), { withCount: false }));
+    },
+  },
+  {
+    versions: ['v3'],
+    method: 'GET',
+    path: '/account/oauth/applications/:id/',
+    async handler(ctx) {
+      const app = await ctx.container.get(OAuthService).getApplication(ctx.principal!.accountId, applicationId(ctx));
+      if (!app) throw notFound('No such application.');
+      return ok(applicationView(app));
+    },
+  },
+  {
+    versions: ['v3'],
+    method: 'DELETE',
+    path: '/account/oauth/applications/:id/',
+    async handler(ctx) {
+      if (!(await ctx.container.get(OAuthService).deleteApplication(ctx.principal!.accountId, applicationId(ctx)))) {
+        throw notFound('No such application.');
+      }
+      return noContent();
+    },
+  },
+  {
+    method: 'POST',
+    path: '/o/token/',
+    auth: 'none',
+    accepts: ['form', 'json'],
+    summary: 'OAuth 2.0 client-credentials grant',
+    async handler(ctx) {
+      const body = (ctx.body ?? {}) as Record<string, unknown>;
+      const grant = body.grant_type;
+      if (typeof grant !== 'string' || grant === '') {
+        throw new OAuthError(400, 'invalid_request', 'The grant_type parameter is required.');
+      }
+      if (grant !== 'client_credentials') {
+        throw new OAuthError(400, 'unsupported_grant_type', `Grant type "${grant}" is not supported; use client_credentials.`);
+      }
+      const { clientId, clientSecret } = clientCredentials(ctx);
+      if (body.scope !== undefined && !String(body.scope).split(' ').every((s) => s === 'openid')) {
+        throw new OAuthError(400, 'invalid_scope', 'The only scope available is openid.');
+      }
+      const token = await ctx.container.get(OAuthService).issueToken(clientId, clientSecret);
+      return ok(token, { 'cache-control': 'no-store', pragma: 'no-cache' });
+    },
+  },
+];
+
