@@ -1,5 +1,5 @@
 export { createApp, type AppOptions, type FiligraneApp } from './app.js';
 export { loadConfig, type GatewayConfig } from './config.js';
 export { defaultPlugins } from './plugins.js';
-export { startTestServer, type TestServer } from './testing.js';
+export { startTestServer, call, type TestServer, type CallOptions, type CallResult } from './testing.js';
 export { boot } from './server.js';
