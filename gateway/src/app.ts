@@ -67,6 +67,24 @@ export async function createApp(options: AppOptions): Promise<FiligraneApp> {
     migrations: plugins.flatMap((p) => p.migrations ?? []),
   });
   await dataSource.initialize();
+  try {
+    return await assemble(options, plugins, container, dataSource, extensions, jobs, log);
+  } catch (err) {
+    await jobs.stop().catch(() => undefined);
+    await dataSource.destroy();
+    throw err;
+  }
+}
+
+async function assemble(
+  options: AppOptions,
+  plugins: FiligranePlugin[],
+  container: Container,
+  dataSource: DataSource,
+  extensions: ExtensionRegistry,
+  jobs: JobRunner,
+  log: (message: string) => void,
+): Promise<FiligraneApp> {
   await dataSource.runMigrations();
   container.bind(TOKENS.DataSource).toConstantValue(dataSource);
 

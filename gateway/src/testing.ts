@@ -63,15 +63,21 @@ export interface TestServer {
 export async function startTestServer(options: { plugins?: FiligranePlugin[]; clock?: Clock; config?: Partial<GatewayConfig>; workers?: boolean } = {}): Promise<TestServer> {
   const db = await createTestDatabase();
   const config: GatewayConfig = { ...loadConfig({ ...process.env, DATA_DIR: `/tmp/filigrane-test-${process.pid}` }), ...options.config };
-  const app = await createApp({
-    config,
-    plugins: options.plugins ?? defaultPlugins(),
-    databaseUrl: db.url,
-    masterKey: randomBytes(32),
-    clock: options.clock,
-    workers: options.workers ?? false,
-    log: () => undefined,
-  });
+  let app: FiligraneApp;
+  try {
+    app = await createApp({
+      config,
+      plugins: options.plugins ?? defaultPlugins(),
+      databaseUrl: db.url,
+      masterKey: randomBytes(32),
+      clock: options.clock,
+      workers: options.workers ?? false,
+      log: () => undefined,
+    });
+  } catch (err) {
+    await db.dispose();
+    throw err;
+  }
   const url = await app.listen(0, '127.0.0.1');
   return {
     url,

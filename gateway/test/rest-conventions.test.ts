@@ -1,0 +1,116 @@
+import test from 'ava';
+import { randomBytes } from 'node:crypto';
+import { ManualClock } from '@filigrane/core';
+import { createApp, defaultPlugins, startTestServer, call, type TestServer } from '../src/index.js';
+
+// Time stands still, so every request of a test falls in the same one-second window.
+const clock = new ManualClock(new Date('2026-06-01T12:00:00.100Z'));
+let server: TestServer;
+let key: string;
+
+test.before(async () => {
+  server = await startTestServer({ clock, config: { bodyLimitBytes: 1024, rateLimit: { perSecond: 1000, perDay: 100_000 } } });
+  key = (await server.createAccount('conv')).apiKey;
+});
+test.after.always(async () => server?.close());
+
+test('X-Request-Id: generated, echoed when well-formed, replaced when not', async (t) => {
+  const a = await server.call('GET', '/api/v4/account/', { key });
+  t.regex(a.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+  const b = await server.call('GET', '/api/v4/account/', { key, headers: { 'x-request-id': 'client-req-000123' } });
+  t.is(b.headers.get('x-request-id'), 'client-req-000123');
+  const c = await server.call('GET', '/api/v4/account/', { key, headers: { 'x-request-id': 'bad id\twith spaces' } });
+  t.not(c.headers.get('x-request-id'), 'bad id\twith spaces');
+  const nf = await server.call('GET', '/nope');
+  t.truthy(nf.headers.get('x-request-id'), 'even on a 404');
+});
+
+test('framework errors use the error body: 404, 405 with Allow, 415, 411, 413, 400, 406', async (t) => {
+  const nf = await server.call('GET', '/api/v4/nothing-here/', { key });
+  t.deepEqual(Object.keys(nf.json).sort(), ['code', 'details', 'status_code']);
+  t.like(nf.json, { status_code: 404, code: 'not_found' });
+
+  const m = await server.call('DELETE', '/api/v4/account/', { key });
+  t.like(m.json, { status_code: 405, code: 'method_not_allowed' });
+  t.is(m.headers.get('allow'), 'GET, HEAD, OPTIONS');
+
+  const ct = await server.call('POST', '/api/v4/domains/blacklist/', { key, body: 'url=a.com', headers: { 'content-type': 'text/plain' } });
+  t.like(ct.json, { status_code: 415, code: 'unsupported_media_type' });
+
+  const empty = await server.call('POST', '/api/v4/domains/blacklist/', { key, headers: { 'content-type': 'application/json' } });
+  t.like(empty.json, { status_code: 411, code: 'length_required' });
+
+  const big = await server.call('POST', '/api/v4/domains/blacklist/', { key, json: { url: 'x'.repeat(5000) } });
+  t.like(big.json, { status_code: 413, code: 'request_too_large' });
+
+  const bad = await server.call('POST', '/api/v4/domains/blacklist/', { key, body: '{"url":', headers: { 'content-type': 'application/json' } });
+  t.like(bad.json, { status_code: 400, code: 'parse_error' });
+
+  const fmt = await server.call('GET', '/api/v4/account/?format=xml', { key });
+  t.like(fmt.json, { status_code: 406, code: 'not_acceptable' });
+  t.is((await server.call('GET', '/api/v4/account/?format=json', { key })).status, 200);
+  t.is((await server.call('GET', '/api/v4/account/?format=csv', { key })).status, 406, 'csv only where a route offers it');
+});
+
+test('versions: v3 and v4 serve, v1 is gone (410), v2 is not implemented here (501)', async (t) => {
+  t.is((await server.call('GET', '/api/v3/account/', { key })).status, 200);
+  t.like((await server.call('GET', '/api/v1/account/', { key })).json, { status_code: 410, code: 'version_removed' });
+  t.like((await server.call('GET', '/api/v2/account/', { key })).json, { status_code: 501, code: 'version_not_implemented' });
+  t.is((await server.call('GET', '/api/v9/account/', { key })).status, 404);
+  t.is((await server.call('GET', '/api/v4/account', { key })).status, 200, 'trailing slash optional');
+});
+
+test('every response carries the rate-limit headers', async (t) => {
+  for (const res of [await server.call('GET', '/api/v4/account/', { key }), await server.call('GET', '/missing'), await server.call('GET', '/api/v4/account/')]) {
+    for (const h of ['x-ratelimit-secondly', 'x-ratelimit-secondly-remaining', 'x-ratelimit-daily', 'x-ratelimit-daily-remaining']) {
+      t.truthy(res.headers.get(h), `${h} on ${res.status}`);
+    }
+  }
+});
+
+test('GraphQL: explorer page served offline, same credentials and error codes as REST', async (t) => {
+  const page = await server.call('GET', '/graphql', { headers: { accept: 'text/html' } });
+  t.is(page.status, 200);
+  t.true(page.text.includes('<title>Filigrane GraphQL</title>'));
+  t.false(/https?:\/\//.test(page.text.replace(/<[^>]*>/g, '')), 'no external resources');
+  const unauth = await server.call('POST', '/graphql', { json: { query: '{ account { username } }' } });
+  t.is(unauth.json.errors[0].extensions.code, 'not_authenticated');
+  t.is(unauth.json.errors[0].extensions.status_code, 401);
+  const wrong = await server.call('POST', '/graphql', { key: 'fk_wrong', json: { query: '{ account { username } }' } });
+  t.is(wrong.status, 401);
+  t.is(wrong.json.code, 'authentication_failed');
+  const ok = await server.call('POST', '/graphql', { key, json: { query: '{ account { username } }' } });
+  t.is(ok.json.data.account.username, 'conv');
+});
+
+test.serial('rate limits: 429 with Retry-After, and counters shared by two API processes on one database', async (t) => {
+  const frozen = new ManualClock(new Date('2026-06-02T13:00:00.500Z'));
+  const config = { ...server.app.container.get<Record<string, unknown>>(Symbol.for('filigrane.Config')), rateLimit: { perSecond: 4, perDay: 6 } };
+  const apps = await Promise.all(
+    [0, 1].map(() => createApp({ config: config as never, plugins: defaultPlugins(), databaseUrl: server.databaseUrl, masterKey: randomBytes(32), clock: frozen, log: () => undefined })),
+  );
+  try {
+    const urls = await Promise.all(apps.map((a) => a.listen(0, '127.0.0.1')));
+    const statuses: number[] = [];
+    const remaining: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await call(urls[i % 2]!, 'GET', '/api/v4/account/', { key });
+      statuses.push(res.status);
+      remaining.push(res.headers.get('x-ratelimit-secondly-remaining') ?? '');
+      if (res.status === 429) {
+        t.is(res.headers.get('retry-after'), '1');
+        t.like(res.json, { status_code: 429, code: 'throttled' });
+      }
+    }
+    t.deepEqual(statuses, [200, 200, 200, 200, 429], 'the fifth request in one second is refused, whichever process serves it');
+    t.deepEqual(remaining, ['3', '2', '1', '0', '0']);
+    frozen.advance(1000);
+    t.is((await call(urls[0]!, 'GET', '/api/v4/account/', { key })).status, 200, 'a new second opens the window');
+    const daily = await call(urls[1]!, 'GET', '/api/v4/account/', { key });
+    t.is(daily.status, 429, 'the seventh request of the day exceeds the daily limit');
+    t.is(daily.headers.get('x-ratelimit-daily-remaining'), '0');
+    t.is(Number(daily.headers.get('retry-after')), 11 * 3600 - 1, 'seconds until the daily window resets');
+  } finally {
+    await Promise.all(apps.map((a) => a.close()));
+  }
+});
