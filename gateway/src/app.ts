@@ -14,7 +14,8 @@ import {
   type GraphQLContext,
   type PluginContext,
 } from '@filigrane/core';
-import { createDataSource } from '@filigrane/db';
+import { createDataSource, FsBlobStore } from '@filigrane/db';
+import { join } from 'node:path';
 import type { GatewayConfig } from './config.js';
 import { mountGraphQL } from './graphql/graphql.js';
 import { baseUrlResolver, createHttpServer } from './http-server.js';
@@ -60,6 +61,7 @@ export async function createApp(options: AppOptions): Promise<FiligraneApp> {
   container.bind(TOKENS.SecretBox).toConstantValue(new SecretBox(options.masterKey));
   container.bind(TOKENS.Extensions).toConstantValue(extensions);
   container.bind(TOKENS.JobQueue).toConstantValue(jobs);
+  container.bind(TOKENS.BlobStore).toConstantValue(new FsBlobStore(join(options.config.dataDir, 'blobs')));
 
   const dataSource = createDataSource({
     url: options.databaseUrl,

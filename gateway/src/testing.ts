@@ -1,5 +1,8 @@
 import { createTestDatabase } from '@filigrane/db';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { AccountService, type QuotaLimits } from '@filigrane/plugin-account';
 import type { Clock, FiligranePlugin } from '@filigrane/core';
 import { createApp, type FiligraneApp } from './app.js';
@@ -62,7 +65,7 @@ export interface TestServer {
  */
 export async function startTestServer(options: { plugins?: FiligranePlugin[]; clock?: Clock; config?: Partial<GatewayConfig>; workers?: boolean } = {}): Promise<TestServer> {
   const db = await createTestDatabase();
-  const config: GatewayConfig = { ...loadConfig({ ...process.env, DATA_DIR: `/tmp/filigrane-test-${process.pid}` }), ...options.config };
+  const config: GatewayConfig = { ...loadConfig({ ...process.env, DATA_DIR: mkdtempSync(join(tmpdir(), 'filigrane-test-')) }), ...options.config };
   let app: FiligraneApp;
   try {
     app = await createApp({

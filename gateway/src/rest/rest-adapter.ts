@@ -90,6 +90,7 @@ async function serve(mounted: MountedRoute, req: FastifyRequest, container: Cont
     contentType,
     headers: req.headers,
     requestId: req.id,
+    rawPath: (req.raw.url ?? '/').split('?')[0]!,
     url: new URL(req.url, baseUrl),
     baseUrl,
   };

@@ -14,4 +14,5 @@ export * from './plugin-loader.js';
 export * from './pagination.js';
 export * from './filters.js';
 export * from './csv.js';
+export * from './blob-store.js';
 export * from './graphql-context.js';

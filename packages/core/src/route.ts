@@ -19,6 +19,8 @@ export interface RouteContext {
   contentType: string | null;
   headers: Record<string, string | string[] | undefined>;
   requestId: string;
+  /** The request path exactly as sent (still percent-encoded, dot segments untouched). */
+  rawPath: string;
   /** Absolute URL of this request, with its query string. */
   url: URL;
   /** Absolute base URL of the service (scheme, host, port). */

@@ -5,6 +5,7 @@ import type { AppConfig } from './config.js';
 import type { SecretBox } from './secret-box.js';
 import type { JobQueue } from './jobs.js';
 import type { ExtensionRegistry } from './extension-point.js';
+import type { BlobStore } from './blob-store.js';
 
 function token<T>(name: string): symbol & { __type?: T } {
   return Symbol.for(`filigrane.${name}`) as symbol & { __type?: T };
@@ -19,4 +20,5 @@ export const TOKENS = {
   Extensions: token<ExtensionRegistry>('Extensions'),
   Authenticator: token<unknown>('Authenticator'),
   RateLimiter: token<unknown>('RateLimiter'),
+  BlobStore: token<BlobStore>('BlobStore'),
 } as const;

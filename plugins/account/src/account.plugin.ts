@@ -5,6 +5,7 @@ import { AccountInit1763700002000 } from './account.migration.js';
 import { AccountResolver } from './account.resolver.js';
 import { accountRoutes } from './account.routes.js';
 import { AccountService } from './account.service.js';
+import { AccountUsageService } from './account-usage.service.js';
 import { DownloadService } from './download.service.js';
 import { SettingsService } from './settings.service.js';
 
@@ -16,6 +17,7 @@ export const accountPlugin = definePlugin({
   migrations: [AccountInit1763700002000],
   bindings: new ContainerModule(({ bind }) => {
     bind(AccountService).toSelf().inSingletonScope();
+    bind(AccountUsageService).toSelf().inSingletonScope();
     bind(SettingsService).toSelf().inSingletonScope();
     bind(DownloadService).toSelf().inSingletonScope();
   }),

@@ -1,0 +1,10 @@
+export { mediaPlugin } from './media.plugin.js';
+export { Media, type MediaType, type RegistrationKind } from './media.entity.js';
+export { MediaService, blobKeys } from './media.service.js';
+export { RegistrationService } from './registration.service.js';
+export { MEDIA_EVENTS, type MediaEventsListener, type RegisteredMedia } from './media-events.js';
+export { LOCAL_URLS, type LocalUrlResolver } from './local-urls.js';
+export { mediaView, imageView, mediaUrl, fileUrl } from './media-view.js';
+export { parseMetadata, type Metadata } from './metadata.js';
+export { parseMediaPath, type MediaPath } from './media-path.js';
+export { decodeReduced } from './reduced-image.js';

@@ -1,0 +1,66 @@
+import { badRequest, canActOnHome, forbidden, type Principal } from '@filigrane/core';
+
+/** A location in the media tree: `/<homedir>/<path>/<name>`, names NFC-normalised. */
+export interface MediaPath {
+  /** `/<homedir>` */
+  home: string;
+  /** Names below the home directory (empty for the home itself). */
+  names: string[];
+  /** The whole path, `/<homedir>/a/b`. */
+  path: string;
+}
+
+const MAX_NAME_BYTES = 255;
+const MAX_DEPTH = 64;
+
+const invalid = (details: string) => badRequest('invalid_path', details);
+
+/** Checks one decoded name; hidden names (leading '.') only when `allowHidden` (reading). */
+export function checkName(name: string, allowHidden: boolean): string {
+  const nfc = name.normalize('NFC');
+  if (nfc === '') throw invalid('Empty names are not allowed.');
+  if (nfc.includes('/')) throw invalid(`"/" is not allowed in a name ("${nfc}").`);
+  if (/[\u0000-\u001f\u007f]/.test(nfc)) throw invalid('Control characters are not allowed in a name.');
+  if (nfc === '.' || nfc === '..') throw invalid('"." and ".." are not names.');
+  if (nfc.startsWith('.') && !allowHidden) throw invalid(`Names cannot begin with "." (reserved, hidden): "${nfc}".`);
+  if (Buffer.byteLength(nfc) > MAX_NAME_BYTES) throw invalid(`Names are limited to ${MAX_NAME_BYTES} bytes.`);
+  return nfc;
+}
+
+/**
+ * Parses the part of a request path after `/media` as sent (still percent-encoded), so that
+ * encoded slashes and dot segments are seen for what they are, then checks the caller may act on
+ * the home directory it names. An empty path means the caller's own home.
+ */
+export function parseMediaPath(raw: string, principal: Principal, options: { allowHidden?: boolean } = {}): MediaPath {
+  const parts = raw.split('/');
+  if (parts[0] === '') parts.shift();
+  if (parts.length && parts[parts.length - 1] === '') parts.pop();
+  if (parts.length > MAX_DEPTH) throw invalid(`Paths are limited to ${MAX_DEPTH} levels.`);
+  const names = parts.map((p) => {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(p);
+    } catch {
+      throw invalid('The path is not valid percent-encoded UTF-8.');
+    }
+    return checkName(decoded, options.allowHidden ?? false);
+  });
+  const home = names.length ? `/${names.shift()}` : principal.home;
+  if (!canActOnHome(principal, home)) throw forbidden(`You do not have permission to act on ${home}.`);
+  return { home, names, path: [home, ...names].join('/') };
+}
+
+export function parentOf(path: string): string | null {
+  const i = path.lastIndexOf('/');
+  return i <= 0 ? null : path.slice(0, i);
+}
+
+export function nameOf(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}
+
+/** The path percent-encoded segment by segment, for URLs. */
+export function encodePath(path: string): string {
+  return path.split('/').map(encodeURIComponent).join('/');
+}

@@ -1,0 +1,38 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+
+export class MediaInit1763700004000 implements MigrationInterface {
+  name = 'MediaInit1763700004000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      CREATE TABLE media (
+        id bigserial PRIMARY KEY,
+        account_id integer NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        path text NOT NULL UNIQUE,
+        parent text,
+        name text NOT NULL,
+        type text NOT NULL CHECK (type IN ('folder', 'image', 'video', 'document')),
+        created timestamptz NOT NULL DEFAULT now(),
+        disk_usage bigint NOT NULL DEFAULT 0,
+        metadata jsonb NOT NULL DEFAULT '{}',
+        exclusive boolean,
+        kind text CHECK (kind IN ('watermarked', 'plain')),
+        mode text,
+        width integer,
+        height integer,
+        format text,
+        credit text,
+        pixel_hash bytea,
+        sealed_key text,
+        params jsonb
+      )`);
+    await q.query('CREATE INDEX media_children ON media (parent, type, name)');
+    await q.query('CREATE INDEX media_account_hash ON media (account_id, pixel_hash) WHERE pixel_hash IS NOT NULL');
+    await q.query('CREATE INDEX media_account_name ON media (account_id, name)');
+    await q.query('CREATE INDEX media_metadata ON media USING gin (metadata jsonb_path_ops)');
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('DROP TABLE media');
+  }
+}

@@ -1,0 +1,108 @@
+import { inject, injectable } from 'inversify';
+import { Arg, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { requirePrincipal, type GraphQLContext } from '@filigrane/core';
+import type { Media } from './media.entity.js';
+import { MediaService } from './media.service.js';
+import { parseMediaPath } from './media-path.js';
+import { imageView, mediaUrl } from './media-view.js';
+import { parseMetadata } from './metadata.js';
+
+@ObjectType('RegisteredImage')
+class ImageType {
+  @Field(() => String) url!: string;
+  @Field(() => String) type!: string;
+  @Field(() => Int, { nullable: true }) width!: number | null;
+  @Field(() => Int, { nullable: true }) height!: number | null;
+  @Field(() => String, { nullable: true }) format!: string | null;
+  @Field(() => String, { nullable: true }) thumbnail!: string | null;
+  @Field(() => String, { nullable: true }) credit!: string | null;
+  @Field(() => String) mediaPath!: string;
+  @Field(() => String) mediaUrl!: string;
+}
+
+@ObjectType('Media')
+class MediaType {
+  @Field(() => String) id!: string;
+  @Field(() => String) url!: string;
+  @Field(() => String) path!: string;
+  @Field(() => String) name!: string;
+  @Field(() => Date) created!: Date;
+  @Field(() => Int) diskUsage!: number;
+  @Field(() => String) type!: string;
+  @Field(() => GraphQLJSONObject) metadata!: Record<string, unknown>;
+  @Field(() => ImageType, { nullable: true }) image!: ImageType | null;
+  @Field(() => Boolean, { nullable: true }) exclusive!: boolean | null;
+  @Field(() => Boolean, { description: 'Registered from a registration file (watermark detection runs).' }) watermarked!: boolean;
+}
+
+@ObjectType('MediaFolder')
+class FolderType {
+  @Field(() => MediaType) folder!: MediaType;
+  @Field(() => [MediaType]) children!: MediaType[];
+  @Field(() => Int) childrenCount!: number;
+  @Field(() => Int) subfoldersCount!: number;
+  @Field(() => Int) mediaCount!: number;
+}
+
+function view(m: Media, baseUrl: string): MediaType {
+  const image = m.type === 'image' ? imageView(m, baseUrl) : null;
+  return {
+    id: String(m.id),
+    url: mediaUrl(baseUrl, m.path),
+    path: m.path,
+    name: m.name,
+    created: m.created,
+    diskUsage: m.diskUsage,
+    type: m.type,
+    metadata: m.metadata,
+    image: image && { ...image, mediaPath: image.media_path, mediaUrl: image.media_url },
+    exclusive: m.exclusive,
+    watermarked: m.kind === 'watermarked',
+  };
+}
+
+@injectable()
+@Resolver()
+export class MediaResolver {
+  constructor(@inject(MediaService) private readonly media: MediaService) {}
+
+  @Query(() => FolderType, { description: 'A folder of the media tree and a page of its children (path: /<homedir>/<path>, default the home).' })
+  async mediaFolder(
+    @Ctx() ctx: GraphQLContext,
+    @Arg('path', () => String, { nullable: true }) path?: string,
+    @Arg('page', () => Int, { nullable: true }) page?: number,
+    @Arg('pageSize', () => Int, { nullable: true }) pageSize?: number,
+    @Arg('hidden', () => Boolean, { nullable: true }) hidden?: boolean,
+  ): Promise<FolderType> {
+    const location = parseMediaPath(encodeSegments(path ?? ''), requirePrincipal(ctx), { allowHidden: hidden ?? false });
+    const size = Math.min(100, Math.max(1, pageSize ?? 100));
+    const p = Math.max(1, page ?? 1);
+    const f = await this.media.folder(location, { offset: (p - 1) * size, pageSize: size }, hidden ?? false);
+    return { folder: view(f.folder, ctx.baseUrl), children: f.children.map((c) => view(c, ctx.baseUrl)), childrenCount: f.childrenCount, subfoldersCount: f.subfoldersCount, mediaCount: f.mediaCount };
+  }
+
+  @Query(() => MediaType, { nullable: true, description: 'A media or folder by path; null when there is none.' })
+  async media(@Arg('path', () => String) path: string, @Ctx() ctx: GraphQLContext): Promise<MediaType | null> {
+    const location = parseMediaPath(encodeSegments(path), requirePrincipal(ctx), { allowHidden: true });
+    const m = await this.media.findByPath(location.path);
+    return m ? view(m, ctx.baseUrl) : null;
+  }
+
+  @Mutation(() => Boolean, { description: 'Sets metadata keys (user.*); a null value deletes the key.' })
+  async updateMediaMetadata(
+    @Arg('path', () => String) path: string,
+    @Arg('metadata', () => GraphQLJSONObject) metadata: Record<string, unknown>,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<boolean> {
+    const location = parseMediaPath(encodeSegments(path), requirePrincipal(ctx));
+    const { set, remove } = parseMetadata(metadata);
+    await this.media.updateMetadata(location.path, set, remove);
+    return true;
+  }
+}
+
+/** GraphQL paths are plain text; the REST parser expects percent-encoded segments. */
+function encodeSegments(path: string): string {
+  return path.split('/').map((s) => encodeURIComponent(s)).join('/');
+}

@@ -1,0 +1,173 @@
+import { fetchResource, allowHostsFromEnv, FetchError } from '@filigrane/net';
+import {
+  ApiError,
+  badRequest,
+  canActOnHome,
+  file,
+  noContent,
+  notFound,
+  ok,
+  created,
+  pageEnvelope,
+  parseBoolean,
+  parsePage,
+  queryString,
+  TOKENS,
+  validationError,
+  type AppConfig,
+  type BlobStore,
+  type ExtensionRegistry,
+  type RouteContext,
+  type RouteSpec,
+} from '@filigrane/core';
+import { LOCAL_URLS } from './local-urls.js';
+import { blobKeys, MediaService } from './media.service.js';
+import { parseMediaPath } from './media-path.js';
+import { mediaView } from './media-view.js';
+import { parseMetadata } from './metadata.js';
+import { LMK_MAGIC, RegistrationService, type RegistrationInput } from './registration.service.js';
+
+const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif'];
+const MAX_FETCH_BYTES = 64 * 1024 * 1024;
+
+/** The request path after `/api/v4/media`, as sent. */
+const treePath = (ctx: RouteContext) => ctx.rawPath.replace(/^\/api\/v4\/media/, '');
+
+function inputOf(bytes: Buffer): RegistrationInput {
+  return bytes.subarray(0, 4).equals(LMK_MAGIC) ? { kind: 'lmk', file: bytes } : { kind: 'image', bytes };
+}
+
+/** Resolves a registration URL: our own asset URLs locally, data URIs inline, the rest through the SSRF-safe fetcher. */
+export async function resolveUrl(ctx: RouteContext, url: string): Promise<Buffer> {
+  const extensions = ctx.container.get<ExtensionRegistry>(TOKENS.Extensions);
+  if (url.startsWith(`${ctx.baseUrl}/`)) {
+    for (const resolve of extensions.get(LOCAL_URLS)) {
+      const local = await resolve(new URL(url), ctx.principal!);
+      if (local) return local;
+    }
+  }
+  try {
+    const config = ctx.container.get<AppConfig>(TOKENS.Config);
+    const res = await fetchResource(url, { maxBytes: MAX_FETCH_BYTES, allowHosts: allowHostsFromEnv(config.extra) });
+    return res.body;
+  } catch (err) {
+    if (err instanceof FetchError) {
+      const status = err.code === 'too_large' ? 413 : err.code === 'invalid_url' || err.code === 'scheme_not_allowed' || err.code === 'invalid_data_uri' || err.code === 'address_not_allowed' ? 400 : 422;
+      throw new ApiError(status, `fetch_${err.code}`, `Could not fetch the url: ${err.message}`);
+    }
+    throw err;
+  }
+}
+
+async function registrationInput(ctx: RouteContext): Promise<{ input: RegistrationInput; metadata: unknown }> {
+  if (ctx.rawBody) return { input: inputOf(ctx.rawBody), metadata: undefined };
+  const body = ctx.body as Record<string, unknown>;
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('invalid', 'Expected a JSON object with url and metadata.');
+  const unknown = Object.keys(body).filter((k) => k !== 'url' && k !== 'metadata');
+  if (typeof body.url !== 'string' || body.url === '' || unknown.length) {
+    throw validationError([
+      ...(typeof body.url !== 'string' || body.url === '' ? [{ field: 'url', code: 'required', details: 'url (a URL or a data URI) is required.' }] : []),
+      ...unknown.map((k) => ({ field: k, code: 'unknown_field', details: `Unknown field "${k}".` })),
+    ]);
+  }
+  return { input: inputOf(await resolveUrl(ctx, body.url)), metadata: body.metadata };
+}
+
+export const mediaRoutes: RouteSpec[] = [
+  {
+    versions: ['v4'],
+    method: 'GET',
+    path: '/media/*',
+    summary: 'A folder (with a page of children) or a media',
+    async handler(ctx) {
+      const hidden = parseBoolean(queryString(ctx.query, 'hidden'), 'hidden') ?? false;
+      const location = parseMediaPath(treePath(ctx), ctx.principal!, { allowHidden: hidden });
+      const service = ctx.container.get(MediaService);
+      const media = location.names.length ? await service.findByPath(location.path) : null;
+      if (media && media.type !== 'folder') return ok(mediaView(media, ctx.baseUrl));
+      const page = parsePage(ctx);
+      const folder = await service.folder(location, page, hidden);
+      const children = folder.children.map((c) => mediaView(c, ctx.baseUrl));
+      const envelope = pageEnvelope(ctx, page, folder.childrenCount, children, { withCount: false, listName: 'children' });
+      return ok({
+        ...mediaView(folder.folder, ctx.baseUrl),
+        children_count: folder.childrenCount,
+        subfolders_count: folder.subfoldersCount,
+        media_count: folder.mediaCount,
+        ...envelope,
+      });
+    },
+  },
+  {
+    versions: ['v4'],
+    method: 'PUT',
+    path: '/media/*',
+    accepts: ['json', 'binary'],
+    binaryTypes: ['application/lmk', ...IMAGE_TYPES],
+    summary: 'Register a media: registration file, URL or data URI, or a plain image',
+    async handler(ctx) {
+      const location = parseMediaPath(treePath(ctx), ctx.principal!);
+      const { input, metadata } = await registrationInput(ctx);
+      const media = await ctx.container.get(RegistrationService).register(location, input, parseMetadata(metadata).set);
+      return created(mediaView(media, ctx.baseUrl));
+    },
+  },
+  {
+    versions: ['v4'],
+    method: 'PATCH',
+    path: '/media/*',
+    summary: 'Update metadata; null deletes a key',
+    async handler(ctx) {
+      const location = parseMediaPath(treePath(ctx), ctx.principal!);
+      const body = ctx.body as Record<string, unknown>;
+      if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('invalid', 'Expected a JSON object.');
+      const extra = Object.keys(body).filter((k) => k !== 'metadata');
+      if (extra.length) throw validationError(extra.map((k) => ({ field: k, code: 'unknown_field', details: `Only metadata can be changed (got "${k}").` })));
+      const { set, remove } = parseMetadata(body.metadata);
+      if (location.names.length === 0) throw badRequest('invalid_path', 'The home directory has no metadata.');
+      await ctx.container.get(MediaService).updateMetadata(location.path, set, remove);
+      return ok({});
+    },
+  },
+  {
+    versions: ['v4'],
+    method: 'DELETE',
+    path: '/media/*',
+    accepts: ['none', 'json'],
+    summary: 'Delete a media, or a folder with ?recursive=true',
+    async handler(ctx) {
+      const location = parseMediaPath(treePath(ctx), ctx.principal!);
+      const recursive = parseBoolean(queryString(ctx.query, 'recursive'), 'recursive') ?? false;
+      await ctx.container.get(MediaService).delete(location, recursive);
+      return noContent();
+    },
+  },
+  {
+    versions: ['v4'],
+    method: 'GET',
+    path: '/media-files/:id/:file',
+    summary: 'Files of a media: thumbnail, image, registration',
+    async handler(ctx) {
+      const id = ctx.params.id ?? '';
+      const which = ctx.params.file;
+      if (!/^\d{1,15}$/.test(id) || !['thumbnail', 'image', 'registration'].includes(which ?? '')) throw notFound();
+      const media = await ctx.container.get(MediaService).findById(Number(id));
+      // Another account's file is "not found", never "forbidden": its existence is not disclosed.
+      if (!media || media.type === 'folder' || !canActOnHome(ctx.principal!, `/${media.path.split('/')[1]}`)) throw notFound();
+      const keys = blobKeys(media.id);
+      const blobs = ctx.container.get<BlobStore>(TOKENS.BlobStore);
+      if (which === 'thumbnail') return blob(await blobs.get(keys.thumbnail), 'image/jpeg');
+      if (which === 'registration') {
+        if (media.kind !== 'watermarked') throw notFound('A plain image has no registration file.');
+        return blob(await blobs.get(keys.original), 'application/lmk', `${media.name}.lmk`);
+      }
+      if (media.kind === 'plain') return blob(await blobs.get(keys.original), `image/${media.format}`);
+      return blob(await blobs.get(keys.preview), 'image/png');
+    },
+  },
+];
+
+function blob(data: Buffer | null, contentType: string, filename?: string) {
+  if (!data) throw notFound('The file is not available.');
+  return file(data, contentType, filename);
+}

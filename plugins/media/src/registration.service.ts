@@ -1,0 +1,167 @@
+import { inject, injectable } from 'inversify';
+import type { DataSource } from 'typeorm';
+import { ApiError, conflict, TOKENS, type AppConfig, type BlobStore, type ExtensionRegistry, type SecretBox } from '@filigrane/core';
+import { AccountService, AccountUsageService } from '@filigrane/plugin-account';
+import { decodeRaw, probeImage } from '@filigrane/vision';
+import { decodeLmk, pixelHash, type Registration, type ReducedOriginal } from '@filigrane/watermark';
+import { Media } from './media.entity.js';
+import { MEDIA_EVENTS } from './media-events.js';
+import { blobKeys, MediaService } from './media.service.js';
+import { nameOf, parentOf, type MediaPath } from './media-path.js';
+import type { Metadata } from './metadata.js';
+import { decodeReduced, encodeReduced, renderReduced, renderThumbnail } from './reduced-image.js';
+
+/** What a PUT carries once its transport (binary body, URL, data URI) is resolved. */
+export type RegistrationInput = { kind: 'lmk'; file: Buffer } | { kind: 'image'; bytes: Buffer };
+
+interface Prepared {
+  row: Partial<Media>;
+  blobs: { key: keyof ReturnType<typeof blobKeys>; data: Buffer }[];
+  reduced?: ReducedOriginal;
+  image?: Buffer;
+}
+
+export const LMK_MAGIC = Buffer.from('FLMK', 'latin1');
+
+/** Maps the watermark and vision packages' typed errors to API errors. */
+export function mediaApiError(err: unknown): unknown {
+  const code = (err as { code?: unknown }).code;
+  if (typeof code !== 'string' || !(err instanceof Error) || err instanceof ApiError) return err;
+  if (code === 'unsupported_format') return new ApiError(415, code, err.message);
+  if (code === 'lmk_truncated' || code === 'lmk_invalid') return new ApiError(400, code, `Invalid registration file: ${err.message}`);
+  if (code.startsWith('lmk_') || ['image_too_large', 'image_too_small', 'corrupt_image'].includes(code)) return new ApiError(422, code, err.message);
+  return err;
+}
+
+/** Registration of media: from registration files (watermarked) or plain images (similarity only). */
+@injectable()
+export class RegistrationService {
+  constructor(
+    @inject(TOKENS.DataSource) private readonly db: DataSource,
+    @inject(TOKENS.BlobStore) private readonly blobs: BlobStore,
+    @inject(TOKENS.SecretBox) private readonly box: SecretBox,
+    @inject(TOKENS.Config) private readonly config: AppConfig,
+    @inject(TOKENS.Extensions) private readonly extensions: ExtensionRegistry,
+    @inject(MediaService) private readonly media: MediaService,
+    @inject(AccountService) private readonly accounts: AccountService,
+    @inject(AccountUsageService) private readonly usage: AccountUsageService,
+  ) {}
+
+  async register(location: MediaPath, input: RegistrationInput, metadata: Metadata): Promise<Media> {
+    if (location.names.length === 0) throw new ApiError(400, 'filename_required', 'PUT needs a file name below the home directory.');
+    const ownerId = await this.media.accountIdOfHome(location.home);
+    let prepared: Prepared;
+    try {
+      prepared = input.kind === 'lmk' ? await this.fromRegistrationFile(ownerId, input.file) : await this.fromImage(input.bytes);
+    } catch (err) {
+      throw mediaApiError(err);
+    }
+    const size = input.kind === 'lmk' ? input.file.length : input.bytes.length;
+    const watermarked = prepared.row.kind === 'watermarked';
+    const written: string[] = [];
+    let media: Media;
+    try {
+      media = await this.db.transaction(async (m) => {
+        await this.media.ensureParents(m, ownerId, location);
+        const inserted = await m
+          .createQueryBuilder()
+          .insert()
+          .into(Media)
+          .values({
+            ...prepared.row,
+            accountId: ownerId,
+            path: location.path,
+            parent: parentOf(location.path),
+            name: nameOf(location.path),
+            type: 'image',
+            diskUsage: size,
+            metadata,
+            credit: typeof metadata['user.credit'] === 'string' ? metadata['user.credit'] : null,
+          })
+          .orIgnore()
+          .returning('*')
+          .execute();
+        const row = inserted.raw[0] as Record<string, unknown> | undefined;
+        if (!row) {
+          const existing = await m.findOne(Media, { where: { path: location.path } });
+          throw existing?.type === 'folder'
+            ? conflict('is_a_folder', `${location.path} is a folder.`)
+            : conflict('already_exists', `${location.path} is already registered; DELETE it first to register another file there.`);
+        }
+        await this.usage.apply(m, ownerId, {
+          images: 1,
+          bytes: size,
+          counters: { [watermarked ? 'uploaded_marks' : 'uploaded_images']: 1, active_paths_in_home: 1, paths_in_home: 1 },
+        });
+        const id = Number(row.id);
+        const keys = blobKeys(id);
+        // Blobs are written before the commit: a committed media always has its files.
+        for (const blob of prepared.blobs) {
+          await this.blobs.put(keys[blob.key], blob.data);
+          written.push(keys[blob.key]);
+        }
+        return (await m.findOne(Media, { where: { id } }))!;
+      });
+    } catch (err) {
+      for (const key of written) await this.blobs.delete(key).catch(() => undefined);
+      throw err;
+    }
+    for (const listener of this.extensions.get(MEDIA_EVENTS)) {
+      await listener.registered({ media, reduced: prepared.reduced, image: prepared.image });
+    }
+    return media;
+  }
+
+  private async fromRegistrationFile(ownerId: number, file: Buffer): Promise<Prepared> {
+    const registration: Registration = decodeLmk(file, await this.accounts.privateKey(ownerId));
+    const row: Partial<Media> = {
+      kind: 'watermarked',
+      mode: registration.mode,
+      width: registration.original.width,
+      height: registration.original.height,
+      format: registration.original.format,
+      pixelHash: registration.pixelHash,
+      sealedKey: this.box.seal(registration.key),
+      params: { ...registration.params } as unknown as Record<string, number>,
+    };
+    let reduced = registration.reduced;
+    if (registration.mode === 'transactional') {
+      // The reduced copy comes from the first, normal registration of the same pixels.
+      const original = await this.db.manager.findOne(Media, {
+        where: { accountId: ownerId, pixelHash: registration.pixelHash, kind: 'watermarked', mode: 'normal' },
+        order: { id: 'ASC' },
+      });
+      const stored = original ? await this.blobs.get(blobKeys(original.id).reduced) : null;
+      if (!original || !stored) {
+        throw new ApiError(422, 'original_not_registered', 'No registered original has the same pixels: register the first (non-transactional) registration file of this image first, and do not change its pixels.');
+      }
+      reduced = decodeReduced(stored);
+    }
+    if (!reduced) throw new ApiError(400, 'lmk_invalid', 'The registration file has no reduced copy.');
+    const { thumbnail, preview } = await renderReduced(reduced);
+    return {
+      row,
+      reduced,
+      blobs: [
+        { key: 'original', data: file },
+        { key: 'reduced', data: encodeReduced(reduced) },
+        { key: 'thumbnail', data: thumbnail },
+        { key: 'preview', data: preview },
+      ],
+    };
+  }
+
+  private async fromImage(bytes: Buffer): Promise<Prepared> {
+    const limits = { maxPixels: Number(this.config.extra.MAX_IMAGE_PIXELS ?? 40_000_000) };
+    const info = await probeImage(bytes, limits);
+    const raw = await decodeRaw(bytes, info, limits);
+    return {
+      row: { kind: 'plain', mode: null, width: info.width, height: info.height, format: info.format, pixelHash: pixelHash(raw) },
+      image: bytes,
+      blobs: [
+        { key: 'original', data: bytes },
+        { key: 'thumbnail', data: await renderThumbnail(bytes) },
+      ],
+    };
+  }
+}
