@@ -11,10 +11,11 @@ export type OpenCv = any;
 let loading: Promise<{ cv: OpenCv }> | undefined;
 
 /**
- * Resolves once the WASM runtime is initialised. The module object itself is a thenable, so it is
- * wrapped: resolving a promise with it directly would hang.
+ * Resolves to `{ cv }` once the WASM runtime is initialised. The module object itself is a
+ * thenable: resolving a promise with it (or returning it from an async function) hangs forever, so
+ * it always travels wrapped. Use `const { cv } = await loadOpenCv()`.
  */
-export async function loadOpenCv(): Promise<OpenCv> {
+export function loadOpenCv(): Promise<{ cv: OpenCv }> {
   loading ??= new Promise((resolve, reject) => {
     try {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -25,7 +26,7 @@ export async function loadOpenCv(): Promise<OpenCv> {
       reject(err as Error);
     }
   });
-  return (await loading).cv;
+  return loading;
 }
 
 /** Runs `fn` and deletes every Mat registered in `mats`, even when `fn` throws. */

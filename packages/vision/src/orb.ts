@@ -28,7 +28,7 @@ export async function computeOrbFeatures(
   options: OrbOptions = {},
 ): Promise<OrbFeatures> {
   if (gray.length !== width * height) throw new RangeError('gray plane does not match width x height');
-  const cv = await loadOpenCv();
+  const { cv } = await loadOpenCv();
   return withMats((track) => {
     const img = track(new cv.Mat(height, width, cv.CV_8UC1));
     img.data.set(gray);

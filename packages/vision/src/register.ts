@@ -121,7 +121,7 @@ export async function registerQuery(
   const minInliers = options.minInliers ?? 12;
   const threshold = options.ransacThreshold ?? 3;
   if (query.count < 2 || reference.count < 2) return undefined;
-  const cv = await loadOpenCv();
+  const { cv } = await loadOpenCv();
   const c = ratioMatches(cv, query, reference, options.ratio ?? 0.8);
   if (c.count < Math.max(4, minInliers)) return undefined;
   let fit: { m: Mat3; inliers: number } | undefined;
@@ -168,7 +168,7 @@ export async function refineEcc(
   model: GeometricModel,
   options: EccOptions = {},
 ): Promise<Mat3 | undefined> {
-  const cv = await loadOpenCv();
+  const { cv } = await loadOpenCv();
   try {
     return withMats((track) => {
       const template = track(new cv.Mat(height, width, cv.CV_32FC1));
