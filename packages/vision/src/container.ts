@@ -1,0 +1,155 @@
+/**
+ * Byte-level helpers on JPEG and PNG containers: copy the original's metadata segments into a
+ * re-encoded file (sharp cannot attach raw ICC/EXIF/XMP/IPTC bytes to an image built from raw
+ * pixels), and estimate the original JPEG quality so that re-encoding does not bloat or degrade it.
+ */
+import { CorruptImageError } from './errors';
+
+export type ImageFormat = 'jpeg' | 'png' | 'gif';
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/** Format from magic bytes only; undefined for anything else (WebP, TIFF, text...). */
+export function sniffFormat(bytes: Uint8Array): ImageFormat | undefined {
+  if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'jpeg';
+  if (bytes.length >= 8 && Buffer.from(bytes.buffer, bytes.byteOffset, 8).equals(PNG_SIGNATURE)) return 'png';
+  if (bytes.length >= 6) {
+    const head = Buffer.from(bytes.buffer, bytes.byteOffset, 6).toString('latin1');
+    if (head === 'GIF87a' || head === 'GIF89a') return 'gif';
+  }
+  return undefined;
+}
+
+interface JpegSegment {
+  marker: number;
+  start: number;
+  end: number;
+}
+
+/** Marker segments between SOI and SOS (the header part that carries metadata and tables). */
+function jpegHeaderSegments(buf: Buffer): { segments: JpegSegment[]; headerEnd: number } {
+  const segments: JpegSegment[] = [];
+  let pos = 2;
+  while (pos + 4 <= buf.length) {
+    if (buf[pos] !== 0xff) throw new CorruptImageError('JPEG marker expected');
+    const marker = buf[pos + 1];
+    if (marker === 0xff) {
+      pos++; // fill byte
+      continue;
+    }
+    if (marker === 0xda) return { segments, headerEnd: pos };
+    const len = buf.readUInt16BE(pos + 2);
+    const end = pos + 2 + len;
+    if (len < 2 || end > buf.length) throw new CorruptImageError('JPEG segment runs past the end');
+    segments.push({ marker, start: pos, end });
+    pos = end;
+  }
+  throw new CorruptImageError('JPEG without scan data');
+}
+
+function isKeptJpegSegment(buf: Buffer, s: JpegSegment): boolean {
+  if (s.marker === 0xe1 || s.marker === 0xed || s.marker === 0xfe) return true; // EXIF/XMP, IPTC, comment
+  // APP2 also carries MPF (offsets into the old file): keep only ICC profile chunks.
+  return s.marker === 0xe2 && buf.toString('latin1', s.start + 4, s.start + 16) === 'ICC_PROFILE\0';
+}
+
+const PNG_KEPT_CHUNKS = new Set(['iCCP', 'sRGB', 'gAMA', 'cHRM', 'cICP', 'pHYs', 'eXIf', 'iTXt', 'tEXt', 'zTXt', 'tIME']);
+
+interface PngChunk {
+  type: string;
+  start: number;
+  end: number;
+}
+
+function pngChunks(buf: Buffer): PngChunk[] {
+  const chunks: PngChunk[] = [];
+  let pos = 8;
+  while (pos + 12 <= buf.length) {
+    const len = buf.readUInt32BE(pos);
+    const type = buf.toString('latin1', pos + 4, pos + 8);
+    const end = pos + 12 + len;
+    if (end > buf.length) throw new CorruptImageError('PNG chunk runs past the end');
+    chunks.push({ type, start: pos, end });
+    pos = end;
+    if (type === 'IEND') break;
+  }
+  return chunks;
+}
+
+/**
+ * Returns `encoded` with the metadata of `original` (ICC, EXIF, XMP, IPTC, comments, text chunks)
+ * copied in byte for byte. GIF carries no colour or EXIF metadata worth keeping: returned unchanged.
+ */
+export function transplantMetadata(format: ImageFormat, original: Uint8Array, encoded: Buffer): Buffer {
+  const src = Buffer.from(original.buffer, original.byteOffset, original.byteLength);
+  if (format === 'jpeg') {
+    const kept = jpegHeaderSegments(src).segments.filter((s) => isKeptJpegSegment(src, s));
+    if (kept.length === 0) return encoded;
+    const out = jpegHeaderSegments(encoded).segments;
+    const app0 = out.find((s) => s.marker === 0xe0);
+    const insertAt = app0 ? app0.end : 2;
+    const dropped = out.filter((s) => isKeptJpegSegment(encoded, s));
+    const parts: Buffer[] = [encoded.subarray(0, insertAt), ...kept.map((s) => src.subarray(s.start, s.end))];
+    let pos = insertAt;
+    for (const s of dropped) {
+      if (s.start < pos) continue;
+      parts.push(encoded.subarray(pos, s.start));
+      pos = s.end;
+    }
+    parts.push(encoded.subarray(pos));
+    return Buffer.concat(parts);
+  }
+  if (format === 'png') {
+    const kept = pngChunks(src).filter((c) => PNG_KEPT_CHUNKS.has(c.type));
+    if (kept.length === 0) return encoded;
+    const out = pngChunks(encoded);
+    const ihdr = out[0];
+    if (!ihdr || ihdr.type !== 'IHDR') throw new CorruptImageError('PNG without IHDR');
+    const rest = out.slice(1).filter((c) => !PNG_KEPT_CHUNKS.has(c.type));
+    return Buffer.concat([
+      encoded.subarray(0, ihdr.end),
+      ...kept.map((c) => src.subarray(c.start, c.end)),
+      ...rest.map((c) => encoded.subarray(c.start, c.end)),
+    ]);
+  }
+  return encoded;
+}
+
+// IJG standard luminance table in zigzag order (the order DQT stores it in).
+const STD_LUMA_ZIGZAG = [
+  16, 11, 12, 14, 12, 10, 16, 14, 13, 14, 18, 17, 16, 19, 24, 40, 26, 24, 22, 22, 24, 49, 35, 37, 29, 40, 58, 51, 61, 60,
+  57, 51, 56, 55, 64, 72, 92, 78, 64, 68, 87, 69, 55, 56, 80, 109, 81, 87, 95, 98, 103, 104, 103, 62, 77, 113, 121, 112,
+  100, 120, 92, 101, 103, 99,
+];
+
+/** IJG-equivalent quality of a JPEG from its first luminance quantisation table, or undefined. */
+export function estimateJpegQuality(bytes: Uint8Array): number | undefined {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let segments: JpegSegment[];
+  try {
+    segments = jpegHeaderSegments(buf).segments;
+  } catch {
+    return undefined;
+  }
+  for (const s of segments.filter((seg) => seg.marker === 0xdb)) {
+    let pos = s.start + 4;
+    while (pos < s.end) {
+      const pq = buf[pos] >> 4;
+      const tq = buf[pos] & 15;
+      const size = pq ? 128 : 64;
+      if (pos + 1 + size > s.end) return undefined;
+      if (tq === 0) {
+        let ratio = 0;
+        for (let i = 0; i < 64; i++) {
+          const q = pq ? buf.readUInt16BE(pos + 1 + 2 * i) : buf[pos + 1 + i];
+          ratio += (q * 100) / STD_LUMA_ZIGZAG[i];
+        }
+        const scale = ratio / 64;
+        const quality = scale <= 100 ? (200 - scale) / 2 : 5000 / scale;
+        return Math.max(1, Math.min(100, Math.round(quality)));
+      }
+      pos += 1 + size;
+    }
+  }
+  return undefined;
+}

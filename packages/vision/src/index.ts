@@ -1,0 +1,12 @@
+export * from './errors';
+export * from './container';
+export * from './decode';
+export * from './luma';
+export * from './area-reduce';
+export * from './homography';
+export * from './warp';
+export * from './opencv';
+export * from './orb';
+export * from './register';
+export * from './query';
+export { getSharp, provideSharp } from './sharp-loader';

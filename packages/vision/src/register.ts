@@ -1,0 +1,196 @@
+/**
+ * Geometric registration of a query onto a reference from ORB matches: knn(2) + ratio test, then a
+ * RANSAC fit of the allowed model. Also ECC sub-pixel refinement on the canonical grid.
+ */
+import { invert, multiply, type Mat3 } from './homography';
+import { loadOpenCv, withMats, type OpenCv } from './opencv';
+import { DESCRIPTOR_BYTES, type OrbFeatures } from './orb';
+
+export type GeometricModel = 'scale' | 'affine' | 'perspective';
+
+export interface RegisterOptions {
+  ratio?: number;
+  /** RANSAC reprojection threshold in reference pixels. */
+  ransacThreshold?: number;
+  minInliers?: number;
+}
+
+export interface Registration {
+  /** Maps query pixel coordinates to reference pixel coordinates. */
+  homography: Mat3;
+  inliers: number;
+  matches: number;
+}
+
+interface Correspondences {
+  src: Float32Array;
+  dst: Float32Array;
+  count: number;
+}
+
+function ratioMatches(cv: OpenCv, query: OrbFeatures, reference: OrbFeatures, ratio: number): Correspondences {
+  return withMats((track) => {
+    const qd = track(new cv.Mat(query.count, DESCRIPTOR_BYTES, cv.CV_8UC1));
+    qd.data.set(query.descriptors);
+    const rd = track(new cv.Mat(reference.count, DESCRIPTOR_BYTES, cv.CV_8UC1));
+    rd.data.set(reference.descriptors);
+    const matcher = track(new cv.BFMatcher(cv.NORM_HAMMING, false));
+    const knn = track(new cv.DMatchVectorVector());
+    matcher.knnMatch(qd, rd, knn, 2);
+    const src: number[] = [];
+    const dst: number[] = [];
+    for (let i = 0; i < knn.size(); i++) {
+      const pair = knn.get(i);
+      if (pair.size() >= 2) {
+        const a = pair.get(0);
+        const b = pair.get(1);
+        if (a.distance < ratio * b.distance) {
+          src.push(query.points[2 * a.queryIdx], query.points[2 * a.queryIdx + 1]);
+          dst.push(reference.points[2 * a.trainIdx], reference.points[2 * a.trainIdx + 1]);
+        }
+      }
+      pair.delete();
+    }
+    return { src: Float32Array.from(src), dst: Float32Array.from(dst), count: src.length / 2 };
+  });
+}
+
+/** Isotropic scale + translation (no rotation), by RANSAC on pairs then least squares on inliers. */
+function fitScale(c: Correspondences, threshold: number): { m: Mat3; inliers: number } | undefined {
+  const { src, dst, count } = c;
+  const countInliers = (s: number, tx: number, ty: number, keep?: number[]): number => {
+    let n = 0;
+    for (let i = 0; i < count; i++) {
+      const ex = s * src[2 * i] + tx - dst[2 * i];
+      const ey = s * src[2 * i + 1] + ty - dst[2 * i + 1];
+      if (ex * ex + ey * ey < threshold * threshold) {
+        n++;
+        keep?.push(i);
+      }
+    }
+    return n;
+  };
+  let best = { s: 0, tx: 0, ty: 0, n: 0 };
+  // Deterministic pair sampling (a fixed LCG): registration must never depend on the key or on chance.
+  let state = 12345;
+  const next = (): number => (state = (state * 1103515245 + 12345) >>> 0) % count;
+  for (let it = 0; it < 500 && count >= 2; it++) {
+    const i = next();
+    const j = next();
+    const qx = src[2 * j] - src[2 * i];
+    const qy = src[2 * j + 1] - src[2 * i + 1];
+    const q2 = qx * qx + qy * qy;
+    if (q2 < 4) continue;
+    const s = (qx * (dst[2 * j] - dst[2 * i]) + qy * (dst[2 * j + 1] - dst[2 * i + 1])) / q2;
+    if (!(s > 0)) continue;
+    const tx = dst[2 * i] - s * src[2 * i];
+    const ty = dst[2 * i + 1] - s * src[2 * i + 1];
+    const n = countInliers(s, tx, ty);
+    if (n > best.n) best = { s, tx, ty, n };
+  }
+  if (best.n < 2) return undefined;
+  const keep: number[] = [];
+  countInliers(best.s, best.tx, best.ty, keep);
+  // Least squares for (s, tx, ty) on the inliers.
+  let mx = 0, my = 0, nx = 0, ny = 0;
+  for (const i of keep) {
+    mx += src[2 * i]; my += src[2 * i + 1]; nx += dst[2 * i]; ny += dst[2 * i + 1];
+  }
+  mx /= keep.length; my /= keep.length; nx /= keep.length; ny /= keep.length;
+  let num = 0, den = 0;
+  for (const i of keep) {
+    const ax = src[2 * i] - mx, ay = src[2 * i + 1] - my;
+    num += ax * (dst[2 * i] - nx) + ay * (dst[2 * i + 1] - ny);
+    den += ax * ax + ay * ay;
+  }
+  const s = den > 0 ? num / den : best.s;
+  const m: Mat3 = [s, 0, nx - s * mx, 0, s, ny - s * my, 0, 0, 1];
+  return { m, inliers: countInliers(s, m[2], m[5]) };
+}
+
+/**
+ * Registers `query` onto `reference` with the given model. Returns undefined when there are fewer
+ * than `minInliers` (default 12) RANSAC inliers: then the geometry is not trusted at all.
+ */
+export async function registerQuery(
+  query: OrbFeatures,
+  reference: OrbFeatures,
+  model: GeometricModel,
+  options: RegisterOptions = {},
+): Promise<Registration | undefined> {
+  const minInliers = options.minInliers ?? 12;
+  const threshold = options.ransacThreshold ?? 3;
+  if (query.count < 2 || reference.count < 2) return undefined;
+  const { cv } = await loadOpenCv();
+  const c = ratioMatches(cv, query, reference, options.ratio ?? 0.8);
+  if (c.count < Math.max(4, minInliers)) return undefined;
+  let fit: { m: Mat3; inliers: number } | undefined;
+  if (model === 'scale') {
+    fit = fitScale(c, threshold);
+  } else {
+    fit = withMats((track) => {
+      const src = track(cv.matFromArray(c.count, 1, cv.CV_32FC2, Array.from(c.src)));
+      const dst = track(cv.matFromArray(c.count, 1, cv.CV_32FC2, Array.from(c.dst)));
+      const mask = track(new cv.Mat());
+      const out = track(
+        model === 'perspective'
+          ? cv.findHomography(src, dst, cv.RANSAC, threshold, mask, 2000, 0.995)
+          : cv.estimateAffine2D(src, dst, mask, cv.RANSAC, threshold, 2000, 0.99, 10),
+      );
+      if (out.empty() || out.rows < 2) return undefined;
+      const d = out.data64F as Float64Array;
+      const m: Mat3 = model === 'perspective' ? (Array.from(d.subarray(0, 9)) as Mat3) : [d[0], d[1], d[2], d[3], d[4], d[5], 0, 0, 1];
+      let inliers = 0;
+      for (let i = 0; i < mask.rows; i++) if (mask.data[i]) inliers++;
+      return { m, inliers };
+    });
+  }
+  if (!fit || fit.inliers < minInliers || fit.m.some((v) => !Number.isFinite(v))) return undefined;
+  return { homography: fit.m, inliers: fit.inliers, matches: c.count };
+}
+
+export interface EccOptions {
+  iterations?: number;
+  epsilon?: number;
+}
+
+/**
+ * ECC alignment of `warped` (the query already resampled on the reference grid) to `reference`.
+ * Returns the correction C such that the refined query-to-reference map is C * H, or undefined if
+ * ECC did not converge. Both planes are w x h on the 0..255 scale; `mask` marks valid warped pixels.
+ */
+export async function refineEcc(
+  reference: Float32Array,
+  warped: Float32Array,
+  mask: Uint8Array,
+  width: number,
+  height: number,
+  model: GeometricModel,
+  options: EccOptions = {},
+): Promise<Mat3 | undefined> {
+  const { cv } = await loadOpenCv();
+  try {
+    return withMats((track) => {
+      const template = track(new cv.Mat(height, width, cv.CV_32FC1));
+      template.data32F.set(reference);
+      const input = track(new cv.Mat(height, width, cv.CV_32FC1));
+      input.data32F.set(warped);
+      const m = track(new cv.Mat(height, width, cv.CV_8UC1));
+      m.data.set(mask);
+      const homography = model === 'perspective';
+      const warp = track(homography ? cv.Mat.eye(3, 3, cv.CV_32F) : cv.Mat.eye(2, 3, cv.CV_32F));
+      const criteria = new cv.TermCriteria(cv.TermCriteria_COUNT + cv.TermCriteria_EPS, options.iterations ?? 30, options.epsilon ?? 1e-4);
+      cv.findTransformECC(template, input, warp, homography ? cv.MOTION_HOMOGRAPHY : cv.MOTION_AFFINE, criteria, m, 5);
+      const w = warp.data32F as Float32Array;
+      // ECC's warp maps template (reference) coordinates into the warped query: invert it.
+      const W: Mat3 = homography ? (Array.from(w.subarray(0, 9)) as Mat3) : [w[0], w[1], w[2], w[3], w[4], w[5], 0, 0, 1];
+      if (W.some((v) => !Number.isFinite(v))) return undefined;
+      return invert(W);
+    });
+  } catch {
+    // opencv.js throws a bare number (an exception pointer) when ECC diverges.
+    return undefined;
+  }
+}
+
+export { multiply as composeTransforms };

@@ -1,0 +1,262 @@
+/**
+ * Detection: register the query on the canonical grid under a fixed family of geometric hypotheses,
+ * extract key-independent features, correlate with the keyed carrier and decide p < threshold with
+ * Bonferroni over the family. The p-value stays inside this package (see internal.ts).
+ */
+import { performance } from 'node:perf_hooks';
+import {
+  areaReduce,
+  computeOrbFeatures,
+  localScale,
+  multiply,
+  prepareQuery,
+  PreparedQuery,
+  refineEcc,
+  registerQuery,
+  resizeMap,
+  toGray8,
+  warpToGrid,
+  type GeometricModel,
+  type Mat3,
+  type OrbFeatures,
+  type Warped,
+} from '@filigrane/vision';
+import { bandIndices } from './band';
+import { gaussianCarrier } from './carrier';
+import { blindFeatures, informedFeatures } from './features';
+import { assertMediaKey } from './key';
+import type { EmbeddingParams } from './params';
+import { log10PValue, normalisedCorrelation } from './p-value';
+import { reducedToFloat, type ReducedOriginal, type Registration } from './registration';
+
+export const DEFAULT_THRESHOLD = 1e-6;
+
+export interface DetectOptions {
+  /** Geometric model allowed between the original and the query (default 'perspective'). */
+  transforms?: GeometricModel;
+  /** False-alarm probability per test (default 1e-6). */
+  threshold?: number;
+  /** ECC sub-pixel refinement of each registration (default true). */
+  ecc?: boolean;
+  /** Refuse queries with more pixels (default 40 MP). */
+  maxPixels?: number;
+}
+
+/**
+ * What detection needs from a registration. A transactional registration has no reduced copy:
+ * pass the `reduced` of the normal registration that has the same pixel hash.
+ */
+export type DetectionReference = Pick<Registration, 'key' | 'params'> & { reduced?: ReducedOriginal };
+
+export interface DetectionDiagnostics {
+  /** Host subtraction with the reduced original (informed) or whitening only (blind). */
+  informed: boolean;
+  /** Size of the hypothesis family (the Bonferroni factor). */
+  hypotheses: number;
+  /** Hypotheses actually evaluated before a decision. */
+  tested: number;
+  /** Feature-based registration: inliers of the RANSAC fit, or null when not attempted / failed. */
+  inliers: number | null;
+  /** Fraction of the original covered by the query (best hypothesis). */
+  coverage: number;
+  ms: number;
+}
+
+export interface DetectionResult {
+  watermarked: boolean;
+  diagnostics: DetectionDiagnostics;
+}
+
+export type DetectionMode = 'informed' | 'blind';
+
+/** Features of one geometric hypothesis, reusable against any number of keys. */
+export interface HypothesisFeatures {
+  name: string;
+  coverage: number;
+  informed?: Float64Array;
+  blind?: Float64Array;
+}
+
+export interface ModeOutcome {
+  watermarked: boolean;
+  /** log10 of the Bonferroni-corrected p-value. */
+  log10p: number;
+  /** Normalised correlation of the best hypothesis. */
+  score: number;
+  best?: string;
+}
+
+export interface DetectionAnalysis {
+  family: number;
+  features: HypothesisFeatures[];
+  outcomes: Partial<Record<DetectionMode, ModeOutcome>>;
+  diagnostics: DetectionDiagnostics;
+}
+
+export interface AnalyseOptions extends DetectOptions {
+  /** Which statistics to compute (default: informed when a reduced copy exists, else blind). */
+  modes?: DetectionMode[];
+  /** Evaluate every hypothesis even after a decision (false-positive studies). */
+  exhaustive?: boolean;
+}
+
+const referenceFeatures = new WeakMap<Uint16Array, Promise<OrbFeatures>>();
+
+/** ORB features of a reduced original, computed once per object (issue 5 can persist them). */
+export function orbOfReduced(reduced: ReducedOriginal): Promise<OrbFeatures> {
+  let f = referenceFeatures.get(reduced.luma);
+  if (!f) {
+    f = computeOrbFeatures(toGray8(reducedToFloat(reduced)), reduced.width, reduced.height);
+    referenceFeatures.set(reduced.luma, f);
+  }
+  return f;
+}
+
+/** Query proxies area-reduced to the grid's scale, cached per size. */
+class ProxyCache {
+  private readonly planes = new Map<string, Float32Array>();
+  constructor(private readonly query: PreparedQuery) {}
+
+  /** Warps the query through `toGrid`, first reducing the proxy when it is finer than the grid. */
+  warp(toGrid: Mat3, w0: number, h0: number): Warped & { toGrid: Mat3 } {
+    const { luma, width: qw, height: qh } = this.query.image;
+    const s = localScale(toGrid, qw / 2, qh / 2);
+    if (!(s < 0.8)) return { ...warpToGrid(luma, qw, qh, toGrid, w0, h0), toGrid };
+    // Bilinear sampling of a finer image aliases its texture into the band: average it down first.
+    const nw = Math.max(8, Math.round(qw * s));
+    const nh = Math.max(8, Math.round(qh * s));
+    const id = `${nw}x${nh}`;
+    let plane = this.planes.get(id);
+    if (!plane) {
+      plane = areaReduce(luma, qw, qh, nw, nh);
+      this.planes.set(id, plane);
+    }
+    const H = multiply(toGrid, resizeMap(nw, nh, qw, qh));
+    return { ...warpToGrid(plane, nw, nh, H, w0, h0), toGrid };
+  }
+}
+
+function aspectMatches(qw: number, qh: number, W: number, H: number): boolean {
+  const a = qw / qh;
+  const b = W / H;
+  return Math.abs(a - b) / b < 0.01;
+}
+
+/** Full analysis with p-values: for benchmarks and logs only, never for serialised outputs. */
+export async function analyseDetection(
+  query: Uint8Array | PreparedQuery,
+  reference: DetectionReference,
+  options: AnalyseOptions = {},
+): Promise<DetectionAnalysis> {
+  const t0 = performance.now();
+  assertMediaKey(reference.key);
+  const q = query instanceof PreparedQuery ? query : await prepareQuery(query, { maxPixels: options.maxPixels });
+  const params: EmbeddingParams = reference.params;
+  const { gridWidth: w0, gridHeight: h0, bandLow, bandHigh } = params;
+  const threshold = options.threshold ?? DEFAULT_THRESHOLD;
+  const model = options.transforms ?? 'perspective';
+  const original = reference.reduced ? reducedToFloat(reference.reduced) : undefined;
+  const modes: DetectionMode[] = options.modes ?? [original ? 'informed' : 'blind'];
+  if (!original && modes.includes('informed')) throw new Error('informed detection needs the reduced original');
+  const ecc = options.ecc !== false && original !== undefined;
+  const band = bandIndices(w0, h0, bandLow, bandHigh);
+  const carrier = gaussianCarrier(reference.key, band.length);
+  const { width: qw, height: qh } = q.image;
+  const resizeOnly = aspectMatches(q.image.originalWidth, q.image.originalHeight, params.gridWidth, params.gridHeight);
+  // The family is fixed before looking at any statistic: resize hypothesis (when the aspect ratio
+  // matches), feature registration (when the reduced original exists), each optionally refined by ECC.
+  const family = ((resizeOnly ? 1 : 0) + (original ? 1 : 0)) * (ecc ? 2 : 1);
+  const logThreshold = Math.log10(threshold) - Math.log10(Math.max(1, family));
+  const proxies = new ProxyCache(q);
+  const features: HypothesisFeatures[] = [];
+  const best: Partial<Record<DetectionMode, { log10p: number; score: number; name: string }>> = {};
+  let inliers: number | null = null;
+  let tested = 0;
+
+  const decided = (): boolean => modes.every((m) => (best[m]?.log10p ?? 0) < logThreshold);
+  const evaluate = (name: string, warped: Warped): void => {
+    tested++;
+    const coverage = warped.valid / (w0 * h0);
+    const f: HypothesisFeatures = { name, coverage };
+    features.push(f);
+    if (warped.valid < 0.03 * w0 * h0) return; // nothing of the original in view
+    for (const m of modes) {
+      const x =
+        m === 'informed'
+          ? informedFeatures(original!, warped.values, warped.mask, w0, h0, band, bandHigh)
+          : blindFeatures(warped.values, warped.mask, w0, h0, band, bandHigh);
+      f[m] = x;
+      const score = normalisedCorrelation(x, carrier);
+      const log10p = log10PValue(score, band.length);
+      if (!best[m] || log10p < best[m]!.log10p) best[m] = { log10p, score, name };
+    }
+  };
+  const refine = async (name: string, base: Warped & { toGrid: Mat3 }): Promise<void> => {
+    const correction = await refineEcc(original!, base.values, base.mask, w0, h0, model);
+    if (correction) evaluate(`${name}+ecc`, proxies.warp(multiply(correction, base.toGrid), w0, h0));
+    else tested++;
+  };
+
+  let resized: (Warped & { toGrid: Mat3 }) | undefined;
+  if (resizeOnly) {
+    resized = proxies.warp(resizeMap(qw, qh, w0, h0), w0, h0);
+    evaluate('resize', resized);
+  }
+  let registered: (Warped & { toGrid: Mat3 }) | undefined;
+  if (original && (options.exhaustive || !decided())) {
+    const reg = await registerQuery(await q.orb(), await orbOfReduced(reference.reduced!), model);
+    if (reg) {
+      inliers = reg.inliers;
+      registered = proxies.warp(reg.homography, w0, h0);
+      evaluate('features', registered);
+    } else tested++;
+  }
+  if (ecc && registered && (options.exhaustive || !decided())) await refine('features', registered);
+  if (ecc && resized && (options.exhaustive || !decided())) await refine('resize', resized);
+
+  const outcomes: Partial<Record<DetectionMode, ModeOutcome>> = {};
+  for (const m of modes) {
+    const b = best[m];
+    const log10p = b ? Math.min(0, b.log10p + Math.log10(Math.max(1, family))) : 0;
+    outcomes[m] = { watermarked: log10p < Math.log10(threshold), log10p, score: b?.score ?? 0, best: b?.name };
+  }
+  const coverage = features.reduce((c, f) => Math.max(c, f.coverage), 0);
+  return {
+    family,
+    features,
+    outcomes,
+    diagnostics: { informed: modes[0] === 'informed', hypotheses: family, tested, inliers, coverage, ms: performance.now() - t0 },
+  };
+}
+
+/** Is `query` a watermarked copy made with this registration's key? */
+export async function detect(
+  query: Uint8Array | PreparedQuery,
+  reference: DetectionReference,
+  options: DetectOptions = {},
+): Promise<DetectionResult> {
+  const analysis = await analyseDetection(query, reference, {
+    transforms: options.transforms,
+    threshold: options.threshold,
+    ecc: options.ecc,
+    maxPixels: options.maxPixels,
+  });
+  const outcome = Object.values(analysis.outcomes)[0];
+  return { watermarked: outcome?.watermarked ?? false, diagnostics: analysis.diagnostics };
+}
+
+/**
+ * log10 of the Bonferroni-corrected p-value of stored hypothesis features against another key:
+ * false-positive studies reuse the features of one query for many keys.
+ */
+export function log10PValueForKey(features: readonly HypothesisFeatures[], family: number, key: Uint8Array, mode: DetectionMode): number {
+  let min = 0;
+  let carrier: Float64Array | undefined;
+  for (const f of features) {
+    const x = f[mode];
+    if (!x) continue;
+    carrier ??= gaussianCarrier(key, x.length);
+    min = Math.min(min, log10PValue(normalisedCorrelation(x, carrier), x.length));
+  }
+  return Math.min(0, min + Math.log10(Math.max(1, family)));
+}

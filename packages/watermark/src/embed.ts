@@ -1,0 +1,269 @@
+/**
+ * Embedding: delta Y = alpha * M * P added equally to R, G and B (luminance only, no colour drift),
+ * with M the blurred JND mask and P the upsampled keyed pattern; alpha solved so the PSNR lands
+ * just above the target. Passes over rows: reduce (canonical copy + mask grid), energy of M * P, apply.
+ */
+import { performance } from 'node:perf_hooks';
+import {
+  AreaReducer,
+  DEFAULT_MAX_PIXELS,
+  decodeRaw,
+  encodeLike,
+  lumaRow,
+  probeImage,
+  type ImageFormat,
+  type RawImage,
+} from '@filigrane/vision';
+import { jndMask, maskBlurRadius, maskGrid, type RowSource } from './jnd';
+import { assertMediaKey } from './key';
+import { ALGORITHM_VERSION, canonicalGrid, DEFAULTS, type EmbeddingParams } from './params';
+import { canonicalPattern, PlaneUpsampler } from './pattern';
+import { pixelHash } from './pixel-hash';
+import { floatToReduced, type Registration, type RegistrationMode } from './registration';
+
+export interface EmbedOptions {
+  /** Target PSNR in dB over the colour channels (default 44). */
+  targetPsnr?: number;
+  /** Canonical long side (default 512). */
+  canonicalSize?: number;
+  /** Transactional registration: no reduced copy. */
+  transactional?: boolean;
+  /** Refuse images with more pixels (default 40 MP). */
+  maxPixels?: number;
+}
+
+export interface EmbedReport {
+  /** PSNR of the watermarked pixels against the original, before the output codec. */
+  psnr: number;
+  width: number;
+  height: number;
+  /** Embedding time, decoding and encoding excluded. */
+  ms: number;
+  /** Decode + embed + encode (equal to ms for embedRaw). */
+  totalMs: number;
+}
+
+export interface EmbedRawResult {
+  raw: RawImage;
+  report: EmbedReport;
+  registration: Registration;
+}
+
+export interface EmbedResult extends EmbedRawResult {
+  /** The watermarked image, same format and metadata as the input. */
+  image: Buffer;
+  format: ImageFormat;
+}
+
+/**
+ * One pass over the rows: luminance reduced to the canonical grid (the reduced original) and to
+ * the mask grid (JND input). Both are area averages; luminance is computed once per row.
+ */
+function reducePlanes(raw: RawImage, w0: number, h0: number, wm: number, hm: number): { canonical: Float32Array; maskLuma?: Float32Array } {
+  const { width: W, height: H } = raw;
+  const row = new Float32Array(W);
+  const toCanonical = w0 === W && h0 === H ? undefined : new AreaReducer(W, H, w0, h0);
+  const toMask = wm === W && hm === H ? undefined : new AreaReducer(W, H, wm, hm);
+  const direct = toCanonical ? undefined : new Float32Array(w0 * h0);
+  for (let y = 0; y < H; y++) {
+    lumaRow(raw, y, row);
+    if (toCanonical) toCanonical.push(row);
+    else direct!.set(row, y * W);
+    toMask?.push(row);
+  }
+  return { canonical: toCanonical ? toCanonical.result() : direct!, maskLuma: toMask?.result() };
+}
+
+/**
+ * M * P on the mask grid. Both factors are smooth at that scale (the mask is blurred over a
+ * canonical pixel, the pattern is band-limited), so upsampling the product once is as good as
+ * multiplying two upsampled planes, at half the cost per full-resolution pixel.
+ */
+function shapedPlane(maskPlane: Float32Array, wm: number, hm: number, p0: Float32Array, w0: number, h0: number): Float32Array {
+  const up = new PlaneUpsampler(p0, w0, h0, wm, hm);
+  const out = new Float32Array(wm * hm);
+  const row = new Float32Array(wm);
+  for (let y = 0; y < hm; y++) {
+    up.row(y, row);
+    const o = y * wm;
+    for (let x = 0; x < wm; x++) out[o + x] = maskPlane[o + x] * row[x];
+  }
+  return out;
+}
+
+/**
+ * Histogram of M * P over all pixels: the PSNR after rounding can then be predicted for any gain
+ * without another pass over the image (the added value is round(alpha * m) on every colour channel).
+ */
+class ShapedHistogram {
+  static readonly BINS = 1 << 13;
+  readonly counts = new Uint32Array(ShapedHistogram.BINS);
+  constructor(readonly bound: number) {}
+
+  add(mp: Float32Array, n: number): void {
+    const half = ShapedHistogram.BINS / 2;
+    const k = (half - 1) / (this.bound || 1);
+    const counts = this.counts;
+    for (let x = 0; x < n; x++) counts[half + Math.round(mp[x] * k)]++;
+  }
+
+  /** Mean square of the rounded delta, in output units, for gain `a` (clipping ignored). */
+  meanSquare(a: number, total: number, integer: boolean): number {
+    const half = ShapedHistogram.BINS / 2;
+    const step = (this.bound || 1) / (half - 1);
+    let ss = 0;
+    for (let i = 0; i < this.counts.length; i++) {
+      const c = this.counts[i];
+      if (c === 0) continue;
+      const d = a * (i - half) * step;
+      const e = integer ? Math.round(d) : d;
+      ss += c * e * e;
+    }
+    return ss / total;
+  }
+}
+
+/** Smallest-error gain whose predicted MSE (in 8-bit units) is at most `mseTarget`, by bisection. */
+function solveGain(h: ShapedHistogram, total: number, mseTarget: number, depth: 8 | 16): number {
+  const scale = depth === 16 ? 257 : 1;
+  const mse = (alpha: number): number => h.meanSquare(alpha * scale, total, true) / (scale * scale);
+  let lo = 0;
+  let hi = 1;
+  while (mse(hi) < mseTarget && hi < 1e6) hi *= 2;
+  for (let i = 0; i < 40; i++) {
+    const mid = (lo + hi) / 2;
+    if (mse(mid) <= mseTarget) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Writes original + round(alpha * M * P) into `out` (colour channels only); returns the PSNR in dB. */
+function applyDelta(raw: RawImage, out: Uint8Array | Uint16Array, shaped: PlaneUpsampler, alpha: number): number {
+  const { data, channels, width: W, height: H } = raw;
+  const colour = channels >= 3 ? 3 : 1;
+  const scale = raw.depth === 16 ? 257 : 1;
+  const max = raw.depth === 16 ? 65535 : 255;
+  const a = alpha * scale;
+  let sse = 0;
+  out.set(data);
+  const mp = new Float32Array(W);
+  for (let y = 0, p = 0; y < H; y++) {
+    shaped.row(y, mp);
+    for (let x = 0; x < W; x++, p += channels) {
+      // Samples are integers, so round(v + d) = v + round(d): one rounding per pixel.
+      const d = Math.round(a * mp[x]);
+      if (d === 0) continue;
+      for (let c = 0; c < colour; c++) {
+        const v0 = data[p + c];
+        let v = v0 + d;
+        if (v < 0) v = 0;
+        else if (v > max) v = max;
+        out[p + c] = v;
+        sse += (v - v0) * (v - v0);
+      }
+    }
+  }
+  const mse = sse / (scale * scale) / (W * H * colour);
+  return mse > 0 ? 10 * Math.log10((255 * 255) / mse) : Infinity;
+}
+
+/** Milliseconds spent in each stage of the last embedRaw call (benchmarks and profiling only). */
+export const lastEmbedStages: Record<string, number> = {};
+
+/** Embeds into raw pixels; the input is not modified. */
+export function embedRaw(raw: RawImage, key: Uint8Array, options: EmbedOptions = {}, format: ImageFormat | 'raw' = 'raw'): EmbedRawResult {
+  assertMediaKey(key);
+  const t0 = performance.now();
+  let tStage = t0;
+  const stage = (name: string): void => {
+    const now = performance.now();
+    lastEmbedStages[name] = now - tStage;
+    tStage = now;
+  };
+  const targetPsnr = options.targetPsnr ?? DEFAULTS.targetPsnr;
+  const L = options.canonicalSize ?? DEFAULTS.canonicalSize;
+  const { width: W, height: H } = raw;
+  const { gridWidth: w0, gridHeight: h0 } = canonicalGrid(W, H, L);
+  const transactional = options.transactional === true;
+
+  const { maskWidth: wm, maskHeight: hm } = maskGrid(W, H, L);
+  const planes = reducePlanes(raw, w0, h0, wm, hm);
+  const reduced = transactional ? undefined : floatToReduced(planes.canonical, w0, h0);
+  stage('reduce');
+  const maskSource: RowSource = planes.maskLuma
+    ? (y, out) => out.set(planes.maskLuma!.subarray(y * wm, (y + 1) * wm))
+    : (y, out) => lumaRow(raw, y, out);
+  const maskPlane = jndMask(wm, hm, maskSource, maskBlurRadius(wm, w0), DEFAULTS.laCap);
+  stage('mask');
+  const p0 = canonicalPattern(key, w0, h0, DEFAULTS.bandLow, DEFAULTS.bandHigh);
+  stage('pattern');
+  const q = shapedPlane(maskPlane, wm, hm, p0, w0, h0);
+  let bound = 0;
+  for (let i = 0; i < q.length; i++) if (Math.abs(q[i]) > bound) bound = Math.abs(q[i]);
+  // Bilinear interpolation never leaves the range of its samples: `bound` bounds every pixel.
+  const shaped = new PlaneUpsampler(q, wm, hm, W, H);
+  const histogram = new ShapedHistogram(bound);
+  const row = new Float32Array(W);
+  for (let y = 0; y < H; y++) {
+    shaped.row(y, row);
+    histogram.add(row, W);
+  }
+  // The gain is solved on the histogram (rounding included); clipping can only lower the error, so
+  // the measured PSNR is >= the target, and one correction pass tops it up when clipping was heavy.
+  const mseTarget = (255 * 255) / Math.pow(10, targetPsnr / 10);
+  stage('shape');
+  let alpha = solveGain(histogram, W * H, mseTarget, raw.depth);
+  stage('gain');
+  const out = raw.depth === 16 ? new Uint16Array(raw.data.length) : new Uint8Array(raw.data.length);
+  let psnr = applyDelta(raw, out, shaped, alpha);
+  if (alpha > 0 && psnr > targetPsnr + 0.2) {
+    alpha = solveGain(histogram, W * H, mseTarget * Math.pow(10, (psnr - targetPsnr - 0.05) / 10), raw.depth);
+    const retry = applyDelta(raw, out, shaped, alpha);
+    if (retry >= targetPsnr) psnr = retry;
+    else psnr = applyDelta(raw, out, shaped, (alpha = solveGain(histogram, W * H, mseTarget, raw.depth)));
+  }
+  stage('apply');
+  const params: EmbeddingParams = {
+    algorithm: ALGORITHM_VERSION,
+    canonicalSize: L,
+    gridWidth: w0,
+    gridHeight: h0,
+    bandLow: DEFAULTS.bandLow,
+    bandHigh: DEFAULTS.bandHigh,
+    laCap: DEFAULTS.laCap,
+    targetPsnr,
+    psnr,
+  };
+  const registration: Registration = {
+    mode: (transactional ? 'transactional' : 'normal') as RegistrationMode,
+    key: Buffer.from(key),
+    pixelHash: pixelHash(raw),
+    params,
+    original: { width: W, height: H, format },
+    reduced,
+  };
+  const ms = performance.now() - t0;
+  return {
+    raw: { ...raw, data: out },
+    report: { psnr, width: W, height: H, ms, totalMs: ms },
+    registration,
+  };
+}
+
+/** Decodes a JPEG, PNG or GIF, embeds, and re-encodes in the same format with the same metadata. */
+export async function embed(input: Uint8Array, key: Uint8Array, options: EmbedOptions = {}): Promise<EmbedResult> {
+  assertMediaKey(key);
+  const t0 = performance.now();
+  const limits = { maxPixels: options.maxPixels ?? DEFAULT_MAX_PIXELS };
+  const info = await probeImage(input, limits);
+  const raw = await decodeRaw(input, info, limits);
+  const result = embedRaw(raw, key, options, info.format);
+  const image = await encodeLike(result.raw, input, info);
+  return {
+    ...result,
+    image,
+    format: info.format,
+    report: { ...result.report, totalMs: performance.now() - t0 },
+  };
+}
