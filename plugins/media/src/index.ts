@@ -8,3 +8,4 @@ export { mediaView, imageView, mediaUrl, fileUrl } from './media-view.js';
 export { parseMetadata, type Metadata } from './metadata.js';
 export { parseMediaPath, type MediaPath } from './media-path.js';
 export { decodeReduced } from './reduced-image.js';
+export { TextQueryService, TEXT_SEARCH_LIMIT, type TextCriteria } from './text-query.service.js';

@@ -8,6 +8,7 @@ import { MediaResolver } from './media.resolver.js';
 import { mediaRoutes } from './media.routes.js';
 import { MediaService } from './media.service.js';
 import { RegistrationService } from './registration.service.js';
+import { TextQueryService } from './text-query.service.js';
 
 /** The media tree and registration: registration files, URLs, data URIs, plain images. */
 export const mediaPlugin = definePlugin({
@@ -19,6 +20,7 @@ export const mediaPlugin = definePlugin({
   bindings: new ContainerModule(({ bind }) => {
     bind(MediaService).toSelf().inSingletonScope();
     bind(RegistrationService).toSelf().inSingletonScope();
+    bind(TextQueryService).toSelf().inSingletonScope();
   }),
   routes: mediaRoutes,
   resolvers: [MediaResolver],

@@ -1,0 +1,52 @@
+import { inject, injectable } from 'inversify';
+import { Arg, Ctx, Field, InputType, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { requirePrincipal, type GraphQLContext } from '@filigrane/core';
+import { SearchService } from './search.service.js';
+
+@InputType('TextSearchInput')
+class TextSearchInput {
+  @Field(() => GraphQLJSONObject, { nullable: true }) metadata?: Record<string, unknown>;
+  @Field(() => [String], { nullable: true, description: 'image, video or folder' }) type?: string[];
+  @Field(() => String, { nullable: true }) filename?: string;
+  @Field(() => String, { nullable: true, description: 'At least 3 characters, case sensitive.' }) filenameStartsWith?: string;
+  @Field(() => Boolean, { nullable: true, defaultValue: true }) sync?: boolean;
+}
+
+@ObjectType('SearchResult', { description: 'status complete with matches (sync), or a pollable search (async: id and url).' })
+class SearchResultType {
+  @Field(() => String, { nullable: true }) id!: string | null;
+  @Field(() => String) status!: string;
+  @Field(() => String, { nullable: true }) url!: string | null;
+  @Field(() => [GraphQLJSONObject], { nullable: true, description: 'The REST match objects.' }) matches!: Record<string, unknown>[] | null;
+}
+
+const toResult = (body: Record<string, unknown>): SearchResultType => ({
+  id: (body.id as string) ?? null,
+  status: body.status as string,
+  url: (body.url as string) ?? null,
+  matches: (body.matches as Record<string, unknown>[]) ?? null,
+});
+
+@injectable()
+@Resolver()
+export class SearchResolver {
+  constructor(@inject(SearchService) private readonly searches: SearchService) {}
+
+  @Mutation(() => SearchResultType, { description: 'Search media by metadata, type and file name.' })
+  async textSearch(@Arg('input', () => TextSearchInput) input: TextSearchInput, @Ctx() ctx: GraphQLContext): Promise<SearchResultType> {
+    const p = requirePrincipal(ctx);
+    const body: Record<string, unknown> = {};
+    if (input.metadata) body.metadata = input.metadata;
+    if (input.type) body.type = input.type;
+    if (input.filename) body.filename = input.filename;
+    if (input.filenameStartsWith) body.filename__startswith = input.filenameStartsWith;
+    if (input.sync !== undefined && input.sync !== null) body.sync = input.sync;
+    return toResult((await this.searches.submit(body, { accountId: p.accountId, home: p.home, baseUrl: ctx.baseUrl })).body);
+  }
+
+  @Query(() => SearchResultType, { description: 'An asynchronous search by id.' })
+  async search(@Arg('id', () => String) id: string, @Ctx() ctx: GraphQLContext): Promise<SearchResultType> {
+    return toResult(await this.searches.get(requirePrincipal(ctx).accountId, id, ctx.baseUrl));
+  }
+}

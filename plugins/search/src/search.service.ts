@@ -1,0 +1,104 @@
+import { randomUUID } from 'node:crypto';
+import { inject, injectable } from 'inversify';
+import type { DataSource } from 'typeorm';
+import { ApiError, badRequest, notFound, TOKENS, type Clock, type ExtensionRegistry, type JobQueue } from '@filigrane/core';
+import { Search } from './search.entity.js';
+import { SEARCH_EXECUTORS, type SearchExecutor, type SearchScope } from './search-executors.js';
+
+export const SEARCH_QUEUE = 'search.run';
+
+export interface SubmitResult {
+  status: 200 | 201;
+  body: Record<string, unknown>;
+}
+
+export const searchUrl = (baseUrl: string, id: string) => `${baseUrl}/api/v4/searches/${id}/`;
+
+/** Runs searches now (sync) or as jobs (async, polled at /api/v4/searches/<id>/). */
+@injectable()
+export class SearchService {
+  constructor(
+    @inject(TOKENS.DataSource) private readonly db: DataSource,
+    @inject(TOKENS.Extensions) private readonly extensions: ExtensionRegistry,
+    @inject(TOKENS.JobQueue) private readonly jobs: JobQueue,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+  ) {}
+
+  private executor(body: Record<string, unknown>): SearchExecutor {
+    const executor = this.extensions.get(SEARCH_EXECUTORS).find((e) => e.accepts(body));
+    if (!executor) throw new ApiError(501, 'search_kind_unavailable', 'No installed plugin handles this kind of search.');
+    return executor;
+  }
+
+  private byKind(kind: string): SearchExecutor {
+    const executor = this.extensions.get(SEARCH_EXECUTORS).find((e) => e.kind === kind);
+    if (!executor) throw new Error(`no executor for searches of kind ${kind}`);
+    return executor;
+  }
+
+  async submit(body: unknown, scope: SearchScope): Promise<SubmitResult> {
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('invalid', 'Expected a JSON object (or a multipart form for an image).');
+    const input = body as Record<string, unknown>;
+    const executor = this.executor(input);
+    const { query, sync, name } = await executor.parse(input, scope);
+    if (sync) return { status: 200, body: { status: 'complete', matches: await executor.run(query, scope) } };
+    const search = this.db.manager.create(Search, {
+      id: randomUUID(),
+      accountId: scope.accountId,
+      home: scope.home,
+      baseUrl: scope.baseUrl,
+      kind: executor.kind,
+      name,
+      query: query as Record<string, unknown>,
+      status: 'pending',
+      matches: null,
+      error: null,
+      finished: null,
+    });
+    await this.db.manager.save(search);
+    await this.jobs.send(SEARCH_QUEUE, { id: search.id });
+    return { status: 201, body: this.view(search) };
+  }
+
+  /** Job handler: runs a pending search and stores its matches or its error. */
+  async run(id: string): Promise<void> {
+    const search = await this.db.manager.findOne(Search, { where: { id } });
+    if (!search || search.status === 'complete' || search.status === 'failed') return;
+    await this.db.manager.update(Search, { id }, { status: 'running' });
+    const scope = { accountId: search.accountId, home: search.home, baseUrl: search.baseUrl };
+    try {
+      const matches = await this.byKind(search.kind).run(search.query, scope);
+      await this.db.manager.update(Search, { id }, { status: 'complete', matches: matches as never, finished: this.clock.now() });
+    } catch (err) {
+      const e = err instanceof ApiError ? { code: err.code, details: err.details } : { code: 'server_error', details: 'The search failed; retry later.' };
+      await this.db.manager.update(Search, { id }, { status: 'failed', error: e as never, finished: this.clock.now() });
+    }
+  }
+
+  async get(accountId: number, id: string, baseUrl: string): Promise<Record<string, unknown>> {
+    if (!/^[0-9a-f-]{36}$/i.test(id)) throw notFound('No such search.');
+    const search = await this.db.manager.findOne(Search, { where: { id, accountId } });
+    if (!search) throw notFound('No such search.');
+    return this.view(search, baseUrl);
+  }
+
+  async list(accountId: number, offset: number, limit: number): Promise<[Search[], number]> {
+    return this.db.manager.findAndCount(Search, { where: { accountId }, order: { created: 'DESC' }, skip: offset, take: limit });
+  }
+
+  view(s: Search, baseUrl = s.baseUrl): Record<string, unknown> {
+    const view: Record<string, unknown> = {
+      id: s.id,
+      url: searchUrl(baseUrl, s.id),
+      name: s.name,
+      type: s.kind,
+      status: s.status,
+      created: s.created.toISOString(),
+      finished: s.finished?.toISOString() ?? null,
+      query: this.byKind(s.kind).describe(s.query),
+    };
+    if (s.status === 'complete') view.matches = s.matches ?? [];
+    if (s.status === 'failed') view.error = s.error;
+    return view;
+  }
+}
