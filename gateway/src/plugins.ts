@@ -2,8 +2,10 @@ import type { FiligranePlugin } from '@filigrane/core';
 import { accountPlugin } from '@filigrane/plugin-account';
 import { authPlugin } from '@filigrane/plugin-auth';
 import { blacklistPlugin } from '@filigrane/plugin-blacklist';
+import { mediaPlugin } from '@filigrane/plugin-media';
+import { searchPlugin } from '@filigrane/plugin-search';
 
 /** The plugins `filigrane start` loads. Order does not matter: `requires` decides. */
 export function defaultPlugins(): FiligranePlugin[] {
-  return [authPlugin, accountPlugin, blacklistPlugin];
+  return [authPlugin, accountPlugin, blacklistPlugin, mediaPlugin, searchPlugin];
 }

@@ -38,11 +38,11 @@ export class JobRunner implements JobQueue {
   }
 
   /** Registers handlers and schedules: called by processes that run workers. */
-  async work(specs: JobSpec[]): Promise<void> {
+  async work(specs: JobSpec<never>[]): Promise<void> {
     for (const spec of specs) {
       const boss = await this.queue(spec.queue);
       await boss.work(spec.queue, async (jobs) => {
-        for (const job of jobs) await spec.handler(job.data, { id: job.id });
+        for (const job of jobs) await spec.handler(job.data as never, { id: job.id });
       });
       if (spec.schedule) await boss.schedule(spec.queue, spec.schedule);
       else await boss.unschedule(spec.queue).catch(() => undefined);

@@ -37,7 +37,8 @@ export interface FiligranePlugin {
   /** type-graphql resolver classes; resolved from the container. */
   // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
   resolvers?: Function[];
-  jobs?: (container: Container) => JobSpec[];
+  // `never`: each plugin types its own job data.
+  jobs?: (container: Container) => JobSpec<never>[];
   /** Extension points this plugin owns (others contribute, this plugin reads them). */
   extensionPoints?: ExtensionPoint<unknown>[];
   contributions?: Contribution[];

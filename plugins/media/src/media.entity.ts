@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
 
 export type MediaType = 'folder' | 'image' | 'video' | 'document';
 /** watermarked: registered from a registration file (detection runs); plain: similarity only. */
@@ -9,7 +9,7 @@ const bigint = { to: (v: number) => v, from: (v: string | null) => (v === null ?
 /** One node of the media tree: a folder or a registered media. */
 @Entity({ name: 'media' })
 export class Media {
-  @PrimaryGeneratedColumn({ type: 'bigint', transformer: bigint })
+  @PrimaryColumn({ type: 'bigint', transformer: bigint })
   id!: number;
 
   /** Owner: the account whose home directory holds the node. */

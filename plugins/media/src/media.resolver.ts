@@ -65,7 +65,7 @@ function view(m: Media, baseUrl: string): MediaType {
 @injectable()
 @Resolver()
 export class MediaResolver {
-  constructor(@inject(MediaService) private readonly media: MediaService) {}
+  constructor(@inject(MediaService) private readonly service: MediaService) {}
 
   @Query(() => FolderType, { description: 'A folder of the media tree and a page of its children (path: /<homedir>/<path>, default the home).' })
   async mediaFolder(
@@ -78,14 +78,14 @@ export class MediaResolver {
     const location = parseMediaPath(encodeSegments(path ?? ''), requirePrincipal(ctx), { allowHidden: hidden ?? false });
     const size = Math.min(100, Math.max(1, pageSize ?? 100));
     const p = Math.max(1, page ?? 1);
-    const f = await this.media.folder(location, { offset: (p - 1) * size, pageSize: size }, hidden ?? false);
+    const f = await this.service.folder(location, { offset: (p - 1) * size, pageSize: size }, hidden ?? false);
     return { folder: view(f.folder, ctx.baseUrl), children: f.children.map((c) => view(c, ctx.baseUrl)), childrenCount: f.childrenCount, subfoldersCount: f.subfoldersCount, mediaCount: f.mediaCount };
   }
 
   @Query(() => MediaType, { nullable: true, description: 'A media or folder by path; null when there is none.' })
   async media(@Arg('path', () => String) path: string, @Ctx() ctx: GraphQLContext): Promise<MediaType | null> {
     const location = parseMediaPath(encodeSegments(path), requirePrincipal(ctx), { allowHidden: true });
-    const m = await this.media.findByPath(location.path);
+    const m = await this.service.findByPath(location.path);
     return m ? view(m, ctx.baseUrl) : null;
   }
 
@@ -97,7 +97,7 @@ export class MediaResolver {
   ): Promise<boolean> {
     const location = parseMediaPath(encodeSegments(path), requirePrincipal(ctx));
     const { set, remove } = parseMetadata(metadata);
-    await this.media.updateMetadata(location.path, set, remove);
+    await this.service.updateMetadata(location.path, set, remove);
     return true;
   }
 }
