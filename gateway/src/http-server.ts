@@ -25,6 +25,11 @@ export function createHttpServer(config: GatewayConfig, container: Container, lo
     requestIdHeader: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2000 },
     trustProxy: process.env.TRUST_PROXY === '1',
+    // Errors Fastify raises before routing (malformed URL, bad Content-Type header) get our body too.
+    frameworkErrors: (err, _req, reply) => {
+      const api = toApiError(err);
+      void reply.code(api.statusCode).type('application/json; charset=utf-8').send(JSON.stringify(api.toBody()));
+    },
   });
   app.decorateRequest('principal', null);
   app.decorateRequest('authError', null);

@@ -24,11 +24,19 @@ interface UsageRow {
 /**
  * Usage counters and quotas, changed inside the caller's transaction so that usage always
  * matches what is stored. Growth beyond a quota is refused (403 quota_exceeded) and raises the
- * account's `quota exceeded` incident; shrinking back under every quota clears it.
+ * account's `quota exceeded` incident (see recordQuotaExceeded); shrinking back under every quota clears it.
  */
 @injectable()
 export class AccountUsageService {
   constructor(@inject(TOKENS.DataSource) private readonly db: DataSource) {}
+
+  /**
+   * Raises the `quota exceeded` incident. Called by the caller after its refused transaction
+   * has rolled back (inside it, this would wait on the transaction's own row lock).
+   */
+  async recordQuotaExceeded(accountId: number): Promise<void> {
+    await this.db.query('UPDATE account_profiles SET incidents = $2 WHERE account_id = $1 AND incidents IS NULL', [accountId, QUOTA_EXCEEDED]);
+  }
 
   async apply(manager: EntityManager, accountId: number, delta: UsageDelta): Promise<void> {
     const rows: UsageRow[] = await manager.query(
@@ -51,8 +59,6 @@ export class AccountUsageService {
       quotas[counter] = Math.max(0, value);
     }
     if (over.length && grows) {
-      // Recorded outside the refused transaction, so the incident survives its rollback.
-      await this.db.query('UPDATE account_profiles SET incidents = $2 WHERE account_id = $1 AND incidents IS NULL', [accountId, QUOTA_EXCEEDED]);
       throw new ApiError(403, 'quota_exceeded', `This registration would exceed the account's ${over.join(' and ')}.`);
     }
     const underAll =

@@ -73,31 +73,29 @@ async function registrationInput(ctx: RouteContext): Promise<{ input: Registrati
   return { input: inputOf(await resolveUrl(ctx, body.url)), metadata: body.metadata };
 }
 
+/** A folder (with a page of its children) or a media. */
+const getMedia: RouteSpec['handler'] = async (ctx) => {
+  const hidden = parseBoolean(queryString(ctx.query, 'hidden'), 'hidden') ?? false;
+  const location = parseMediaPath(treePath(ctx), ctx.principal!, { allowHidden: hidden });
+  const service = ctx.container.get(MediaService);
+  const media = location.names.length ? await service.findByPath(location.path) : null;
+  if (media && media.type !== 'folder') return ok(mediaView(media, ctx.baseUrl));
+  const page = parsePage(ctx);
+  const folder = await service.folder(location, page, hidden);
+  const children = folder.children.map((c) => mediaView(c, ctx.baseUrl));
+  const envelope = pageEnvelope(ctx, page, folder.childrenCount, children, { withCount: false, listName: 'children' });
+  return ok({
+    ...mediaView(folder.folder, ctx.baseUrl),
+    children_count: folder.childrenCount,
+    subfolders_count: folder.subfoldersCount,
+    media_count: folder.mediaCount,
+    ...envelope,
+  });
+};
+
 export const mediaRoutes: RouteSpec[] = [
-  {
-    versions: ['v4'],
-    method: 'GET',
-    path: '/media/*',
-    summary: 'A folder (with a page of children) or a media',
-    async handler(ctx) {
-      const hidden = parseBoolean(queryString(ctx.query, 'hidden'), 'hidden') ?? false;
-      const location = parseMediaPath(treePath(ctx), ctx.principal!, { allowHidden: hidden });
-      const service = ctx.container.get(MediaService);
-      const media = location.names.length ? await service.findByPath(location.path) : null;
-      if (media && media.type !== 'folder') return ok(mediaView(media, ctx.baseUrl));
-      const page = parsePage(ctx);
-      const folder = await service.folder(location, page, hidden);
-      const children = folder.children.map((c) => mediaView(c, ctx.baseUrl));
-      const envelope = pageEnvelope(ctx, page, folder.childrenCount, children, { withCount: false, listName: 'children' });
-      return ok({
-        ...mediaView(folder.folder, ctx.baseUrl),
-        children_count: folder.childrenCount,
-        subfolders_count: folder.subfoldersCount,
-        media_count: folder.mediaCount,
-        ...envelope,
-      });
-    },
-  },
+  { versions: ['v4'], method: 'GET', path: '/media', summary: 'The caller\'s home folder', handler: getMedia },
+  { versions: ['v4'], method: 'GET', path: '/media/*', summary: 'A folder (with a page of children) or a media', handler: getMedia },
   {
     versions: ['v4'],
     method: 'PUT',

@@ -14,6 +14,12 @@ export interface FolderPage {
   mediaCount: number;
 }
 
+/** TypeORM answers UPDATE and DELETE ... RETURNING with [rows, count]; INSERT with rows. */
+export function returnedRows<T = Record<string, unknown>>(result: unknown): T[] {
+  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[0] as T[];
+  return result as T[];
+}
+
 /** Blob keys of a media: everything of it lives under `media/<id>/`. */
 export const blobKeys = (id: number) => ({
   prefix: `media/${id}`,
@@ -109,11 +115,11 @@ export class MediaService {
 
   /** Sets and removes metadata keys of a media or folder. */
   async updateMetadata(path: string, set: Metadata, remove: string[]): Promise<void> {
-    const result: unknown[] = await this.db.query(
+    const result = await this.db.query(
       'UPDATE media SET metadata = (metadata || $2::jsonb) - $3::text[] WHERE path = $1 RETURNING id',
       [path, JSON.stringify(set), remove],
     );
-    if (!result.length) throw notFound(`No media or folder at ${path}.`);
+    if (!returnedRows(result).length) throw notFound(`No media or folder at ${path}.`);
   }
 
   /**
@@ -133,9 +139,8 @@ export class MediaService {
         const inside: unknown[] = await m.query('SELECT 1 FROM media WHERE parent = $1 LIMIT 1', [location.path]);
         if (inside.length) throw conflict('folder_not_empty', `${location.path} is not empty; add ?recursive=true to delete it with its content.`);
       }
-      const rows: { id: string; type: string; kind: string | null; disk_usage: string }[] = await m.query(
-        `DELETE FROM media WHERE path = $1 OR path LIKE $2 RETURNING id, type, kind, disk_usage`,
-        [location.path, like],
+      const rows = returnedRows<{ id: string; type: string; kind: string | null; disk_usage: string }>(
+        await m.query(`DELETE FROM media WHERE path = $1 OR path LIKE $2 RETURNING id, type, kind, disk_usage`, [location.path, like]),
       );
       const media = rows.filter((r) => r.type !== 'folder');
       const folders = rows.length - media.length;

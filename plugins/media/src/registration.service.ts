@@ -104,6 +104,7 @@ export class RegistrationService {
       });
     } catch (err) {
       for (const key of written) await this.blobs.delete(key).catch(() => undefined);
+      if (err instanceof ApiError && err.code === 'quota_exceeded') await this.usage.recordQuotaExceeded(ownerId);
       throw err;
     }
     for (const listener of this.extensions.get(MEDIA_EVENTS)) {
