@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Container } from 'inversify';
 import { ApiError, TOKENS, type Authenticator } from '@filigrane/core';
 import type { GatewayConfig } from './config.js';
@@ -28,7 +28,7 @@ export function createHttpServer(config: GatewayConfig, container: Container, lo
     // Errors Fastify raises before routing (malformed URL, bad Content-Type header) get our body too.
     frameworkErrors: (err, _req, reply) => {
       const api = toApiError(err);
-      void reply.code(api.statusCode).type('application/json; charset=utf-8').send(JSON.stringify(api.toBody()));
+      void (reply as FastifyReply).code(api.statusCode).type('application/json; charset=utf-8').send(JSON.stringify(api.toBody()));
     },
   });
   app.decorateRequest('principal', null);
