@@ -217,11 +217,18 @@ export function embedRaw(raw: RawImage, key: Uint8Array, options: EmbedOptions =
   stage('gain');
   const out = raw.depth === 16 ? new Uint16Array(raw.data.length) : new Uint8Array(raw.data.length);
   let psnr = applyDelta(raw, out, shaped, alpha);
-  if (alpha > 0 && psnr > targetPsnr + 0.2) {
-    alpha = solveGain(histogram, W * H, mseTarget * Math.pow(10, (psnr - targetPsnr - 0.05) / 10), raw.depth);
-    const retry = applyDelta(raw, out, shaped, alpha);
-    if (retry >= targetPsnr) psnr = retry;
-    else psnr = applyDelta(raw, out, shaped, (alpha = solveGain(histogram, W * H, mseTarget, raw.depth)));
+  // The histogram's bins blur rounding boundaries slightly: nudge the target until the measured
+  // PSNR is in [target, target + 0.2] (clipping can also leave it well above the target).
+  let goal = mseTarget;
+  for (let i = 0; i < 3 && alpha > 0 && (psnr < targetPsnr || psnr > targetPsnr + 0.2); i++) {
+    goal *= Math.pow(10, (psnr - targetPsnr - 0.02) / 10);
+    alpha = solveGain(histogram, W * H, goal, raw.depth);
+    psnr = applyDelta(raw, out, shaped, alpha);
+  }
+  if (psnr < targetPsnr) {
+    // Never ship below the target: fall back to a safe margin.
+    alpha *= Math.pow(10, (psnr - targetPsnr - 0.05) / 20);
+    psnr = applyDelta(raw, out, shaped, alpha);
   }
   stage('apply');
   const params: EmbeddingParams = {

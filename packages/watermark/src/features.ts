@@ -73,9 +73,10 @@ export function informedFeatures(
 const WHITEN_RADIUS = 4;
 
 /**
- * Blind features: DCT band of mask * (Y - mean), each coefficient divided by the mean magnitude of
- * its (2k+1)^2 spectral neighbourhood. The host spectrum falls steeply with frequency; whitening
- * stops the lowest band coefficients from dominating the correlation.
+ * Blind features: DCT band of mask * (Y - mean), each coefficient divided by the squared mean
+ * magnitude of its (2k+1)^2 spectral neighbourhood (an estimate of the host variance there): the
+ * host is the noise of a blind detector and its spectrum falls steeply with frequency, so this
+ * x / sigma^2 weighting (matched filter for a flat-spectrum mark in coloured noise) beat x / sigma.
  */
 export function blindFeatures(warped: Float32Array, mask: Uint8Array, w: number, h: number, band: Int32Array, high: number): Float64Array {
   let sum = 0;
@@ -109,7 +110,7 @@ export function blindFeatures(warped: Float32Array, mask: Uint8Array, w: number,
     const y0 = Math.max(0, ky - WHITEN_RADIUS), y1 = Math.min(rows, ky + WHITEN_RADIUS + 1);
     const s = sat[y1 * (cols + 1) + x1] - sat[y0 * (cols + 1) + x1] - sat[y1 * (cols + 1) + x0] + sat[y0 * (cols + 1) + x0];
     const local = s / ((x1 - x0) * (y1 - y0));
-    x[i] = local > 1e-9 ? r[band[i]] / local : 0;
+    x[i] = local > 1e-9 ? r[band[i]] / (local * local) : 0;
   }
   return x;
 }

@@ -1,0 +1,110 @@
+#!/usr/bin/env node
+/*
+ * Builds release/filigrane-mark-linux-x64: a Node single executable application (SEA) that runs
+ * with neither Node nor node_modules. Steps: bundle the compiled tool with esbuild (sharp and
+ * opencv.js left out), pack sharp + its native addon + libvips as an asset, generate the SEA blob,
+ * inject it into a copy of this Node binary with postject. Run through `npm run build:tool`.
+ */
+'use strict';
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const toolDir = path.resolve(__dirname, '..');
+const buildDir = path.join(toolDir, 'build');
+const releaseDir = path.join(toolDir, 'release');
+const output = path.join(releaseDir, 'filigrane-mark-linux-x64');
+
+if (process.platform !== 'linux' || process.arch !== 'x64') {
+  console.error(`build:tool produces a linux-x64 executable and must run on linux-x64 (this is ${process.platform}-${process.arch})`);
+  process.exit(1);
+}
+fs.rmSync(buildDir, { recursive: true, force: true });
+fs.mkdirSync(buildDir, { recursive: true });
+fs.mkdirSync(releaseDir, { recursive: true });
+
+// 1. Bundle: one CommonJS file, as SEA requires.
+const esbuild = require('esbuild');
+esbuild.buildSync({
+  entryPoints: [path.join(toolDir, 'dist/src/sea-main.js')],
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  outfile: path.join(buildDir, 'bundle.js'),
+  external: ['sharp', '@techstark/opencv-js'],
+  logLevel: 'warning',
+});
+
+// 2. sharp and its runtime dependencies (package closure), including the native addon and libvips.
+// Node's resolution of a package folder (package.json may be hidden by "exports"): walk up node_modules.
+function resolveFrom(dir, name) {
+  for (let d = dir; ; d = path.dirname(d)) {
+    const candidate = path.join(d, 'node_modules', name);
+    if (fs.existsSync(path.join(candidate, 'package.json'))) return fs.realpathSync(candidate);
+    if (path.dirname(d) === d) throw new Error(`cannot find ${name} from ${dir}`);
+  }
+}
+const packages = new Map();
+(function collect(name, fromDir) {
+  const dir = resolveFrom(fromDir, name);
+  if (packages.has(name)) return;
+  packages.set(name, dir);
+  const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+  for (const dep of Object.keys(pkg.dependencies || {})) collect(dep, dir);
+  for (const dep of Object.keys(pkg.optionalDependencies || {})) {
+    if (!/linux-x64$/.test(dep) || /musl/.test(dep)) continue;
+    collect(dep, dir);
+  }
+})('sharp', toolDir);
+const chunks = [];
+let fileCount = 0;
+function addFile(rel, abs) {
+  const stat = fs.statSync(abs);
+  const name = Buffer.from(rel, 'utf8');
+  const head = Buffer.alloc(12 + name.length);
+  head.writeUInt32LE(name.length, 0);
+  name.copy(head, 4);
+  const data = fs.readFileSync(abs);
+  head.writeUInt32LE(stat.mode, 4 + name.length);
+  head.writeUInt32LE(data.length, 8 + name.length);
+  chunks.push(head, data);
+  fileCount++;
+}
+function addTree(rel, abs) {
+  for (const entry of fs.readdirSync(abs, { withFileTypes: true })) {
+    if (entry.name === 'src' || entry.name === 'install' || entry.name.endsWith('.md')) continue;
+    const r = `${rel}/${entry.name}`;
+    const a = path.join(abs, entry.name);
+    const real = fs.realpathSync(a);
+    if (fs.statSync(real).isDirectory()) addTree(r, real);
+    else addFile(r, real);
+  }
+}
+for (const [name, dir] of packages) addTree(`node_modules/${name}`, dir);
+const pack = Buffer.concat(chunks);
+fs.writeFileSync(path.join(buildDir, 'sharp.pack'), pack);
+
+// 3. SEA blob.
+const config = {
+  main: path.join(buildDir, 'bundle.js'),
+  output: path.join(buildDir, 'sea-prep.blob'),
+  disableExperimentalSEAWarning: true,
+  useCodeCache: false,
+  assets: { 'sharp.pack': path.join(buildDir, 'sharp.pack') },
+};
+fs.writeFileSync(path.join(buildDir, 'sea-config.json'), JSON.stringify(config, null, 2));
+execFileSync(process.execPath, ['--experimental-sea-config', path.join(buildDir, 'sea-config.json')], { stdio: 'inherit' });
+
+// 4. Inject into a copy of this Node binary.
+fs.rmSync(output, { force: true });
+fs.copyFileSync(process.execPath, output);
+fs.chmodSync(output, 0o755);
+const postject = require.resolve('postject/dist/cli.js', { paths: [toolDir] });
+execFileSync(
+  process.execPath,
+  [postject, output, 'NODE_SEA_BLOB', config.output, '--sentinel-fuse', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'],
+  { stdio: 'inherit' },
+);
+const size = fs.statSync(output).size;
+console.log(`${path.relative(process.cwd(), output)}: ${(size / 1e6).toFixed(1)} MB (sharp asset: ${[...packages.keys()].join(', ')}; ${fileCount} files, ${(pack.length / 1e6).toFixed(1)} MB)`);
