@@ -9,3 +9,5 @@ export { parseMetadata, type Metadata } from './metadata.js';
 export { parseMediaPath, type MediaPath } from './media-path.js';
 export { decodeReduced } from './reduced-image.js';
 export { TextQueryService, TEXT_SEARCH_LIMIT, type TextCriteria } from './text-query.service.js';
+export { resolveUrl } from './media.routes.js';
+export { mediaApiError } from './registration.service.js';

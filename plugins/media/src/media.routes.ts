@@ -38,7 +38,7 @@ function inputOf(bytes: Buffer): RegistrationInput {
 }
 
 /** Resolves a registration URL: our own asset URLs locally, data URIs inline, the rest through the SSRF-safe fetcher. */
-export async function resolveUrl(ctx: RouteContext, url: string): Promise<Buffer> {
+export async function resolveUrl(ctx: Pick<RouteContext, 'container' | 'baseUrl' | 'principal'>, url: string): Promise<Buffer> {
   const extensions = ctx.container.get<ExtensionRegistry>(TOKENS.Extensions);
   if (url.startsWith(`${ctx.baseUrl}/`)) {
     for (const resolve of extensions.get(LOCAL_URLS)) {
