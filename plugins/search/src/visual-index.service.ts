@@ -151,6 +151,11 @@ export class VisualIndexService implements MediaEventsListener {
     return new Map(rows.map((r) => [r.mediaId, rowFeatures(r)]));
   }
 
+  /** Forgets an account's in-memory index; the next query loads it again (benchmarks, operations). */
+  evict(accountId: number): void {
+    this.accounts.delete(accountId);
+  }
+
   /** Memory and warm-up of a loaded account (benchmarks, operations). */
   async stats(accountId: number): Promise<{ media: number; bytes: number; warmUpMs: number }> {
     const a = await this.account(accountId);
