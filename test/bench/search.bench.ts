@@ -141,6 +141,8 @@ export async function run(args: string[]): Promise<void> {
           tuples.push(`($${b + 1}, $${b + 2}, 512, 384, ${SYNTH_DESCRIPTORS}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6})`);
         }
         await db.query(`INSERT INTO visual_index (media_id, account_id, width, height, count, points, descriptors, dhash, thumb) VALUES ${tuples.join(',')}`, params);
+        // Synthetic rows stand for media indexed long ago: outside the window other processes re-check.
+        await db.query(`UPDATE visual_index SET indexed_at = now() - interval '1 hour' WHERE account_id = $1 AND media_id = ANY($2)`, [accountId, ids.map((r) => r.id)]);
         synthetic += n;
       }
       let warm = '(kept)';

@@ -12,3 +12,4 @@ export * from './query';
 export { getSharp, provideSharp } from './sharp-loader';
 export * from './fingerprint';
 export * from './visual-index';
+export * from './plausibility';

@@ -130,14 +130,13 @@ export class ImageSearchExecutor implements SearchExecutor<ImageQuery> {
       if (query.blob) await this.blobs.delete(query.blob).catch(() => undefined);
     }
     const since = Date.now() - RECENT_MS;
-    const now = new Date().toISOString();
     return found
       .filter((r) => query.mode !== 'leaks' || r.media.kind === 'watermarked')
       .filter((r) => !query.categories.every((c) => c === 'recent') || r.media.created.getTime() >= since)
       .filter((r) => query.filter_marked === null || (query.filter_marked ? r.watermarked === true : r.watermarked !== true))
       .map((r) => ({
         id: null,
-        created: now,
+        created: r.media.created.toISOString(), // as text matches: the original's registration
         type: 'user',
         watermarked: r.watermarked === true,
         image: { ...imageView(r.media, scope.baseUrl), metadata: r.media.metadata },

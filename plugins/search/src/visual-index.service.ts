@@ -17,6 +17,18 @@ import { VisualIndexEntry } from './visual-index.entity.js';
 const SYNC_SLACK_MS = 30_000;
 /** Rebuild an account's index once this share of its slots are tombstones. */
 const MAX_DEAD_RATIO = 0.25;
+const PAGE = 2000;
+
+interface IndexRow {
+  media_id: string;
+  count: number;
+  points: Buffer;
+  descriptors: Buffer;
+  dhash: Buffer;
+  thumb: Buffer;
+  width: number;
+  height: number;
+}
 
 interface AccountIndex {
   index: VisualIndex;
@@ -102,33 +114,41 @@ export class VisualIndexService implements MediaEventsListener {
     const t0 = performance.now();
     const now: { now: Date }[] = await this.db.query('SELECT now() AS now');
     const index = new VisualIndex();
-    await this.addRows(accountId, index, null);
+    // Pages by media id, so that a 100,000-media account never sits in one result set.
+    for (let after = 0; ; ) {
+      const page = await this.rows(accountId, { after });
+      this.addRows(page, index);
+      if (page.length < PAGE) break;
+      after = Number(page[page.length - 1]!.media_id);
+    }
     return { index, syncedAt: now[0]!.now, warmUpMs: performance.now() - t0 };
   }
 
+  /**
+   * Rows other processes indexed since the last look. Only ids are read for the slack window
+   * (rows just indexed here are in it too); full rows only for the ids this process lacks.
+   */
   private async catchUp(accountId: number, a: AccountIndex): Promise<void> {
     const now: { now: Date }[] = await this.db.query('SELECT now() AS now');
-    await this.addRows(accountId, a.index, new Date(a.syncedAt.getTime() - SYNC_SLACK_MS));
+    const recent: { media_id: string }[] = await this.db.query(
+      'SELECT media_id FROM visual_index WHERE account_id = $1 AND indexed_at >= $2',
+      [accountId, new Date(a.syncedAt.getTime() - SYNC_SLACK_MS)],
+    );
+    const missing = recent.map((r) => Number(r.media_id)).filter((id) => !a.index.has(id));
+    for (let i = 0; i < missing.length; i += 2000) this.addRows(await this.rows(accountId, { ids: missing.slice(i, i + 2000) }), a.index);
     a.syncedAt = now[0]!.now;
   }
 
-  /** Streams the rows in pages (by media id) so that a 100,000-media account never sits in one result. */
-  private async addRows(accountId: number, index: VisualIndex, since: Date | null): Promise<void> {
-    let after = 0;
-    for (;;) {
-      const rows: { media_id: string; count: number; points: Buffer; descriptors: Buffer; dhash: Buffer; thumb: Buffer; width: number; height: number }[] =
-        await this.db.query(
-          `SELECT media_id, count, points, descriptors, dhash, thumb, width, height FROM visual_index
-           WHERE account_id = $1 AND media_id > $2 ${since ? 'AND indexed_at >= $3' : ''} ORDER BY media_id LIMIT 2000`,
-          since ? [accountId, after, since] : [accountId, after],
-        );
-      for (const r of rows) {
-        const id = Number(r.media_id);
-        if (since && index.has(id)) continue;
-        index.add(id, { count: r.count, descriptors: bytes(r.descriptors), points: floats(r.points), dhash: bytes(r.dhash), thumb: bytes(r.thumb), aspect: r.width / r.height });
-      }
-      if (rows.length < 2000) return;
-      after = Number(rows[rows.length - 1]!.media_id);
+  private rows(accountId: number, where: { after: number } | { ids: number[] }): Promise<IndexRow[]> {
+    const columns = 'media_id, count, points, descriptors, dhash, thumb, width, height';
+    return 'ids' in where
+      ? this.db.query(`SELECT ${columns} FROM visual_index WHERE account_id = $1 AND media_id = ANY($2)`, [accountId, where.ids])
+      : this.db.query(`SELECT ${columns} FROM visual_index WHERE account_id = $1 AND media_id > $2 ORDER BY media_id LIMIT ${PAGE}`, [accountId, where.after]);
+  }
+
+  private addRows(rows: IndexRow[], index: VisualIndex): void {
+    for (const r of rows) {
+      index.add(Number(r.media_id), { count: r.count, descriptors: bytes(r.descriptors), points: floats(r.points), dhash: bytes(r.dhash), thumb: bytes(r.thumb), aspect: r.width / r.height });
     }
   }
 
