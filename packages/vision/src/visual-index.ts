@@ -17,7 +17,7 @@ import { DESCRIPTOR_BYTES } from './orb';
 export interface VisualIndexOptions {
   /** Number of hash tables (default 4). */
   tables?: number;
-  /** Bits per key (default 16). */
+  /** Bits per key to start with (default 12); grows by 2 as the index fills, up to 22. */
   bits?: number;
   /** Descriptors of a media put in the tables (default 256, spread over the image). */
   perMedia?: number;
@@ -47,16 +47,23 @@ export interface Candidate {
   votes: number;
 }
 
-const POPCOUNT = Uint8Array.from({ length: 256 }, (_, v) => {
-  let c = 0;
-  for (let x = v; x; x &= x - 1) c++;
-  return c;
-});
-
-function hamming256(a: Uint8Array, ao: number, b: Uint8Array, bo: number): number {
+/** Hamming distance of two descriptors as eight 32-bit words (SWAR popcount: ~4x a byte table). */
+function hamming256(a: Uint32Array, ao: number, b: Uint32Array, bo: number): number {
   let d = 0;
-  for (let i = 0; i < DESCRIPTOR_BYTES; i++) d += POPCOUNT[a[ao + i] ^ b[bo + i]];
+  for (let i = 0; i < 8; i++) {
+    let x = a[ao + i]! ^ b[bo + i]!;
+    x -= (x >>> 1) & 0x55555555;
+    x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+    d += (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
+  }
   return d;
+}
+
+/** Descriptors copied into 32-bit words (the query's bytes may sit at any offset of any buffer). */
+function words(bytes: Uint8Array, count: number): Uint32Array {
+  const out = new Uint32Array(count * 8);
+  new Uint8Array(out.buffer).set(bytes.subarray(0, count * DESCRIPTOR_BYTES));
+  return out;
 }
 
 /**
@@ -97,13 +104,23 @@ function samplePositions(tables: number, bits: number): Uint16Array {
   return out;
 }
 
+/** Most bits per key: 4 M buckets per table. */
+const MAX_BITS = 22;
+/**
+ * Average postings per bucket before the tables are rebuilt with 2 more bits: keeps the postings a
+ * query walks (query descriptors x tables x occupancy) nearly constant as the collection grows.
+ */
+const LOAD = 8;
+
 export class VisualIndex {
   readonly tables: number;
-  readonly bits: number;
+  private keyBits: number;
   readonly perMedia: number;
   private readonly positions: Uint16Array;
-  private readonly heads: Int32Array[];
-  private readonly bucketSize: Int32Array[];
+  private heads: Int32Array[] = [];
+  private bucketSize: Int32Array[] = [];
+  /** Descriptors of each slot in the tables (and in the store). */
+  private indexed = new Uint16Array(1024);
   private next = new Int32Array(1 << 16);
   /** Posting -> indexed descriptor number (slot * perMedia + i). */
   private owner = new Int32Array(1 << 16);
@@ -126,15 +143,45 @@ export class VisualIndex {
 
   constructor(options: VisualIndexOptions = {}) {
     this.tables = options.tables ?? 4;
-    this.bits = options.bits ?? 16;
+    this.keyBits = options.bits ?? 12;
     this.perMedia = options.perMedia ?? 256;
     this.maxDistance = options.maxDistance ?? 44;
     if (this.perMedia > 512) throw new RangeError('perMedia must be at most 512');
     this.store = new Uint8Array(1024 * this.perMedia * DESCRIPTOR_BYTES);
-    if (this.bits < 8 || this.bits > 26) throw new RangeError('bits must be within 8..26');
-    this.positions = samplePositions(this.tables, this.bits);
-    this.heads = Array.from({ length: this.tables }, () => new Int32Array(1 << this.bits).fill(-1));
-    this.bucketSize = Array.from({ length: this.tables }, () => new Int32Array(1 << this.bits));
+    if (this.keyBits < 8 || this.keyBits > MAX_BITS) throw new RangeError(`bits must be within 8..${MAX_BITS}`);
+    // Positions are drawn for MAX_BITS; a key uses the first `bits` of its table's.
+    this.positions = samplePositions(this.tables, MAX_BITS);
+    this.rehash(this.keyBits);
+  }
+
+  /** Bits per key now. */
+  get bits(): number {
+    return this.keyBits;
+  }
+
+  /** Rebuilds the tables with `bits` bits per key from the stored descriptors, dropping tombstones. */
+  private rehash(bits: number): void {
+    this.keyBits = bits;
+    this.heads = Array.from({ length: this.tables }, () => new Int32Array(1 << bits).fill(-1));
+    this.bucketSize = Array.from({ length: this.tables }, () => new Int32Array(1 << bits));
+    this.postings = 0;
+    for (let slot = 0; slot < this.ids.length; slot++) {
+      if (!this.alive[slot]) continue;
+      for (let j = 0; j < this.indexed[slot]!; j++) this.post(slot * this.perMedia + j);
+    }
+  }
+
+  /** Puts stored descriptor `d` in every table. */
+  private post(d: number): void {
+    this.growPostings(this.tables);
+    for (let t = 0; t < this.tables; t++) {
+      const k = this.key(this.store, d * DESCRIPTOR_BYTES, t);
+      const p = this.postings++;
+      this.owner[p] = d;
+      this.next[p] = this.heads[t]![k]!;
+      this.heads[t]![k] = p;
+      this.bucketSize[t]![k]!++;
+    }
   }
 
   /** Media currently indexed (tombstones excluded). */
@@ -153,8 +200,8 @@ export class VisualIndex {
 
   private key(d: Uint8Array, offset: number, table: number): number {
     let k = 0;
-    const base = table * this.bits;
-    for (let b = 0; b < this.bits; b++) {
+    const base = table * MAX_BITS;
+    for (let b = 0; b < this.keyBits; b++) {
       const p = this.positions[base + b];
       k = (k << 1) | ((d[offset + (p >> 3)] >> (p & 7)) & 1);
     }
@@ -169,6 +216,9 @@ export class VisualIndex {
       return b;
     };
     this.alive = grow(this.alive);
+    const indexed = new Uint16Array(n);
+    indexed.set(this.indexed);
+    this.indexed = indexed;
     this.dhash = grow(this.dhash, 8);
     this.thumbs = grow(this.thumbs, THUMB_SIDE * THUMB_SIDE);
     this.aspects = grow(this.aspects);
@@ -201,20 +251,14 @@ export class VisualIndex {
     this.thumbs.set(entry.thumb.subarray(0, THUMB_SIDE * THUMB_SIDE), slot * THUMB_SIDE * THUMB_SIDE);
     this.aspects[slot] = entry.aspect;
     const chosen = spreadSelection(entry.count, this.perMedia, entry.points);
-    this.growPostings(chosen.length * this.tables);
+    this.indexed[slot] = chosen.length;
     for (let j = 0; j < chosen.length; j++) {
       const d = slot * this.perMedia + j;
-      const src = chosen[j] * DESCRIPTOR_BYTES;
+      const src = chosen[j]! * DESCRIPTOR_BYTES;
       this.store.set(entry.descriptors.subarray(src, src + DESCRIPTOR_BYTES), d * DESCRIPTOR_BYTES);
-      for (let t = 0; t < this.tables; t++) {
-        const k = this.key(entry.descriptors, src, t);
-        const p = this.postings++;
-        this.owner[p] = d;
-        this.next[p] = this.heads[t][k];
-        this.heads[t][k] = p;
-        this.bucketSize[t][k]++;
-      }
+      this.post(d);
     }
+    if (this.keyBits < MAX_BITS && this.postings / this.tables > LOAD * (1 << this.keyBits)) this.rehash(Math.min(MAX_BITS, this.keyBits + 2));
   }
 
   /** Removes a media at once: its postings stay as a tombstone that never votes. */
@@ -240,11 +284,12 @@ export class VisualIndex {
     // Each query descriptor votes at most once per media: several tables hitting the same media
     // (or several of its descriptors in one bucket) count once.
     const marker = this.markerFor();
-    const store = this.store;
+    const store = new Uint32Array(this.store.buffer, this.store.byteOffset, this.store.byteLength >> 2);
+    const qw = words(descriptors, count);
     const per = this.perMedia;
     // Buckets far above the average occupancy hold descriptors of flat or repetitive texture that
     // every image has (ORB bits are far from uniform): like stop words, they identify nothing.
-    const cap = Math.max(256, Math.ceil((16 * this.postings) / this.tables / (1 << this.bits)));
+    const cap = Math.max(256, Math.ceil((16 * this.postings) / this.tables / (1 << this.keyBits)));
     for (let i = 0; i < count; i++) {
       const mark = i + 1;
       const q = i * DESCRIPTOR_BYTES;
@@ -255,7 +300,7 @@ export class VisualIndex {
         while (p >= 0) {
           const d = this.owner[p];
           const s = (d / per) | 0;
-          if (marker[s] !== mark && this.alive[s] && hamming256(descriptors, q, store, d * DESCRIPTOR_BYTES) <= this.maxDistance) {
+          if (marker[s] !== mark && this.alive[s] && hamming256(qw, i * 8, store, d * 8) <= this.maxDistance) {
             marker[s] = mark;
             if (stamp[s] !== this.round) {
               stamp[s] = this.round;

@@ -1,6 +1,7 @@
 import test from 'ava';
 import sharp from 'sharp';
 import { startTestServer, type TestServer } from '@filigrane/gateway';
+import { IdentificationService } from '@filigrane/plugin-search';
 import { loadOpenCv, withMats } from '@filigrane/vision';
 import { embed, encodeLmk, generateKey } from '@filigrane/watermark';
 
@@ -133,6 +134,13 @@ test.serial('unrelated images find nothing; the exact copy takes the fast path',
   }
   const same = await search({ file: dataUri(plain) });
   t.deepEqual(paths(same.json.matches), ['/alice/plain/photo.png']);
+  const identification = server.app.container.get(IdentificationService);
+  const exact = await identification.identify(alice.id, await sharp(plain).jpeg({ quality: 90 }).toBuffer(), { mode: 'near_duplicate', transforms: ['scale'], detect: true });
+  t.like(exact[0], { exact: true, watermarked: null });
+  t.is(exact[0]!.media.path, '/alice/plain/photo.png');
+  const ransac = await identification.identify(alice.id, await crop(marked, 0.5), { mode: 'similar', transforms: ['scale'], detect: true });
+  t.like(ransac[0], { exact: false, watermarked: null }, 'similar mode never runs detection');
+  t.true(ransac[0]!.inliers >= 12);
 });
 
 test.serial('multipart upload, filter_marked, search_path, validation', async (t) => {
@@ -176,4 +184,11 @@ test.serial('GraphQL imageSearch; nothing across accounts; nothing after deletio
   t.is((await server.call('DELETE', '/api/v4/media/alice/plain/photo.png', { key: alice.apiKey })).status, 204);
   t.deepEqual((await search({ file: dataUri(query) })).json.matches, []);
   t.deepEqual((await search({ file: dataUri(plain) })).json.matches, [], 'not even the exact copy');
+
+  // A deletion by another process (no event reaches this one): the existence check still hides it.
+  const other = await photo(3);
+  t.deepEqual(paths((await search({ file: dataUri(await crop(other, 0.5)) })).json.matches), ['/alice/plain/other.png']);
+  await server.app.dataSource.query(`DELETE FROM media WHERE path = '/alice/plain/other.png'`);
+  t.deepEqual((await search({ file: dataUri(await crop(other, 0.5)) })).json.matches, []);
+  t.deepEqual((await search({ file: dataUri(other) })).json.matches, []);
 });

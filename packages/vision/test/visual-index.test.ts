@@ -1,0 +1,84 @@
+import test from 'ava';
+import { DESCRIPTOR_BYTES } from '../src/orb';
+import { transformPlausibility } from '../src/plausibility';
+import { spreadSelection, VisualIndex, type IndexEntry } from '../src/visual-index';
+
+function rng(seed: number) {
+  let s = seed >>> 0 || 1;
+  return () => ((s ^= s << 13), (s ^= s >>> 17), (s ^= s << 5), (s >>> 0) / 2 ** 32);
+}
+
+/** Random descriptors and points, with a flat dHash/thumbnail that never qualifies as exact. */
+function entry(seed: number, count = 300): IndexEntry {
+  const r = rng(seed);
+  const descriptors = Uint8Array.from({ length: count * DESCRIPTOR_BYTES }, () => Math.floor(r() * 256));
+  const points = Float32Array.from({ length: 2 * count }, (_, i) => r() * (i % 2 ? 384 : 512));
+  return { descriptors, count, points, dhash: new Uint8Array(8), thumb: new Uint8Array(256), aspect: 4 / 3 };
+}
+
+/** A "copy": the first `keep` descriptors of `e`, each with `flips` random bits flipped. */
+function copyOf(e: IndexEntry, keep: number, flips: number, seed: number): Uint8Array {
+  const r = rng(seed);
+  const out = e.descriptors.slice(0, keep * DESCRIPTOR_BYTES);
+  for (let i = 0; i < keep; i++) {
+    for (let f = 0; f < flips; f++) {
+      const bit = Math.floor(r() * 256);
+      out[i * DESCRIPTOR_BYTES + (bit >> 3)]! ^= 1 << (bit & 7);
+    }
+  }
+  return out;
+}
+
+test('votes find the original of noisy descriptors among distractors; removal is immediate', (t) => {
+  const index = new VisualIndex();
+  const media = Array.from({ length: 200 }, (_, i) => entry(i + 1));
+  media.forEach((e, i) => index.add(1000 + i, e));
+  t.is(index.size, 200);
+  const query = copyOf(media[42]!, 120, 12, 7);
+  const found = index.vote(query, 120);
+  t.is(found[0]?.id, 1042);
+  t.true(found[0]!.votes >= 20, `votes ${found[0]!.votes}`);
+  t.true(found.slice(1).every((c) => c.votes < found[0]!.votes / 4), JSON.stringify(found.slice(0, 3)));
+  index.remove(1042);
+  t.false(index.vote(query, 120).some((c) => c.id === 1042));
+  t.is(index.size, 199);
+  t.true(index.deadRatio > 0);
+  const unrelated = entry(99_999).descriptors;
+  t.deepEqual(index.vote(unrelated, 300), [], 'random descriptors collect no candidate');
+});
+
+test('exact path needs a close dHash and agreeing, non-flat thumbnails', (t) => {
+  const index = new VisualIndex();
+  const thumb = Uint8Array.from({ length: 256 }, (_, i) => (i * 37) % 251);
+  const e = { ...entry(5), dhash: Uint8Array.from([1, 2, 3, 4, 5, 6, 7, 8]), thumb };
+  index.add(7, e);
+  t.deepEqual(index.exact({ dhash: Uint8Array.from([1, 2, 3, 4, 5, 6, 7, 9]), thumb: thumb.map((v) => Math.min(255, v + 3)), aspect: 4 / 3 }), [7]);
+  t.deepEqual(index.exact({ dhash: Uint8Array.from([255, 2, 3, 4, 5, 6, 7, 8]), thumb, aspect: 4 / 3 }), [], 'dHash too far');
+  t.deepEqual(index.exact({ dhash: e.dhash, thumb: thumb.slice().reverse(), aspect: 4 / 3 }), [], 'other picture');
+  t.deepEqual(index.exact({ dhash: e.dhash, thumb, aspect: 1 }), [], 'other aspect');
+});
+
+test('spread selection covers every cell of the image', (t) => {
+  // 900 points crowded in the top-left cell, 100 spread elsewhere: a selection of 160 keeps both.
+  const r = rng(3);
+  const points = new Float32Array(2000);
+  for (let i = 0; i < 1000; i++) {
+    const crowd = i < 900;
+    points[2 * i] = crowd ? r() * 100 : r() * 512;
+    points[2 * i + 1] = crowd ? r() * 80 : r() * 384;
+  }
+  const chosen = spreadSelection(1000, 160, points);
+  t.is(chosen.length, 160);
+  t.true(chosen.filter((i) => i >= 900).length >= 60);
+});
+
+test('plausibility rejects mirrored, folded, tiny and stretched transforms', (t) => {
+  const ok = transformPlausibility([0.5, 0, 10, 0, 0.5, 20, 0, 0, 1], 512, 384, 512, 384);
+  t.true(ok.ok);
+  t.is(ok.areaRatio, 0.25);
+  t.false(transformPlausibility([-1, 0, 512, 0, 1, 0, 0, 0, 1], 512, 384, 512, 384).ok, 'mirror');
+  t.false(transformPlausibility([0.01, 0, 10, 0, 0.01, 10, 0, 0, 1], 512, 384, 512, 384).ok, 'tiny');
+  t.false(transformPlausibility([3, 0, 0, 0, 0.3, 0, 0, 0, 1], 512, 384, 512, 384).ok, 'stretched');
+  t.false(transformPlausibility([1, 0, 5000, 0, 1, 0, 0, 0, 1], 512, 384, 512, 384).ok, 'elsewhere');
+  t.false(transformPlausibility([1, 0, 0, 0, 1, 0, 0.01, 0, 1], 512, 384, 512, 384).ok, 'behind the camera');
+});
