@@ -1,6 +1,8 @@
 /**
  * In-memory candidate retrieval for one account: locality-sensitive hashing of 256-bit ORB
  * descriptors (bit sampling, the classic LSH family for the Hamming distance) with per-image voting.
+ * A bucket neighbour votes only when its true distance to the query descriptor is small (the
+ * indexed descriptors are kept), and the tables rehash with longer keys as the collection grows.
  *
  * Why not brute force: it is linear in the collection (the design note measured ~0.5 s per query on
  * 34 images x 500 descriptors). Why not an HNSW index (usearch): 100,000 media x 500 descriptors
@@ -152,6 +154,13 @@ export class VisualIndex {
     // Positions are drawn for MAX_BITS; a key uses the first `bits` of its table's.
     this.positions = samplePositions(this.tables, MAX_BITS);
     this.rehash(this.keyBits);
+  }
+
+  /** Starting key length for an index about to receive `media` media: skips the rehashes of a warm-up. */
+  static bitsFor(media: number, perMedia = 256): number {
+    let bits = 12;
+    while (bits < MAX_BITS && media * perMedia > LOAD * (1 << bits)) bits += 2;
+    return bits;
   }
 
   /** Bits per key now. */

@@ -113,7 +113,8 @@ export class VisualIndexService implements MediaEventsListener {
   private async load(accountId: number): Promise<AccountIndex> {
     const t0 = performance.now();
     const now: { now: Date }[] = await this.db.query('SELECT now() AS now');
-    const index = new VisualIndex();
+    const counted: { n: number }[] = await this.db.query('SELECT count(*)::int AS n FROM visual_index WHERE account_id = $1', [accountId]);
+    const index = new VisualIndex({ bits: VisualIndex.bitsFor(counted[0]!.n) });
     // Pages by media id, so that a 100,000-media account never sits in one result set.
     for (let after = 0; ; ) {
       const page = await this.rows(accountId, { after });
