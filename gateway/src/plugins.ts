@@ -4,8 +4,9 @@ import { authPlugin } from '@filigrane/plugin-auth';
 import { blacklistPlugin } from '@filigrane/plugin-blacklist';
 import { mediaPlugin } from '@filigrane/plugin-media';
 import { searchPlugin } from '@filigrane/plugin-search';
+import { watermarkingPlugin } from '@filigrane/plugin-watermarking';
 
 /** The plugins `filigrane start` loads. Order does not matter: `requires` decides. */
 export function defaultPlugins(): FiligranePlugin[] {
-  return [authPlugin, accountPlugin, blacklistPlugin, mediaPlugin, searchPlugin];
+  return [authPlugin, accountPlugin, blacklistPlugin, mediaPlugin, searchPlugin, watermarkingPlugin];
 }
