@@ -148,7 +148,9 @@ export class WatermarkingService {
   async waitFor(id: string, timeoutSeconds: number): Promise<WatermarkingJob> {
     const deadline = Date.now() + timeoutSeconds * 1000;
     for (;;) {
-      const job = await this.db.manager.findOneOrFail(WatermarkingJob, { where: { id } });
+      const job = await this.db.manager.findOne(WatermarkingJob, { where: { id } });
+      // Only a lifetime shorter than the wait lets the purge take the row from under us.
+      if (!job) throw new ApiError(404, 'expired', 'The watermarking expired before it finished.');
       if (job.status === 'complete' || job.status === 'failed') return job;
       const left = deadline - Date.now();
       if (left <= 0) return job;
