@@ -27,4 +27,8 @@ export const watermarkingPlugin = definePlugin({
   routes: watermarkingRoutes,
   resolvers: [WatermarkingResolver],
   jobs: watermarkingJobs,
+  // A malformed WATERMARKING_TTL_HOURS stops the boot rather than failing every request.
+  async onStart({ container }) {
+    container.get(WatermarkingService).ttlMs();
+  },
 });

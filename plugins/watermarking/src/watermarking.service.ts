@@ -5,7 +5,7 @@ import { In, LessThanOrEqual, MoreThan, type DataSource } from 'typeorm';
 import { ApiError, notFound, TOKENS, type AppConfig, type BlobStore, type Clock, type JobQueue } from '@filigrane/core';
 import { AccountService } from '@filigrane/plugin-account';
 import { mediaApiError } from '@filigrane/plugin-media';
-import { probeImage } from '@filigrane/vision';
+import { DEFAULT_MAX_PIXELS, probeImage } from '@filigrane/vision';
 import { embed, encodeLmk, generateKey, LMK_MEDIA_TYPE } from '@filigrane/watermark';
 import { WatermarkingJob, type WatermarkingError } from './watermarking.entity.js';
 
@@ -89,7 +89,7 @@ export class WatermarkingService {
   }
 
   private maxPixels(): number {
-    return Number(this.config.extra.MAX_IMAGE_PIXELS ?? 40_000_000);
+    return Number(this.config.extra.MAX_IMAGE_PIXELS ?? DEFAULT_MAX_PIXELS);
   }
 
   /**
