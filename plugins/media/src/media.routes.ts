@@ -33,7 +33,8 @@ const MAX_FETCH_BYTES = 64 * 1024 * 1024;
 /** The request path after `/api/v4/media`, as sent. */
 const treePath = (ctx: RouteContext) => ctx.rawPath.replace(/^\/api\/v4\/media/, '');
 
-function inputOf(bytes: Buffer): RegistrationInput {
+/** A registration file or an image, told apart by its first bytes. */
+export function inputOf(bytes: Buffer): RegistrationInput {
   return bytes.subarray(0, 4).equals(LMK_MAGIC) ? { kind: 'lmk', file: bytes } : { kind: 'image', bytes };
 }
 

@@ -250,6 +250,15 @@ test('GraphQL: browse, detail, metadata update', async (t) => {
   t.true(set.json.data.updateMediaMetadata);
   const detail = await server.call('POST', '/graphql', { key: bob.apiKey, json: { query: '{ media(path: "/bob/race/same.png") { metadata } }' } });
   t.deepEqual(detail.json.data.media.metadata, { 'user.x': 'y' });
+  const png = await photo(72, 60, 13);
+  const reg = await server.call('POST', '/graphql', {
+    key: bob.apiKey,
+    json: {
+      query: 'mutation($u: String!, $m: JSONObject) { registerMedia(path: "/bob/gql/é.png", url: $u, metadata: $m) { path watermarked image { width } metadata } }',
+      variables: { u: `data:image/png;base64,${png.toString('base64')}`, m: { 'user.k': 'v' } },
+    },
+  });
+  t.deepEqual(reg.json.data.registerMedia, { path: '/bob/gql/é.png', watermarked: false, image: { width: 72 }, metadata: { 'user.k': 'v' } });
   const denied = await server.call('POST', '/graphql', { key: bob.apiKey, json: { query: '{ media(path: "/alice/plain/photo.png") { path } }' } });
   t.is(denied.json.errors[0].extensions.status_code, 403);
 });
