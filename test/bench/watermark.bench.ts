@@ -231,8 +231,11 @@ export async function run(argv: string[]): Promise<void> {
   console.log('detect', JSON.stringify(detection));
 
   mkdirSync(resolve(args.out, '..'), { recursive: true });
-  const mottling = await renderMottlingCheck(registrations, join(resolve(args.out, '..'), 'mottling.png'));
-  console.log(`mottling check: ${mottling}`);
+  const mottling = [
+    await renderMottlingCheck(registrations, join(resolve(args.out, '..'), 'mottling-dark.png'), 'dark'),
+    await renderMottlingCheck(registrations, join(resolve(args.out, '..'), 'mottling-flat.png'), 'flat'),
+  ];
+  console.log(`mottling check:\n  ${mottling.join('\n  ')}`);
   const speedRows = args.skipSpeed ? [] : await speed(join(args.photos, photos.includes('starry_night.jpg') ? 'starry_night.jpg' : photos[0]));
   const result = {
     date: new Date().toISOString(),
