@@ -1,4 +1,5 @@
 import { ApiError, type BodyKind, type RouteSpec } from '@filigrane/core';
+import { multipartBoundary, parseMultipart } from './multipart.js';
 
 export interface ParsedBody {
   body: unknown;
@@ -19,6 +20,7 @@ function matchesType(type: string, patterns: string[]): boolean {
 function kindOf(type: string, route: RouteSpec): BodyKind | null {
   if (type === 'application/json' || type.endsWith('+json')) return 'json';
   if (type === 'application/x-www-form-urlencoded') return 'form';
+  if (type === 'multipart/form-data') return 'multipart';
   if (route.binaryTypes && matchesType(type, route.binaryTypes)) return 'binary';
   return null;
 }
@@ -32,7 +34,7 @@ export function acceptedKinds(route: RouteSpec): BodyKind[] {
  * 411 when a required body is missing, 415 for a media type the route does not take,
  * 400 for JSON or form data that does not parse.
  */
-export function parseBody(route: RouteSpec, raw: Buffer | undefined, contentType: string | null, declaredLength: boolean): ParsedBody {
+export function parseBody(route: RouteSpec, raw: Buffer | undefined, contentType: string | null, declaredLength: boolean, contentTypeHeader?: string): ParsedBody {
   const kinds = acceptedKinds(route);
   const bodyOptional = kinds.includes('none');
   if (!raw || raw.length === 0) {
@@ -43,10 +45,11 @@ export function parseBody(route: RouteSpec, raw: Buffer | undefined, contentType
   if (!contentType) throw new ApiError(415, 'unsupported_media_type', 'A Content-Type header is required.');
   const kind = kindOf(contentType, route);
   if (!kind || !kinds.includes(kind)) {
-    const accepted = kinds.flatMap((k) => (k === 'json' ? ['application/json'] : k === 'form' ? ['application/x-www-form-urlencoded'] : k === 'binary' ? (route.binaryTypes ?? []) : []));
+    const accepted = kinds.flatMap((k) => (k === 'json' ? ['application/json'] : k === 'form' ? ['application/x-www-form-urlencoded'] : k === 'binary' ? (route.binaryTypes ?? []) : k === 'multipart' ? ['multipart/form-data'] : []));
     throw new ApiError(415, 'unsupported_media_type', `Unsupported media type "${contentType}". Accepted: ${accepted.join(', ')}.`);
   }
   if (kind === 'binary') return { body: undefined, rawBody: raw };
+  if (kind === 'multipart') return { body: parseMultipart(raw, multipartBoundary(contentTypeHeader)) };
   const text = raw.toString('utf8');
   if (kind === 'form') return { body: Object.fromEntries(new URLSearchParams(text)) };
   try {

@@ -78,7 +78,7 @@ async function serve(mounted: MountedRoute, req: FastifyRequest, container: Cont
   }
   const contentType = mediaType(req.headers['content-type']);
   const hasLength = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
-  const { body, rawBody } = parseBody(spec, req.body as Buffer | undefined, contentType, hasLength);
+  const { body, rawBody } = parseBody(spec, req.body as Buffer | undefined, contentType, hasLength, req.headers['content-type']);
   const ctx: RouteContext = {
     container,
     principal: req.principal,

@@ -35,7 +35,19 @@ export interface RouteResponse {
   contentType?: string;
 }
 
-export type BodyKind = 'json' | 'form' | 'binary' | 'none';
+export type BodyKind = 'json' | 'form' | 'binary' | 'multipart' | 'none';
+
+/** A file part of a multipart/form-data body (other parts arrive as strings, repeated names as lists). */
+export interface UploadedFile {
+  kind: 'file';
+  /** The part's filename, as sent; null when absent. */
+  filename: string | null;
+  contentType: string | null;
+  data: Buffer;
+}
+
+export const isUploadedFile = (v: unknown): v is UploadedFile =>
+  typeof v === 'object' && v !== null && (v as UploadedFile).kind === 'file' && Buffer.isBuffer((v as UploadedFile).data);
 
 export interface RouteSpec {
   /** API versions the route is mounted under (`/api/<v><path>`); omit for absolute paths like /o/token/. */

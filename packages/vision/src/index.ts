@@ -10,3 +10,6 @@ export * from './orb';
 export * from './register';
 export * from './query';
 export { getSharp, provideSharp } from './sharp-loader';
+export * from './fingerprint';
+export * from './visual-index';
+export * from './plausibility';

@@ -1,8 +1,9 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource, EntityManager } from 'typeorm';
-import { ApiError, conflict, notFound, TOKENS, type BlobStore } from '@filigrane/core';
+import { ApiError, conflict, notFound, TOKENS, type BlobStore, type ExtensionRegistry } from '@filigrane/core';
 import { AccountUsageService } from '@filigrane/plugin-account';
 import { Media } from './media.entity.js';
+import { MEDIA_EVENTS } from './media-events.js';
 import { nameOf, parentOf, type MediaPath } from './media-path.js';
 import type { Metadata } from './metadata.js';
 
@@ -36,6 +37,7 @@ export class MediaService {
     @inject(TOKENS.DataSource) private readonly db: DataSource,
     @inject(TOKENS.BlobStore) private readonly blobs: BlobStore,
     @inject(AccountUsageService) private readonly usage: AccountUsageService,
+    @inject(TOKENS.Extensions) private readonly extensions: ExtensionRegistry,
   ) {}
 
   async accountIdOfHome(home: string, manager: EntityManager = this.db.manager): Promise<number> {
@@ -157,6 +159,9 @@ export class MediaService {
       });
       return rows;
     });
+    // After the commit: listeners (the visual index) drop the media from memory at once.
+    const ids = removed.filter((r) => r.type !== 'folder').map((r) => Number(r.id));
+    if (ids.length) for (const listener of this.extensions.get(MEDIA_EVENTS)) await listener.deleted(ids);
     for (const r of removed) await this.blobs.deletePrefix(blobKeys(Number(r.id)).prefix);
   }
 }

@@ -3,6 +3,7 @@ import { Arg, Ctx, Field, InputType, Mutation, ObjectType, Query, Resolver } fro
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { requirePrincipal, type GraphQLContext } from '@filigrane/core';
 import { SearchService } from './search.service.js';
+import { withResolvedFile } from './searches.routes.js';
 
 @InputType('TextSearchInput')
 class TextSearchInput {
@@ -43,6 +44,27 @@ export class SearchResolver {
     if (input.filenameStartsWith) body.filename__startswith = input.filenameStartsWith;
     if (input.sync !== undefined && input.sync !== null) body.sync = input.sync;
     return toResult((await this.searches.submit(body, { accountId: p.accountId, home: p.home, baseUrl: ctx.baseUrl })).body);
+  }
+
+  @Mutation(() => SearchResultType, { description: 'Search by image: url is an http(s) URL or a data URI; the other arguments are the REST parameters.' })
+  async imageSearch(
+    @Arg('url', () => String) url: string,
+    @Ctx() ctx: GraphQLContext,
+    @Arg('mode', () => String, { nullable: true }) mode?: string,
+    @Arg('transforms', () => [String], { nullable: true }) transforms?: string[],
+    @Arg('searchPath', () => String, { nullable: true }) searchPath?: string,
+    @Arg('filterMarked', () => Boolean, { nullable: true }) filterMarked?: boolean,
+    @Arg('categories', () => [String], { nullable: true }) categories?: string[],
+    @Arg('name', () => String, { nullable: true }) name?: string,
+    @Arg('sync', () => Boolean, { nullable: true }) sync?: boolean,
+  ): Promise<SearchResultType> {
+    const p = requirePrincipal(ctx);
+    const body: Record<string, unknown> = { file: url };
+    for (const [k, v] of Object.entries({ mode, transforms, search_path: searchPath, filter_marked: filterMarked, categories, name, sync })) {
+      if (v !== undefined && v !== null) body[k] = v;
+    }
+    const resolved = await withResolvedFile({ container: ctx.container, baseUrl: ctx.baseUrl, principal: p }, body);
+    return toResult((await this.searches.submit(resolved, { accountId: p.accountId, home: p.home, baseUrl: ctx.baseUrl })).body);
   }
 
   @Query(() => SearchResultType, { description: 'An asynchronous search by id.' })

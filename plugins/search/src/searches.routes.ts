@@ -1,16 +1,32 @@
-import { ok, pageEnvelope, parsePage, type RouteSpec } from '@filigrane/core';
+import { ok, pageEnvelope, parsePage, type RouteContext, type RouteSpec, type UploadedFile } from '@filigrane/core';
+import { resolveUrl } from '@filigrane/plugin-media';
 import { SearchService } from './search.service.js';
+
+/**
+ * JSON `file` (a URL or a data URI) becomes an uploaded file here, through the media plugin's
+ * SSRF-safe fetcher, so that executors see one shape whatever the transport.
+ */
+export async function withResolvedFile(ctx: Pick<RouteContext, 'container' | 'baseUrl' | 'principal'>, body: unknown): Promise<unknown> {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+  const input = body as Record<string, unknown>;
+  if (typeof input.file !== 'string' || input.file === '') return body;
+  const url = input.file;
+  const filename = url.startsWith('data:') ? null : decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '') || null;
+  const file: UploadedFile = { kind: 'file', filename, contentType: null, data: await resolveUrl(ctx, url) };
+  return { ...input, file };
+}
 
 export const searchRoutes: RouteSpec[] = [
   {
     versions: ['v4'],
     method: 'POST',
     path: '/searches/',
-    accepts: ['json'],
-    summary: 'Search by text (or image): 200 with the result when sync, 201 with a pollable search otherwise',
+    accepts: ['json', 'multipart'],
+    summary: 'Search by text or image (multipart file, or JSON file URL / data URI): 200 with the result when sync, 201 with a pollable search otherwise',
     async handler(ctx) {
       const p = ctx.principal!;
-      const result = await ctx.container.get(SearchService).submit(ctx.body, { accountId: p.accountId, home: p.home, baseUrl: ctx.baseUrl });
+      const body = await withResolvedFile(ctx, ctx.body);
+      const result = await ctx.container.get(SearchService).submit(body, { accountId: p.accountId, home: p.home, baseUrl: ctx.baseUrl });
       return { status: result.status, body: result.body };
     },
   },

@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import { inject, injectable } from 'inversify';
+import { forbidden, isUploadedFile, TOKENS, validationError, type BlobStore, type ErrorItem } from '@filigrane/core';
+import { imageView, mediaApiError } from '@filigrane/plugin-media';
+import type { GeometricModel } from '@filigrane/vision';
+import { IdentificationService, type IdentifyOptions } from './identification.service.js';
+import type { SearchExecutor, SearchScope } from './search-executors.js';
+
+export type ImageSearchMode = IdentifyOptions['mode'];
+export type ImageCategory = 'default' | 'recent' | 'archive';
+
+export interface ImageQuery {
+  /** BlobStore key of the query image (asynchronous searches); the bytes never go into the JSON. */
+  blob: string | null;
+  name: string | null;
+  search_path: string;
+  mode: ImageSearchMode;
+  categories: ImageCategory[];
+  transforms: GeometricModel[];
+  filter_marked: boolean | null;
+  sync: boolean;
+}
+
+const FIELDS = ['file', 'name', 'sync', 'search_path', 'mode', 'categories', 'transforms', 'filter_marked'];
+const MODES: ImageSearchMode[] = ['near_duplicate', 'similar', 'leaks'];
+const CATEGORIES: ImageCategory[] = ['default', 'recent', 'archive'];
+const MODELS: GeometricModel[] = ['scale', 'affine', 'perspective'];
+/** `recent`: media registered in the last 90 days. */
+const RECENT_MS = 90 * 24 * 3600 * 1000;
+export const MAX_QUERY_BYTES = 32 * 1024 * 1024;
+
+/** JSON gives lists and booleans; multipart gives strings, repeated or comma-separated. */
+function list(v: unknown): unknown[] {
+  if (Array.isArray(v)) return v.flatMap((x) => (typeof x === 'string' ? x.split(',') : [x])).map((x) => (typeof x === 'string' ? x.trim() : x));
+  return typeof v === 'string' ? v.split(',').map((x) => x.trim()) : [v];
+}
+function bool(v: unknown): boolean | undefined {
+  if (typeof v === 'boolean') return v;
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  return undefined;
+}
+
+/** Search by image through the visual index (IdentificationService), sync or as a job. */
+@injectable()
+export class ImageSearchExecutor implements SearchExecutor<ImageQuery> {
+  readonly kind = 'image';
+  /** Bytes of synchronous queries, held only while they run. */
+  private readonly pending = new WeakMap<ImageQuery, Buffer>();
+
+  constructor(
+    @inject(IdentificationService) private readonly identification: IdentificationService,
+    @inject(TOKENS.BlobStore) private readonly blobs: BlobStore,
+  ) {}
+
+  accepts(body: Record<string, unknown>): boolean {
+    return 'file' in body;
+  }
+
+  async parse(body: Record<string, unknown>, scope: SearchScope): Promise<{ query: ImageQuery; sync: boolean; name: string | null }> {
+    const errors: ErrorItem[] = [];
+    for (const k of Object.keys(body)) if (!FIELDS.includes(k)) errors.push({ field: k, code: 'unknown_field', details: `Unknown search parameter "${k}".` });
+    const file = body.file;
+    if (!isUploadedFile(file)) errors.push({ field: 'file', code: 'required', details: 'file must be an uploaded image, a URL or a data URI.' });
+    else if (file.data.length === 0) errors.push({ field: 'file', code: 'empty', details: 'The file is empty.' });
+    else if (file.data.length > MAX_QUERY_BYTES) errors.push({ field: 'file', code: 'too_large', details: `At most ${MAX_QUERY_BYTES} bytes.` });
+    const mode = (body.mode ?? 'near_duplicate') as ImageSearchMode;
+    if (!MODES.includes(mode)) errors.push({ field: 'mode', code: 'invalid_choice', details: 'mode is near_duplicate, similar or leaks.' });
+    const categories = body.categories === undefined ? ['default'] : list(body.categories);
+    if (!categories.length || !categories.every((c) => CATEGORIES.includes(c as ImageCategory))) {
+      errors.push({ field: 'categories', code: 'invalid_choice', details: 'categories are default, recent or archive (web is not an account category).' });
+    }
+    const transforms = body.transforms === undefined ? (mode === 'leaks' ? ['scale', 'perspective'] : ['scale']) : list(body.transforms);
+    if (!transforms.length || !transforms.every((t) => MODELS.includes(t as GeometricModel))) {
+      errors.push({ field: 'transforms', code: 'invalid_choice', details: 'transforms are scale, affine or perspective.' });
+    }
+    const sync = body.sync === undefined ? true : bool(body.sync);
+    if (sync === undefined) errors.push({ field: 'sync', code: 'invalid', details: 'sync must be a boolean.' });
+    const filterMarked = body.filter_marked === undefined || body.filter_marked === null ? null : bool(body.filter_marked);
+    if (filterMarked === undefined) errors.push({ field: 'filter_marked', code: 'invalid', details: 'filter_marked must be a boolean.' });
+    let searchPath = scope.home;
+    if (body.search_path !== undefined && body.search_path !== null) {
+      if (typeof body.search_path !== 'string' || body.search_path === '' || body.search_path.split('/').some((s) => s === '.' || s === '..')) {
+        errors.push({ field: 'search_path', code: 'invalid', details: 'search_path must be a path inside your home directory.' });
+      } else {
+        // Absolute (/<home>/...) or relative to the home directory; trailing slashes do not matter.
+        const raw = body.search_path.replace(/\/+$/, '');
+        searchPath = raw.startsWith('/') ? raw || '/' : `${scope.home}/${raw}`;
+      }
+    }
+    const name = body.name === undefined || body.name === null ? (isUploadedFile(file) ? file.filename : null) : body.name;
+    if (name !== null && typeof name !== 'string') errors.push({ field: 'name', code: 'invalid', details: 'name must be a string.' });
+    if (errors.length) throw validationError(errors);
+    if (searchPath !== scope.home && !searchPath.startsWith(`${scope.home}/`)) throw forbidden('search_path must be inside your home directory.');
+    const data = (file as { data: Buffer }).data;
+    const query: ImageQuery = {
+      blob: null,
+      name: name as string | null,
+      search_path: searchPath,
+      mode,
+      categories: categories as ImageCategory[],
+      transforms: transforms as GeometricModel[],
+      filter_marked: filterMarked ?? null,
+      sync: sync!,
+    };
+    if (sync) this.pending.set(query, data);
+    else {
+      query.blob = `searches/queries/${randomUUID()}`;
+      await this.blobs.put(query.blob, data);
+    }
+    return { query, sync: sync!, name: query.name };
+  }
+
+  async run(query: ImageQuery, scope: SearchScope): Promise<unknown[]> {
+    const bytes = this.pending.get(query) ?? (query.blob ? await this.blobs.get(query.blob) : null);
+    if (!bytes) throw validationError([{ field: 'file', code: 'gone', details: 'The query image is no longer available.' }]);
+    let found;
+    try {
+      found = await this.identification.identify(scope.accountId, bytes, {
+        mode: query.mode,
+        transforms: query.transforms,
+        searchPath: query.search_path,
+        detect: query.mode !== 'similar',
+        limit: 10,
+      });
+    } catch (err) {
+      throw mediaApiError(err);
+    } finally {
+      // An asynchronous query image is deleted once its search ran: results keep no pixels.
+      if (query.blob) await this.blobs.delete(query.blob).catch(() => undefined);
+    }
+    const since = Date.now() - RECENT_MS;
+    return found
+      .filter((r) => query.mode !== 'leaks' || r.media.kind === 'watermarked')
+      .filter((r) => !query.categories.every((c) => c === 'recent') || r.media.created.getTime() >= since)
+      .filter((r) => query.filter_marked === null || (query.filter_marked ? r.watermarked === true : r.watermarked !== true))
+      .map((r) => ({
+        id: null,
+        created: r.media.created.toISOString(), // as text matches: the original's registration
+        type: 'user',
+        watermarked: r.watermarked === true,
+        image: { ...imageView(r.media, scope.baseUrl), metadata: r.media.metadata },
+      }));
+  }
+
+  describe(query: ImageQuery): Record<string, unknown> {
+    const { blob: _blob, ...shown } = query;
+    return shown;
+  }
+}

@@ -1,0 +1,184 @@
+import { performance } from 'node:perf_hooks';
+import { inject, injectable } from 'inversify';
+import type { DataSource } from 'typeorm';
+import { TOKENS, type AppConfig } from '@filigrane/core';
+import type { MediaEventsListener, RegisteredMedia } from '@filigrane/plugin-media';
+import {
+  canonicalLuma,
+  fingerprintGrid,
+  VisualIndex,
+  type Candidate,
+  type OrbFeatures,
+  type VisualFingerprint,
+} from '@filigrane/vision';
+import { VisualIndexEntry } from './visual-index.entity.js';
+
+/** Rows indexed this long before a process's last look are fetched again: commits land out of order. */
+const SYNC_SLACK_MS = 30_000;
+/** Rebuild an account's index once this share of its slots are tombstones. */
+const MAX_DEAD_RATIO = 0.25;
+const PAGE = 2000;
+
+interface IndexRow {
+  media_id: string;
+  count: number;
+  points: Buffer;
+  descriptors: Buffer;
+  dhash: Buffer;
+  thumb: Buffer;
+  width: number;
+  height: number;
+}
+
+interface AccountIndex {
+  index: VisualIndex;
+  /** Server time of the last sync (from PostgreSQL's clock, never this process's). */
+  syncedAt: Date;
+  warmUpMs: number;
+}
+
+const floats = (b: Buffer) => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+const bytes = (b: Buffer) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+
+export function rowFeatures(r: Pick<VisualIndexEntry, 'width' | 'height' | 'count' | 'points' | 'descriptors'>): OrbFeatures {
+  return { width: r.width, height: r.height, count: r.count, points: floats(r.points), descriptors: bytes(r.descriptors) };
+}
+
+/**
+ * The visual index of every account: fingerprints in PostgreSQL (written at registration), one
+ * in-memory LSH index per account loaded on first use and kept in step with registrations and
+ * deletions made by this process; rows written by other processes are picked up at each query.
+ * Deletions by other processes are caught later, by the existence check of IdentificationService.
+ */
+@injectable()
+export class VisualIndexService implements MediaEventsListener {
+  private readonly accounts = new Map<number, Promise<AccountIndex>>();
+
+  constructor(
+    @inject(TOKENS.DataSource) private readonly db: DataSource,
+    @inject(TOKENS.Config) private readonly config: AppConfig,
+  ) {}
+
+  /** MEDIA_EVENTS: fingerprint the canonical grid (reduced copy, or computed from the image) and store it. */
+  async registered(event: RegisteredMedia): Promise<void> {
+    const { media } = event;
+    let fp: VisualFingerprint;
+    if (event.reduced) {
+      const r = event.reduced;
+      const luma = new Float32Array(r.luma.length);
+      for (let i = 0; i < luma.length; i++) luma[i] = r.luma[i]! / 256;
+      fp = await fingerprintGrid({ luma, width: r.width, height: r.height });
+    } else if (event.image) {
+      fp = await fingerprintGrid(await canonicalLuma(event.image, { maxPixels: Number(this.config.extra.MAX_IMAGE_PIXELS ?? 40_000_000) }));
+    } else return;
+    const f = fp.features;
+    await this.db.query(
+      `INSERT INTO visual_index (media_id, account_id, width, height, count, points, descriptors, dhash, thumb)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+       ON CONFLICT (media_id) DO UPDATE SET indexed_at = now(), count = EXCLUDED.count, points = EXCLUDED.points,
+         descriptors = EXCLUDED.descriptors, dhash = EXCLUDED.dhash, thumb = EXCLUDED.thumb`,
+      [
+        media.id, media.accountId, f.width, f.height, f.count,
+        Buffer.from(f.points.buffer, f.points.byteOffset, f.points.byteLength),
+        Buffer.from(f.descriptors), Buffer.from(fp.dhash), Buffer.from(fp.thumb),
+      ],
+    );
+    const loaded = this.accounts.get(media.accountId);
+    if (loaded) (await loaded).index.add(media.id, { ...f, dhash: fp.dhash, thumb: fp.thumb, aspect: fp.aspect });
+  }
+
+  /** MEDIA_EVENTS: the rows went with the media (ON DELETE CASCADE); drop them from memory now. */
+  async deleted(mediaIds: number[]): Promise<void> {
+    for (const [accountId, loading] of this.accounts) {
+      const a = await loading;
+      for (const id of mediaIds) a.index.remove(id);
+      if (a.index.deadRatio > MAX_DEAD_RATIO) this.accounts.delete(accountId);
+    }
+  }
+
+  /** An account's index, loaded on first use and brought up to date with other processes' writes. */
+  async account(accountId: number): Promise<AccountIndex> {
+    let loading = this.accounts.get(accountId);
+    if (!loading) {
+      loading = this.load(accountId);
+      this.accounts.set(accountId, loading);
+      loading.catch(() => this.accounts.delete(accountId));
+      return loading;
+    }
+    const a = await loading;
+    await this.catchUp(accountId, a);
+    return a;
+  }
+
+  private async load(accountId: number): Promise<AccountIndex> {
+    const t0 = performance.now();
+    const now: { now: Date }[] = await this.db.query('SELECT now() AS now');
+    const index = new VisualIndex();
+    // Pages by media id, so that a 100,000-media account never sits in one result set.
+    for (let after = 0; ; ) {
+      const page = await this.rows(accountId, { after });
+      this.addRows(page, index);
+      if (page.length < PAGE) break;
+      after = Number(page[page.length - 1]!.media_id);
+    }
+    return { index, syncedAt: now[0]!.now, warmUpMs: performance.now() - t0 };
+  }
+
+  /**
+   * Rows other processes indexed since the last look. Only ids are read for the slack window
+   * (rows just indexed here are in it too); full rows only for the ids this process lacks.
+   */
+  private async catchUp(accountId: number, a: AccountIndex): Promise<void> {
+    const now: { now: Date }[] = await this.db.query('SELECT now() AS now');
+    const recent: { media_id: string }[] = await this.db.query(
+      'SELECT media_id FROM visual_index WHERE account_id = $1 AND indexed_at >= $2',
+      [accountId, new Date(a.syncedAt.getTime() - SYNC_SLACK_MS)],
+    );
+    const missing = recent.map((r) => Number(r.media_id)).filter((id) => !a.index.has(id));
+    for (let i = 0; i < missing.length; i += 2000) this.addRows(await this.rows(accountId, { ids: missing.slice(i, i + 2000) }), a.index);
+    a.syncedAt = now[0]!.now;
+  }
+
+  private rows(accountId: number, where: { after: number } | { ids: number[] }): Promise<IndexRow[]> {
+    const columns = 'media_id, count, points, descriptors, dhash, thumb, width, height';
+    return 'ids' in where
+      ? this.db.query(`SELECT ${columns} FROM visual_index WHERE account_id = $1 AND media_id = ANY($2)`, [accountId, where.ids])
+      : this.db.query(`SELECT ${columns} FROM visual_index WHERE account_id = $1 AND media_id > $2 ORDER BY media_id LIMIT ${PAGE}`, [accountId, where.after]);
+  }
+
+  private addRows(rows: IndexRow[], index: VisualIndex): void {
+    for (const r of rows) {
+      index.add(Number(r.media_id), { count: r.count, descriptors: bytes(r.descriptors), points: floats(r.points), dhash: bytes(r.dhash), thumb: bytes(r.thumb), aspect: r.width / r.height });
+    }
+  }
+
+  /** Exact-copy hits and vote candidates of a query fingerprint. */
+  async candidates(accountId: number, query: VisualFingerprint, max: number): Promise<{ exact: number[]; voted: Candidate[] }> {
+    const { index } = await this.account(accountId);
+    return {
+      exact: index.exact(query),
+      voted: index.vote(query.features.descriptors, query.features.count, { max }),
+    };
+  }
+
+  /** Stored features of candidates that still exist (deleted ones have no row any more). */
+  async features(accountId: number, ids: number[]): Promise<Map<number, OrbFeatures>> {
+    if (!ids.length) return new Map();
+    const rows = await this.db.manager
+      .createQueryBuilder(VisualIndexEntry, 'v')
+      .where('v.account_id = :accountId AND v.media_id IN (:...ids)', { accountId, ids })
+      .getMany();
+    return new Map(rows.map((r) => [r.mediaId, rowFeatures(r)]));
+  }
+
+  /** Forgets an account's in-memory index; the next query loads it again (benchmarks, operations). */
+  evict(accountId: number): void {
+    this.accounts.delete(accountId);
+  }
+
+  /** Memory and warm-up of a loaded account (benchmarks, operations). */
+  async stats(accountId: number): Promise<{ media: number; bytes: number; warmUpMs: number }> {
+    const a = await this.account(accountId);
+    return { media: a.index.size, bytes: a.index.memoryBytes(), warmUpMs: a.warmUpMs };
+  }
+}

@@ -1,0 +1,179 @@
+import test from 'ava';
+import sharp from 'sharp';
+import { startTestServer, type TestServer } from '@filigrane/gateway';
+import { loadOpenCv, withMats } from '@filigrane/vision';
+import { embed, encodeLmk, generateKey } from '@filigrane/watermark';
+
+let server: TestServer;
+let alice: { apiKey: string; id: number };
+let bob: { apiKey: string; id: number };
+let marked: Buffer; // the watermarked copy of /alice/marked/original.png, as published
+let plain: Buffer; // /alice/plain/photo.png
+
+/**
+ * A textured synthetic photo: a seeded scene of overlapping ellipses and rectangles of random
+ * colours over a gradient, plus grain. Distinct seeds give unrelated pictures with real corners.
+ */
+async function photo(seed: number, width = 640, height = 480): Promise<Buffer> {
+  let s = seed * 7919 + 1;
+  const rnd = () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 4294967296);
+  const data = Buffer.alloc(width * height * 3);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = (y * width + x) * 3;
+      data[i] = (x * 200) / width;
+      data[i + 1] = (y * 200) / height;
+      data[i + 2] = 100;
+    }
+  }
+  for (let k = 0; k < 60; k++) {
+    const cx = rnd() * width, cy = rnd() * height, rx = 8 + rnd() * 60, ry = 8 + rnd() * 60;
+    const col = [rnd() * 255, rnd() * 255, rnd() * 255];
+    const ellipse = rnd() < 0.5;
+    for (let y = Math.max(0, Math.floor(cy - ry)); y < Math.min(height, cy + ry); y++) {
+      for (let x = Math.max(0, Math.floor(cx - rx)); x < Math.min(width, cx + rx); x++) {
+        if (ellipse && ((x - cx) / rx) ** 2 + ((y - cy) / ry) ** 2 > 1) continue;
+        const i = (y * width + x) * 3;
+        data[i] = col[0]!; data[i + 1] = col[1]!; data[i + 2] = col[2]!;
+      }
+    }
+  }
+  for (let i = 0; i < data.length; i++) data[i] = Math.max(0, Math.min(255, data[i]! + (rnd() - 0.5) * 30));
+  return sharp(data, { raw: { width, height, channels: 3 } }).png().toBuffer();
+}
+
+async function size(img: Buffer) {
+  const m = await sharp(img).metadata();
+  return { width: m.width!, height: m.height! };
+}
+/** Keeps `area` of the image (same aspect), off-centre. */
+async function crop(img: Buffer, area: number): Promise<Buffer> {
+  const { width, height } = await size(img);
+  const w = Math.round(width * Math.sqrt(area)), h = Math.round(height * Math.sqrt(area));
+  return sharp(img).extract({ left: Math.round((width - w) * 0.8), top: Math.round((height - h) * 0.3), width: w, height: h }).png().toBuffer();
+}
+async function perspective(img: Buffer): Promise<Buffer> {
+  const { cv } = await loadOpenCv();
+  const { data, info } = await sharp(img).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const { width: w, height: h } = info;
+  const out = withMats((track) => {
+    const src = track(new cv.Mat(h, w, cv.CV_8UC3));
+    src.data.set(data);
+    const from = track(cv.matFromArray(4, 1, cv.CV_32FC2, [0, 0, w, 0, w, h, 0, h]));
+    const to = track(cv.matFromArray(4, 1, cv.CV_32FC2, [0.06 * w, 0.02 * h, 0.97 * w, 0.07 * h, 0.93 * w, 0.95 * h, 0.02 * w, 0.9 * h]));
+    const m = track(cv.getPerspectiveTransform(from, to));
+    const dst = track(new cv.Mat());
+    cv.warpPerspective(src, dst, m, new cv.Size(w, h));
+    return Buffer.from(dst.data);
+  });
+  return sharp(out, { raw: { width: w, height: h, channels: 3 } }).png().toBuffer();
+}
+
+const dataUri = (b: Buffer) => `data:image/png;base64,${b.toString('base64')}`;
+const search = (json: Record<string, unknown>, key = alice.apiKey) => server.call('POST', '/api/v4/searches/', { key, json });
+const paths = (matches: { image: { media_path: string } }[]) => matches.map((m) => m.image.media_path);
+
+/** multipart/form-data with one file part and string fields (repeated for lists). */
+function multipart(file: Buffer, filename: string, fields: Record<string, string | string[]>): { body: Buffer; type: string } {
+  const boundary = `----filigrane${Date.now()}`;
+  const parts: Buffer[] = [];
+  for (const [k, v] of Object.entries(fields)) {
+    for (const one of Array.isArray(v) ? v : [v]) parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${one}\r\n`));
+  }
+  parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: image/jpeg\r\n\r\n`), file, Buffer.from(`\r\n--${boundary}--\r\n`));
+  return { body: Buffer.concat(parts), type: `multipart/form-data; boundary=${boundary}` };
+}
+
+test.before(async () => {
+  server = await startTestServer({ workers: true });
+  alice = await server.createAccount('alice');
+  bob = await server.createAccount('bob');
+  const der = await fetch(new URL('/api/v4/account/download/public_key.der', server.url), { headers: { authorization: `Token ${alice.apiKey}` } });
+  const publicKey = Buffer.from(await der.arrayBuffer());
+  const embedded = await embed(await photo(1), generateKey());
+  marked = embedded.image;
+  plain = await photo(2);
+  const put = (path: string, body: Buffer, type: string) => server.call('PUT', `/api/v4/media${path}`, { key: alice.apiKey, body, headers: { 'content-type': type } });
+  for (const res of [
+    await put('/alice/marked/original.png', encodeLmk(embedded.registration, publicKey), 'application/lmk'),
+    await put('/alice/plain/photo.png', plain, 'image/png'),
+    await put('/alice/plain/other.png', await photo(3), 'image/png'),
+  ]) {
+    if (res.status !== 201) throw new Error(res.text);
+  }
+});
+test.after.always(async () => server?.close());
+
+test.serial('attacked copies find their original first; watermarked only for the marked one', async (t) => {
+  const cases: [string, Buffer, string[]][] = [
+    ['crop 50%', await crop(marked, 0.5), ['scale']],
+    ['crop 25%', await crop(marked, 0.25), ['scale']],
+    ['resize 50%', await sharp(marked).resize({ width: 320 }).png().toBuffer(), ['scale']],
+    ['jpeg 60', await sharp(marked).jpeg({ quality: 60 }).toBuffer(), ['scale']],
+    ['rotation 10°', await sharp(marked).rotate(10).png().toBuffer(), ['scale', 'affine']],
+    ['perspective', await perspective(marked), ['perspective']],
+  ];
+  for (const [label, query, transforms] of cases) {
+    const res = await search({ file: dataUri(query), transforms });
+    t.is(res.status, 200, `${label}: ${res.text}`);
+    t.is(res.json.status, 'complete');
+    t.is(paths(res.json.matches)[0], '/alice/marked/original.png', label);
+    t.like(res.json.matches[0], { id: null, type: 'user', watermarked: true }, label);
+    t.like(res.json.matches[0].image, { type: 'registered', media_url: `${server.url}/api/v4/media/alice/marked/original.png`, metadata: {} }, label);
+  }
+  const plainCrop = await search({ file: dataUri(await crop(plain, 0.25)) });
+  t.deepEqual(paths(plainCrop.json.matches), ['/alice/plain/photo.png']);
+  t.false(plainCrop.json.matches[0].watermarked, 'a plain original is never watermarked');
+});
+
+test.serial('unrelated images find nothing; the exact copy takes the fast path', async (t) => {
+  for (const seed of [10, 11, 12, 13]) {
+    const res = await search({ file: dataUri(await photo(seed)), transforms: ['scale', 'affine', 'perspective'] });
+    t.deepEqual(res.json.matches, [], `unrelated seed ${seed}`);
+  }
+  const same = await search({ file: dataUri(plain) });
+  t.deepEqual(paths(same.json.matches), ['/alice/plain/photo.png']);
+});
+
+test.serial('multipart upload, filter_marked, search_path, validation', async (t) => {
+  const jpeg = await sharp(marked).jpeg({ quality: 60 }).toBuffer();
+  const form = multipart(jpeg, 'leak.jpg', { transforms: ['scale', 'affine'], filter_marked: 'true', sync: 'true' });
+  const res = await server.call('POST', '/api/v4/searches/', { key: alice.apiKey, body: form.body, headers: { 'content-type': form.type } });
+  t.is(res.status, 200, res.text);
+  t.deepEqual(paths(res.json.matches), ['/alice/marked/original.png']);
+  t.deepEqual((await search({ file: dataUri(jpeg), filter_marked: false })).json.matches, [], 'false keeps non-watermarked only');
+  t.deepEqual((await search({ file: dataUri(jpeg), search_path: 'plain' })).json.matches, [], 'outside search_path');
+  t.is((await search({ file: dataUri(jpeg), search_path: '/alice/marked' })).json.matches.length, 1);
+  t.is((await search({ file: dataUri(jpeg), search_path: '/bob' })).status, 403);
+  const bad = await search({ file: dataUri(jpeg), mode: 'fuzzy', transforms: ['shear'], categories: ['web'] });
+  t.is(bad.status, 400);
+  t.deepEqual(bad.json.errors.map((e: { field: string }) => e.field).sort(), ['categories', 'mode', 'transforms']);
+});
+
+test.serial('asynchronous search: 201, then complete with the same matches', async (t) => {
+  const res = await search({ file: dataUri(await crop(plain, 0.5)), sync: false, name: 'async one' });
+  t.is(res.status, 201, res.text);
+  t.like(res.json, { type: 'image', name: 'async one' });
+  t.false(JSON.stringify(res.json.query).includes('base64'), 'the stored query holds no image bytes');
+  let view = res.json;
+  for (let i = 0; i < 100 && view.status !== 'complete' && view.status !== 'failed'; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    view = (await server.call('GET', new URL(res.json.url).pathname, { key: alice.apiKey })).json;
+  }
+  t.is(view.status, 'complete', JSON.stringify(view));
+  t.deepEqual(paths(view.matches), ['/alice/plain/photo.png']);
+});
+
+test.serial('GraphQL imageSearch; nothing across accounts; nothing after deletion', async (t) => {
+  const query = await crop(plain, 0.5);
+  const gql = await server.call('POST', '/graphql', {
+    key: alice.apiKey,
+    json: { query: 'mutation($u: String!) { imageSearch(url: $u) { status matches } }', variables: { u: dataUri(query) } },
+  });
+  t.is(gql.status, 200, gql.text);
+  t.is(gql.json.data.imageSearch.matches[0].image.media_path, '/alice/plain/photo.png');
+  t.deepEqual((await search({ file: dataUri(query) }, bob.apiKey)).json.matches, [], 'bob sees none of alice\'s media');
+  t.is((await server.call('DELETE', '/api/v4/media/alice/plain/photo.png', { key: alice.apiKey })).status, 204);
+  t.deepEqual((await search({ file: dataUri(query) })).json.matches, []);
+  t.deepEqual((await search({ file: dataUri(plain) })).json.matches, [], 'not even the exact copy');
+});

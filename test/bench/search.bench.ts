@@ -1,0 +1,178 @@
+/**
+ * `npm run bench -- search [--photos DIR] [--limit N] [--detect N] [--scale 1000,10000,100000]`
+ * Identification quality and speed on a real PostgreSQL:
+ * 1. every photo is registered watermarked (.lmk over HTTP); each of the watermark benchmark's
+ *    attacks is applied to each watermarked copy and identified with all the other photos as
+ *    distractors: recall@1, false matches (any result that is not the source), and the detection
+ *    rate on the first `--detect` photos (detection costs ~1 s per query);
+ * 2. latency of a search (decode, ORB, voting, existence check, RANSAC; no detection) with 1,000,
+ *    10,000 and 100,000 indexed media: up to 10,000 synthetic media are real rows (media +
+ *    visual_index, random ORB descriptors) so that warm-up from PostgreSQL is measured; beyond,
+ *    synthetic media are added to the in-memory index only; index memory per media.
+ * Photos: test/bench/fetch-photos.sh (default folder .cache/photos).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startTestServer } from '@filigrane/gateway';
+import { IdentificationService, VisualIndexService } from '@filigrane/plugin-search';
+import { prepareQuery, type GeometricModel } from '@filigrane/vision';
+import { embed, encodeLmk, generateKey } from '@filigrane/watermark';
+import { ATTACKS } from './attacks';
+import { benchPostgres } from './support/postgres.js';
+
+const root = resolve(__dirname, '..', '..', '..');
+const ALL: GeometricModel[] = ['scale', 'affine', 'perspective'];
+const pct = (v: number[], q: number) => [...v].sort((a, b) => a - b)[Math.min(v.length - 1, Math.floor(q * v.length))]!;
+
+/** xorshift32 bytes: synthetic descriptors and keypoints, reproducible. */
+function filler(seed: number) {
+  let s = seed >>> 0 || 1;
+  const next = () => ((s ^= s << 13), (s ^= s >>> 17), (s ^= s << 5), s >>> 0);
+  return {
+    bytes(n: number): Uint8Array {
+      const out = new Uint8Array(n);
+      for (let i = 0; i < n; i += 4) {
+        const v = next();
+        out[i] = v; out[i + 1] = v >>> 8; out[i + 2] = v >>> 16; out[i + 3] = v >>> 24;
+      }
+      return out;
+    },
+    points(n: number, w: number, h: number): Float32Array {
+      const p = new Float32Array(2 * n);
+      for (let i = 0; i < n; i++) { p[2 * i] = (next() / 2 ** 32) * w; p[2 * i + 1] = (next() / 2 ** 32) * h; }
+      return p;
+    },
+  };
+}
+
+const SYNTH_DESCRIPTORS = 256;
+
+export async function run(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      photos: { type: 'string', default: join(root, '.cache', 'photos') },
+      limit: { type: 'string', default: '1000' },
+      detect: { type: 'string', default: '4' },
+      scale: { type: 'string', default: '1000,10000,100000' },
+    },
+  });
+  const files = readdirSync(values.photos).filter((f) => /\.(jpe?g|png)$/i.test(f)).sort().slice(0, Number(values.limit));
+  const detectPhotos = Number(values.detect);
+  const levels = values.scale.split(',').map(Number);
+  const pg = benchPostgres();
+  process.env.DATABASE_URL = pg.url;
+  const server = await startTestServer({ config: { rateLimit: { perSecond: 1_000_000, perDay: 1_000_000_000 } } });
+  try {
+    const { apiKey, id: accountId } = await server.createAccount('bench');
+    const der = Buffer.from(await (await fetch(`${server.url}/api/v4/account/download/public_key.der`, { headers: { authorization: `Token ${apiKey}` } })).arrayBuffer());
+    const identification = server.app.container.get(IdentificationService);
+    const visual = server.app.container.get(VisualIndexService);
+
+    // 1. Register every photo, watermarked.
+    const marked: Buffer[] = [];
+    const paths: string[] = [];
+    for (const f of files) {
+      const e = await embed(readFileSync(join(values.photos, f)), generateKey());
+      marked.push(e.image);
+      const path = `/bench/photos/${f}`;
+      const res = await server.call('PUT', `/api/v4/media${path}`, { key: apiKey, body: encodeLmk(e.registration, der), headers: { 'content-type': 'application/lmk' } });
+      if (res.status !== 201) throw new Error(`${f}: ${res.status} ${res.text}`);
+      paths.push(path);
+    }
+    console.log(`${files.length} photos registered watermarked; ${Object.keys(ATTACKS).length} attacks each, all other photos as distractors`);
+
+    // 2. Recall@1, false matches, detection.
+    console.log('| attack | recall@1 | false matches | detected (first %d photos) | p50 ms |'.replace('%d', String(detectPhotos)));
+    console.log('|---|---|---|---|---|');
+    let hits = 0, queries = 0, falseMatches = 0, detected = 0, detectTried = 0;
+    const failures: string[] = [];
+    const falses: string[] = [];
+    for (const [name, attack] of Object.entries(ATTACKS)) {
+      let h = 0, fm = 0, d = 0, dt = 0;
+      const ms: number[] = [];
+      for (let i = 0; i < files.length; i++) {
+        const query = await attack(marked[i]!);
+        const withDetection = i < detectPhotos;
+        const t0 = performance.now();
+        const found = await identification.identify(accountId, query, { mode: 'near_duplicate', transforms: ALL, detect: withDetection });
+        if (!withDetection) ms.push(performance.now() - t0);
+        if (found[0]?.media.path === paths[i]) h++;
+        else failures.push(`${name}:${files[i]}`);
+        for (const r of found) if (r.media.path !== paths[i]) { fm++; falses.push(`${name}:${files[i]}->${r.media.name}(${r.inliers})`); }
+        if (withDetection) {
+          dt++;
+          if (found.find((r) => r.media.path === paths[i])?.watermarked === true) d++;
+        }
+      }
+      hits += h; queries += files.length; falseMatches += fm; detected += d; detectTried += dt;
+      console.log(`| ${name} | ${(h / files.length).toFixed(3)} (${h}/${files.length}) | ${fm} | ${d}/${dt} | ${ms.length ? pct(ms, 0.5).toFixed(0) : '-'} |`);
+    }
+    console.log(`| **all** | **${(hits / queries).toFixed(3)}** (${hits}/${queries}) | **${falseMatches}** | ${detected}/${detectTried} | |`);
+    if (failures.length) console.log(`missed: ${failures.join(', ')}`);
+    if (falses.length) console.log(`false matches: ${falses.join(', ')}`);
+
+    // 3. Latency at scale, memory per media.
+    const queryImages = await Promise.all(marked.slice(0, 20).map((m, i) => (i % 2 ? ATTACKS.crop50! : ATTACKS['resize50+jpeg70']!)(m)));
+    const fill = filler(12345);
+    let synthetic = 0;
+    const db = server.app.dataSource;
+    const dbLimit = 10_000;
+    console.log('\n| indexed media | warm-up ms | p50 ms | p95 ms | recall@1 | index bytes/media |');
+    console.log('|---|---|---|---|---|---|');
+    for (const level of levels) {
+      const target = level - files.length;
+      // Real rows up to dbLimit: media + visual_index, inserted in batches.
+      while (synthetic < Math.min(target, dbLimit - files.length)) {
+        const n = Math.min(1000, Math.min(target, dbLimit - files.length) - synthetic);
+        const ids: { id: string }[] = await db.query(
+          `INSERT INTO media (account_id, path, parent, name, type, kind, width, height, format)
+           SELECT $1, '/bench/synthetic/' || g || '.jpg', '/bench/synthetic', g || '.jpg', 'image', 'plain', 512, 384, 'jpeg'
+           FROM generate_series($2::int, $3::int) g RETURNING id`,
+          [accountId, synthetic + 1, synthetic + n],
+        );
+        const params: unknown[] = [];
+        const tuples: string[] = [];
+        for (const [k, r] of ids.entries()) {
+          const points = fill.points(SYNTH_DESCRIPTORS, 512, 384);
+          params.push(r.id, accountId, Buffer.from(points.buffer), Buffer.from(fill.bytes(SYNTH_DESCRIPTORS * 32)), Buffer.from(fill.bytes(8)), Buffer.from(fill.bytes(256)));
+          const b = k * 6;
+          tuples.push(`($${b + 1}, $${b + 2}, 512, 384, ${SYNTH_DESCRIPTORS}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6})`);
+        }
+        await db.query(`INSERT INTO visual_index (media_id, account_id, width, height, count, points, descriptors, dhash, thumb) VALUES ${tuples.join(',')}`, params);
+        // Synthetic rows stand for media indexed long ago: outside the window other processes re-check.
+        await db.query(`UPDATE visual_index SET indexed_at = now() - interval '1 hour' WHERE account_id = $1 AND media_id = ANY($2)`, [accountId, ids.map((r) => r.id)]);
+        synthetic += n;
+      }
+      let warm = '(kept)';
+      if (synthetic + files.length <= dbLimit) {
+        visual.evict(accountId);
+        warm = (await visual.stats(accountId)).warmUpMs.toFixed(0);
+      }
+      // Beyond dbLimit: synthetic media in memory only (their ids exist nowhere, like deleted media).
+      const { index } = await visual.account(accountId);
+      while (synthetic < target) {
+        index.add(1e12 + synthetic, { count: SYNTH_DESCRIPTORS, descriptors: fill.bytes(SYNTH_DESCRIPTORS * 32), points: fill.points(SYNTH_DESCRIPTORS, 512, 384), dhash: fill.bytes(8), thumb: fill.bytes(256), aspect: 4 / 3 });
+        synthetic++;
+      }
+      const ms: number[] = [];
+      let ok = 0;
+      for (let round = 0; round < 3; round++) {
+        for (const [i, q] of queryImages.entries()) {
+          const t0 = performance.now();
+          const prepared = await prepareQuery(q);
+          const found = await identification.identify(accountId, prepared, { mode: 'near_duplicate', transforms: ['scale'], detect: false });
+          ms.push(performance.now() - t0);
+          if (round === 0 && found[0]?.media.path === paths[i]) ok++;
+        }
+      }
+      const stats = await visual.stats(accountId);
+      console.log(`| ${stats.media} | ${warm} | ${pct(ms, 0.5).toFixed(0)} | ${pct(ms, 0.95).toFixed(0)} | ${ok}/${queryImages.length} | ${(stats.bytes / stats.media).toFixed(0)} |`);
+    }
+    console.log(`\nRSS ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`);
+  } finally {
+    await server.close();
+    pg.stop();
+  }
+}
