@@ -65,7 +65,9 @@ export interface TestServer {
  */
 export async function startTestServer(options: { plugins?: FiligranePlugin[]; clock?: Clock; config?: Partial<GatewayConfig>; workers?: boolean } = {}): Promise<TestServer> {
   const db = await createTestDatabase();
-  const config: GatewayConfig = { ...loadConfig({ ...process.env, DATA_DIR: mkdtempSync(join(tmpdir(), 'filigrane-test-')) }), ...options.config };
+  // Tests fire requests faster than any client should: limits are high unless a test sets them.
+  const defaults: Partial<GatewayConfig> = { rateLimit: { perSecond: 100_000, perDay: 100_000_000 } };
+  const config: GatewayConfig = { ...loadConfig({ ...process.env, DATA_DIR: mkdtempSync(join(tmpdir(), 'filigrane-test-')) }), ...defaults, ...options.config };
   let app: FiligraneApp;
   try {
     app = await createApp({

@@ -114,3 +114,22 @@ test.serial('rate limits: 429 with Retry-After, and counters shared by two API p
     await Promise.all(apps.map((a) => a.close()));
   }
 });
+
+test.serial('concurrent requests are counted exactly: no more than the limit pass in one window', async (t) => {
+  const frozen = new ManualClock(new Date('2026-06-03T09:00:00.200Z'));
+  const config = { ...server.app.container.get<Record<string, unknown>>(Symbol.for('filigrane.Config')), rateLimit: { perSecond: 5, perDay: 1000 } };
+  const apps = await Promise.all(
+    [0, 1].map(() => createApp({ config: config as never, plugins: defaultPlugins(), databaseUrl: server.databaseUrl, masterKey: randomBytes(32), clock: frozen, log: () => undefined })),
+  );
+  try {
+    const urls = await Promise.all(apps.map((a) => a.listen(0, '127.0.0.1')));
+    const results = await Promise.all(Array.from({ length: 16 }, (_, i) => call(urls[i % 2]!, 'GET', '/api/v4/account/', { key })));
+    const statuses = results.map((r) => r.status);
+    t.is(statuses.filter((s) => s === 200).length, 5);
+    t.is(statuses.filter((s) => s === 429).length, 11);
+    const remaining = results.filter((r) => r.status === 200).map((r) => Number(r.headers.get('x-ratelimit-secondly-remaining'))).sort();
+    t.deepEqual(remaining, [0, 1, 2, 3, 4], 'each request gets its own place in the window');
+  } finally {
+    await Promise.all(apps.map((a) => a.close()));
+  }
+});

@@ -1,5 +1,5 @@
 /**
- * Visual QA: finds the darkest flat 96 x 96 block among the marked photos and renders original |
+ * Visual QA: finds the flattest 96 x 96 block of a tone range among the marked photos and renders original |
  * watermarked | difference x 8 (mid-grey = 0), each at 2x zoom (nearest neighbour), into one PNG.
  */
 import sharp from 'sharp';
@@ -13,7 +13,11 @@ interface Marked {
 
 const BLOCK = 96;
 
-export async function renderMottlingCheck(marked: Marked[], out: string): Promise<string> {
+/** 'dark': mean luma 12..60 (blacks where the JND used to mottle); 'flat': mid-tones 60..200. */
+export type Region = 'dark' | 'flat';
+
+export async function renderMottlingCheck(marked: Marked[], out: string, region: Region = 'dark'): Promise<string> {
+  const [lo, hi] = region === 'dark' ? [12, 60] : [60, 200];
   let best: { score: number; name: string; x: number; y: number; originalIndex: number } | undefined;
   for (let i = 0; i < marked.length; i++) {
     const info = await probeImage(marked[i].image);
@@ -33,9 +37,9 @@ export async function renderMottlingCheck(marked: Marked[], out: string): Promis
         const n = (BLOCK / 2) ** 2;
         const mean = s / n;
         const sd = Math.sqrt(Math.max(0, s2 / n - mean * mean));
-        // dark (but not black, where nothing is added) and flat
-        if (mean < 12) continue;
-        const score = mean + 4 * sd;
+        // flat (low deviation) within the tone range; black (< 12) receives almost nothing
+        if (mean < lo || mean > hi) continue;
+        const score = sd + (region === 'dark' ? mean / 8 : 0);
         if (!best || score < best.score) best = { score, name: marked[i].name, x: bx, y: by, originalIndex: i };
       }
     }

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- watermark [--photos DIR] [--keys N] [--out FILE] [--limit N] [--skip-speed]`
+ * `npm run bench -- watermark [--photos DIR] [--keys N] [--out FILE] [--limit N] [--skip-speed | --speed-only]`
  * The evaluation protocol of research/watermark.md section 4: 15 attacks on a folder of photos,
  * informed and blind TPR at p < 1e-6, log10 p, PSNR, false positives over wrong keys and unmarked
  * originals, embed ms/MP at 1/3/12/24 MP, detect ms per candidate, peak RSS. Prints a table and
@@ -25,6 +25,7 @@ interface Args {
   out: string;
   limit: number;
   skipSpeed: boolean;
+  speedOnly: boolean;
 }
 
 function parse(args: string[]): Args {
@@ -38,6 +39,7 @@ function parse(args: string[]): Args {
     out: resolve(get('--out') ?? join(root, 'bench-results', 'watermark.json')),
     limit: Number(get('--limit') ?? Infinity),
     skipSpeed: args.includes('--skip-speed'),
+    speedOnly: args.includes('--speed-only'),
   };
 }
 
@@ -128,6 +130,14 @@ export async function run(argv: string[]): Promise<void> {
     .sort()
     .slice(0, args.limit);
   if (photos.length === 0) throw new Error(`no JPEG/PNG photos in ${args.photos}`);
+  if (args.speedOnly) {
+    const rows = await speed(join(args.photos, photos.includes('starry_night.jpg') ? 'starry_night.jpg' : photos[0]));
+    const out = args.out.replace(/\.json$/, '-speed.json');
+    mkdirSync(resolve(out, '..'), { recursive: true });
+    writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), embedSpeed: rows }, null, 2)}\n`);
+    console.log(`written ${out}`);
+    return;
+  }
   const attackNames = Object.keys(ATTACKS);
   const rows: Record<string, AttackRow> = Object.fromEntries(
     attackNames.map((a) => [a, { registered: 0, informed: 0, blind: 0, informedLog10p: [], blindLog10p: [], failures: [] }]),
@@ -231,8 +241,11 @@ export async function run(argv: string[]): Promise<void> {
   console.log('detect', JSON.stringify(detection));
 
   mkdirSync(resolve(args.out, '..'), { recursive: true });
-  const mottling = await renderMottlingCheck(registrations, join(resolve(args.out, '..'), 'mottling.png'));
-  console.log(`mottling check: ${mottling}`);
+  const mottling = [
+    await renderMottlingCheck(registrations, join(resolve(args.out, '..'), 'mottling-dark.png'), 'dark'),
+    await renderMottlingCheck(registrations, join(resolve(args.out, '..'), 'mottling-flat.png'), 'flat'),
+  ];
+  console.log(`mottling check:\n  ${mottling.join('\n  ')}`);
   const speedRows = args.skipSpeed ? [] : await speed(join(args.photos, photos.includes('starry_night.jpg') ? 'starry_night.jpg' : photos[0]));
   const result = {
     date: new Date().toISOString(),

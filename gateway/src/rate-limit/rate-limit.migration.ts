@@ -4,8 +4,9 @@ export class RateLimitInit1763700000000 implements MigrationInterface {
   name = 'RateLimitInit1763700000000';
 
   async up(q: QueryRunner): Promise<void> {
+    // UNLOGGED: no WAL per request; counters lost in a crash only reopen the current windows.
     await q.query(`
-      CREATE TABLE rate_limit_counters (
+      CREATE UNLOGGED TABLE rate_limit_counters (
         subject text NOT NULL,
         window_kind char(1) NOT NULL,
         window_start timestamptz NOT NULL,

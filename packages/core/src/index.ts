@@ -15,4 +15,5 @@ export * from './pagination.js';
 export * from './filters.js';
 export * from './csv.js';
 export * from './blob-store.js';
+export * from './tracking.js';
 export * from './graphql-context.js';

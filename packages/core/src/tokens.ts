@@ -6,6 +6,7 @@ import type { SecretBox } from './secret-box.js';
 import type { JobQueue } from './jobs.js';
 import type { ExtensionRegistry } from './extension-point.js';
 import type { BlobStore } from './blob-store.js';
+import type { MatchPipeline } from './tracking.js';
 
 function token<T>(name: string): symbol & { __type?: T } {
   return Symbol.for(`filigrane.${name}`) as symbol & { __type?: T };
@@ -21,4 +22,5 @@ export const TOKENS = {
   Authenticator: token<unknown>('Authenticator'),
   RateLimiter: token<unknown>('RateLimiter'),
   BlobStore: token<BlobStore>('BlobStore'),
+  MatchPipeline: token<MatchPipeline>('MatchPipeline'),
 } as const;

@@ -81,3 +81,16 @@ export async function run(argv: readonly string[], io: Io = processIo): Promise<
     return ExitCode.internal;
   }
 }
+
+/** Runs the tool as a process entry point: sets the exit code, never throws. */
+export function runMain(argv: readonly string[]): void {
+  run(argv).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      process.stderr.write(`internal error: ${String(err)}\n`);
+      process.exitCode = ExitCode.internal;
+    },
+  );
+}

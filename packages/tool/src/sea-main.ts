@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { provideSharp } from '@filigrane/vision';
-import { run } from './cli';
+import { runMain } from './cli';
 
 interface SeaModule {
   isSea(): boolean;
@@ -76,15 +76,7 @@ function main(): void {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const sea = require('node:sea') as SeaModule;
   if (sea.isSea()) loadBundledSharp(sea);
-  run(process.argv.slice(2)).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (err: unknown) => {
-      process.stderr.write(`internal error: ${String(err)}\n`);
-      process.exitCode = 1;
-    },
-  );
+  runMain(process.argv.slice(2));
 }
 
 main();

@@ -13,3 +13,4 @@ export { getSharp, provideSharp } from './sharp-loader';
 export * from './fingerprint';
 export * from './visual-index';
 export * from './plausibility';
+export { syntheticPhoto } from './synthetic-photo';

@@ -2,7 +2,7 @@
  * Geometric registration of a query onto a reference from ORB matches: knn(2) + ratio test, then a
  * RANSAC fit of the allowed model. Also ECC sub-pixel refinement on the canonical grid.
  */
-import { invert, multiply, type Mat3 } from './homography';
+import { invert, type Mat3 } from './homography';
 import { loadOpenCv, withMats, type OpenCv } from './opencv';
 import { DESCRIPTOR_BYTES, type OrbFeatures } from './orb';
 
@@ -193,4 +193,3 @@ export async function refineEcc(
   }
 }
 
-export { multiply as composeTransforms };

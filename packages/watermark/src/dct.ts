@@ -82,4 +82,3 @@ export function idct2d(plane: Float64Array, w: number, h: number, columns = w): 
   for (let y = 0; y < h; y++) idct1(plane, y * w, 1, w);
 }
 
-export const _dct1ForTests = { dct1, idct1 };

@@ -154,6 +154,17 @@ function applyDelta(raw: RawImage, out: Uint8Array | Uint16Array, shaped: PlaneU
       // Samples are integers, so round(v + d) = v + round(d): one rounding per pixel.
       const d = Math.round(a * mp[x]);
       if (d === 0) continue;
+      if (colour === 3) {
+        const r0 = data[p], g0 = data[p + 1], b0 = data[p + 2];
+        const r = r0 + d, g = g0 + d, b = b0 + d;
+        if (r >= 0 && r <= max && g >= 0 && g <= max && b >= 0 && b <= max) {
+          out[p] = r;
+          out[p + 1] = g;
+          out[p + 2] = b;
+          sse += 3 * d * d;
+          continue;
+        }
+      }
       for (let c = 0; c < colour; c++) {
         const v0 = data[p + c];
         let v = v0 + d;
@@ -203,26 +214,30 @@ export function embedRaw(raw: RawImage, key: Uint8Array, options: EmbedOptions =
   for (let i = 0; i < q.length; i++) if (Math.abs(q[i]) > bound) bound = Math.abs(q[i]);
   // Bilinear interpolation never leaves the range of its samples: `bound` bounds every pixel.
   const shaped = new PlaneUpsampler(q, wm, hm, W, H);
+  // The histogram samples every k-th full-resolution row, k about the upsampling factor: rows that
+  // close are nearly identical, so the distribution is the full one at 1/k of the cost. The apply
+  // pass then measures the exact PSNR and corrects.
   const histogram = new ShapedHistogram(bound);
+  const step = Math.max(1, Math.floor(H / hm));
   const row = new Float32Array(W);
-  for (let y = 0; y < H; y++) {
+  let sampled = 0;
+  for (let y = Math.floor(step / 2); y < H; y += step) {
     shaped.row(y, row);
     histogram.add(row, W);
+    sampled += W;
   }
-  // The gain is solved on the histogram (rounding included); clipping can only lower the error, so
-  // the measured PSNR is >= the target, and one correction pass tops it up when clipping was heavy.
   const mseTarget = (255 * 255) / Math.pow(10, targetPsnr / 10);
   stage('shape');
-  let alpha = solveGain(histogram, W * H, mseTarget, raw.depth);
+  let alpha = solveGain(histogram, sampled, mseTarget, raw.depth);
   stage('gain');
   const out = raw.depth === 16 ? new Uint16Array(raw.data.length) : new Uint8Array(raw.data.length);
   let psnr = applyDelta(raw, out, shaped, alpha);
   // The histogram's bins blur rounding boundaries slightly: nudge the target until the measured
-  // PSNR is in [target, target + 0.2] (clipping can also leave it well above the target).
+  // PSNR is in [target, target + 0.1] (clipping can also leave it well above the target).
   let goal = mseTarget;
-  for (let i = 0; i < 3 && alpha > 0 && (psnr < targetPsnr || psnr > targetPsnr + 0.2); i++) {
+  for (let i = 0; i < 3 && alpha > 0 && (psnr < targetPsnr || psnr > targetPsnr + 0.1); i++) {
     goal *= Math.pow(10, (psnr - targetPsnr - 0.02) / 10);
-    alpha = solveGain(histogram, W * H, goal, raw.depth);
+    alpha = solveGain(histogram, sampled, goal, raw.depth);
     psnr = applyDelta(raw, out, shaped, alpha);
   }
   if (psnr < targetPsnr) {

@@ -25,14 +25,15 @@ const bob = account();
 
 function registration(mode: 'normal' | 'transactional'): Registration {
   const luma = Uint16Array.from({ length: 40 * 30 }, (_, i) => (i * 97) % 65536);
-  return {
+  const r: Registration = {
     mode,
     key: generateKey(),
     pixelHash: Buffer.alloc(32, 7),
     params: { algorithm: 1, canonicalSize: 512, gridWidth: 40, gridHeight: 30, bandLow: 0.02, bandHigh: 0.12, laCap: 5, targetPsnr: 44, psnr: 44.02 },
     original: { width: 40, height: 30, format: 'png' },
-    reduced: mode === 'normal' ? { width: 40, height: 30, luma } : undefined,
   };
+  if (mode === 'normal') r.reduced = { width: 40, height: 30, luma };
+  return r;
 }
 
 test('normal and transactional registrations round-trip', (t) => {

@@ -1,7 +1,8 @@
 export { mediaPlugin } from './media.plugin.js';
 export { Media, type MediaType, type RegistrationKind } from './media.entity.js';
 export { MediaService, blobKeys } from './media.service.js';
-export { RegistrationService } from './registration.service.js';
+export { RegistrationService, mediaApiError } from './registration.service.js';
+export { resolveUrl, type UrlScope } from './media.routes.js';
 export { MEDIA_EVENTS, type MediaEventsListener, type RegisteredMedia } from './media-events.js';
 export { LOCAL_URLS, type LocalUrlResolver } from './local-urls.js';
 export { mediaView, imageView, mediaUrl, fileUrl } from './media-view.js';
@@ -9,5 +10,3 @@ export { parseMetadata, type Metadata } from './metadata.js';
 export { parseMediaPath, type MediaPath } from './media-path.js';
 export { decodeReduced } from './reduced-image.js';
 export { TextQueryService, TEXT_SEARCH_LIMIT, type TextCriteria } from './text-query.service.js';
-export { resolveUrl } from './media.routes.js';
-export { mediaApiError } from './registration.service.js';

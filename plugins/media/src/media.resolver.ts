@@ -2,6 +2,8 @@ import { inject, injectable } from 'inversify';
 import { Arg, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { requirePrincipal, type GraphQLContext } from '@filigrane/core';
+import { inputOf, resolveUrl } from './media.routes.js';
+import { RegistrationService } from './registration.service.js';
 import type { Media } from './media.entity.js';
 import { MediaService } from './media.service.js';
 import { parseMediaPath } from './media-path.js';
@@ -65,7 +67,24 @@ function view(m: Media, baseUrl: string): MediaType {
 @injectable()
 @Resolver()
 export class MediaResolver {
-  constructor(@inject(MediaService) private readonly service: MediaService) {}
+  constructor(
+    @inject(MediaService) private readonly service: MediaService,
+    @inject(RegistrationService) private readonly registrations: RegistrationService,
+  ) {}
+
+  @Mutation(() => MediaType, { description: 'Registers a media from a URL or data URI of a registration file (or of a plain image).' })
+  async registerMedia(
+    @Arg('path', () => String) path: string,
+    @Arg('url', () => String) url: string,
+    @Ctx() ctx: GraphQLContext,
+    @Arg('metadata', () => GraphQLJSONObject, { nullable: true }) metadata?: Record<string, unknown>,
+  ): Promise<MediaType> {
+    const principal = requirePrincipal(ctx);
+    const location = parseMediaPath(encodeSegments(path), principal);
+    const meta = parseMetadata(metadata).set;
+    const bytes = await resolveUrl({ container: ctx.container, principal, baseUrl: ctx.baseUrl }, url);
+    return view(await this.registrations.register(location, inputOf(bytes), meta), ctx.baseUrl);
+  }
 
   @Query(() => FolderType, { description: 'A folder of the media tree and a page of its children (path: /<homedir>/<path>, default the home).' })
   async mediaFolder(

@@ -33,12 +33,20 @@ const MAX_FETCH_BYTES = 64 * 1024 * 1024;
 /** The request path after `/api/v4/media`, as sent. */
 const treePath = (ctx: RouteContext) => ctx.rawPath.replace(/^\/api\/v4\/media/, '');
 
-function inputOf(bytes: Buffer): RegistrationInput {
+/** A registration file or an image, told apart by its first bytes. */
+export function inputOf(bytes: Buffer): RegistrationInput {
   return bytes.subarray(0, 4).equals(LMK_MAGIC) ? { kind: 'lmk', file: bytes } : { kind: 'image', bytes };
 }
 
-/** Resolves a registration URL: our own asset URLs locally, data URIs inline, the rest through the SSRF-safe fetcher. */
-export async function resolveUrl(ctx: Pick<RouteContext, 'container' | 'baseUrl' | 'principal'>, url: string): Promise<Buffer> {
+/** What resolving a URL needs from a request: a RouteContext or a GraphQL context both fit. */
+export type UrlScope = Pick<RouteContext, 'container' | 'principal' | 'baseUrl'>;
+
+/**
+ * Resolves a URL given by a client (registration file, image): our own asset URLs locally, data
+ * URIs inline, the rest through the SSRF-safe fetcher. Shared with other plugins (watermarking) so
+ * every URL the service fetches goes through one place and one error mapping.
+ */
+export async function resolveUrl(ctx: UrlScope, url: string): Promise<Buffer> {
   const extensions = ctx.container.get<ExtensionRegistry>(TOKENS.Extensions);
   if (url.startsWith(`${ctx.baseUrl}/`)) {
     for (const resolve of extensions.get(LOCAL_URLS)) {

@@ -2,6 +2,7 @@ import test from 'ava';
 import http from 'node:http';
 import sharp from 'sharp';
 import { embed, encodeLmk, generateKey } from '@filigrane/watermark';
+import { syntheticPhoto } from '@filigrane/vision';
 import { startTestServer, type TestServer } from '@filigrane/gateway';
 
 let server: TestServer;
@@ -9,22 +10,8 @@ let alice: { apiKey: string; id: number };
 let bob: { apiKey: string; id: number };
 let alicePublicKey: Buffer;
 
-/** A textured test photo: gradients plus noise, so the watermark has something to hide in. */
-async function photo(width = 320, height = 240, seed = 1): Promise<Buffer> {
-  const data = Buffer.alloc(width * height * 3);
-  let s = seed;
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      s = (s * 1103515245 + 12345) & 0x7fffffff;
-      const n = (s >> 16) % 40;
-      const i = (y * width + x) * 3;
-      data[i] = (x * 255) / width / 1.3 + n;
-      data[i + 1] = (y * 255) / height / 1.3 + n;
-      data[i + 2] = ((x + y) % 64) * 2 + n;
-    }
-  }
-  return sharp(data, { raw: { width, height, channels: 3 } }).png().toBuffer();
-}
+/** A textured test photo of the given size (the seed picks the scene). */
+const photo = (width = 320, height = 240, seed = 1) => syntheticPhoto(seed, width, height);
 
 async function lmk(original: Buffer, transactional = false): Promise<Buffer> {
   const result = await embed(original, generateKey(), { transactional });
@@ -250,6 +237,15 @@ test('GraphQL: browse, detail, metadata update', async (t) => {
   t.true(set.json.data.updateMediaMetadata);
   const detail = await server.call('POST', '/graphql', { key: bob.apiKey, json: { query: '{ media(path: "/bob/race/same.png") { metadata } }' } });
   t.deepEqual(detail.json.data.media.metadata, { 'user.x': 'y' });
+  const png = await photo(72, 60, 13);
+  const reg = await server.call('POST', '/graphql', {
+    key: bob.apiKey,
+    json: {
+      query: 'mutation($u: String!, $m: JSONObject) { registerMedia(path: "/bob/gql/é.png", url: $u, metadata: $m) { path watermarked image { width } metadata } }',
+      variables: { u: `data:image/png;base64,${png.toString('base64')}`, m: { 'user.k': 'v' } },
+    },
+  });
+  t.deepEqual(reg.json.data.registerMedia, { path: '/bob/gql/é.png', watermarked: false, image: { width: 72 }, metadata: { 'user.k': 'v' } });
   const denied = await server.call('POST', '/graphql', { key: bob.apiKey, json: { query: '{ media(path: "/alice/plain/photo.png") { path } }' } });
   t.is(denied.json.errors[0].extensions.status_code, 403);
 });

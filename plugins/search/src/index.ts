@@ -4,3 +4,4 @@ export { SEARCH_EXECUTORS, type SearchExecutor, type SearchScope } from './searc
 export { IdentificationService, EXACT_STRENGTH, type IdentifyOptions, type Identified } from './identification.service.js';
 export { VisualIndexService } from './visual-index.service.js';
 export { ImageSearchExecutor, type ImageQuery } from './image-search.executor.js';
+export { MatchPipelineService } from './match-pipeline.service.js';

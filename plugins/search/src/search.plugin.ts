@@ -1,5 +1,5 @@
 import { ContainerModule } from 'inversify';
-import { contribute, definePlugin } from '@filigrane/core';
+import { contribute, definePlugin, TOKENS, TRACKING_SOURCES, type ExtensionRegistry, type MatchPipeline } from '@filigrane/core';
 import { Search } from './search.entity.js';
 import { SEARCH_EXECUTORS } from './search-executors.js';
 import { SearchInit1763700005000 } from './search.migration.js';
@@ -13,20 +13,26 @@ import { ImageSearchExecutor } from './image-search.executor.js';
 import { VisualIndexEntry } from './visual-index.entity.js';
 import { VisualIndexInit1763700007000 } from './visual-index.migration.js';
 import { VisualIndexService } from './visual-index.service.js';
+import { MatchPipelineService } from './match-pipeline.service.js';
 
-/** Searches (text now; image through the visual index), synchronous or as polled jobs. */
+/**
+ * Searches (text, and image through the visual index), synchronous or as polled jobs, and the
+ * match pipeline that every tracking source feeds.
+ */
 export const searchPlugin = definePlugin({
   id: 'search',
-  requires: ['media'],
+  requires: ['media', 'matches'],
   entities: [Search, VisualIndexEntry],
   migrations: [SearchInit1763700005000, VisualIndexInit1763700007000],
-  extensionPoints: [SEARCH_EXECUTORS],
+  extensionPoints: [SEARCH_EXECUTORS, TRACKING_SOURCES],
   bindings: new ContainerModule(({ bind }) => {
     bind(SearchService).toSelf().inSingletonScope();
     bind(TextSearchExecutor).toSelf().inSingletonScope();
     bind(VisualIndexService).toSelf().inSingletonScope();
     bind(IdentificationService).toSelf().inSingletonScope();
     bind(ImageSearchExecutor).toSelf().inSingletonScope();
+    bind(MatchPipelineService).toSelf().inSingletonScope();
+    bind(TOKENS.MatchPipeline).toService(MatchPipelineService);
   }),
   contributions: [
     contribute(SEARCH_EXECUTORS, (c) => c.get(TextSearchExecutor)),
@@ -35,5 +41,13 @@ export const searchPlugin = definePlugin({
   ],
   routes: searchRoutes,
   resolvers: [SearchResolver],
+  // Tracking sources are started with the pipeline they feed, and stopped before the gateway closes.
+  async onStart({ container }) {
+    const pipeline = container.get<MatchPipeline>(TOKENS.MatchPipeline);
+    for (const source of container.get<ExtensionRegistry>(TOKENS.Extensions).get(TRACKING_SOURCES)) await source.start?.(pipeline);
+  },
+  async onStop({ container }) {
+    for (const source of container.get<ExtensionRegistry>(TOKENS.Extensions).get(TRACKING_SOURCES)) await source.stop?.();
+  },
   jobs: (container) => [{ queue: SEARCH_QUEUE, handler: (data: { id: string }) => container.get(SearchService).run(data.id) }],
 });

@@ -1,0 +1,61 @@
+import { createExtensionPoint } from './extension-point.js';
+
+/**
+ * A sighting: an image seen somewhere (a web page, a press issue, ...), handed by a tracking
+ * source to the match pipeline, which identifies the registered originals it derives from,
+ * validates the geometry, runs watermark detection and records (or updates) a match.
+ */
+export interface Sighting {
+  accountId: number;
+  /** Id of the tracking source (its plugin id). */
+  source: string;
+  kind: 'web' | 'press' | 'credit';
+  /** The image itself, or its URL (fetched through the SSRF-safe fetcher). */
+  image: { bytes?: Buffer; url?: string };
+  /** Where the image file lives on the web (the query URL). */
+  imageUrl?: string;
+  page?: {
+    url: string;
+    type?: string;
+    headline?: string;
+    description?: string;
+    author?: string;
+    datePublished?: Date;
+    dateModified?: Date;
+  };
+  /** Derived from the page (or image) URL when absent. */
+  site?: { domain?: string; name?: string; country?: string };
+  seenAt?: Date;
+  sessionId?: number;
+  press?: { issueName: string; issueDate: string; pageNumber: number };
+  credit?: string;
+  /** Only media at or below this path (default: the account's home). */
+  searchPath?: string;
+  /** Geometric models validation may use (default scale and perspective: copies found in the wild). */
+  transforms?: ('scale' | 'affine' | 'perspective')[];
+}
+
+export interface SightingMatch {
+  matchId: string;
+  mediaId: number;
+  watermarked: boolean;
+  /** false when an existing match for the same image and page was updated. */
+  created: boolean;
+}
+
+export interface MatchPipeline {
+  submit(sighting: Sighting): Promise<SightingMatch[]>;
+}
+
+/**
+ * A place to look for copies (crawler, press analysis, a customer's own feed). Sources are
+ * started with the pipeline they feed; adding a source is adding one plugin that contributes here.
+ */
+export interface TrackingSource {
+  id: string;
+  description: string;
+  start?(pipeline: MatchPipeline): Promise<void>;
+  stop?(): Promise<void>;
+}
+
+export const TRACKING_SOURCES = createExtensionPoint<TrackingSource>('core.tracking-sources');

@@ -1,0 +1,98 @@
+import test from 'ava';
+import sharp from 'sharp';
+import {
+  AreaReducer,
+  apply,
+  areaReduce,
+  computeOrbFeatures,
+  estimateJpegQuality,
+  invert,
+  multiply,
+  registerQuery,
+  resizeMap,
+  sniffFormat,
+  toGray8,
+  warpToGrid,
+  type Mat3,
+} from '../src/index';
+
+test('sniffFormat reads magic bytes only', async (t) => {
+  const px = { create: { width: 40, height: 40, channels: 3 as const, background: '#369' } };
+  t.is(sniffFormat(await sharp(px).jpeg().toBuffer()), 'jpeg');
+  t.is(sniffFormat(await sharp(px).png().toBuffer()), 'png');
+  t.is(sniffFormat(await sharp(px).gif().toBuffer()), 'gif');
+  t.is(sniffFormat(await sharp(px).webp().toBuffer()), undefined);
+  t.is(sniffFormat(Buffer.from('hello')), undefined);
+});
+
+test('estimateJpegQuality recovers the IJG quality', async (t) => {
+  for (const q of [50, 75, 90]) {
+    const jpeg = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#888' } }).jpeg({ quality: q }).toBuffer();
+    const est = estimateJpegQuality(jpeg)!;
+    t.true(Math.abs(est - q) <= 2, `q${q} -> ${est}`);
+  }
+});
+
+test('area reduction preserves the mean and matches streaming', (t) => {
+  const w = 101;
+  const h = 67;
+  const plane = Float32Array.from({ length: w * h }, (_, i) => (i * 37) % 256);
+  const small = areaReduce(plane, w, h, 40, 27);
+  const mean = (p: Float32Array): number => p.reduce((a, b) => a + b, 0) / p.length;
+  t.true(Math.abs(mean(small) - mean(plane)) < 1e-3);
+  const r = new AreaReducer(w, h, 40, 27);
+  for (let y = 0; y < h; y++) r.push(plane.subarray(y * w, (y + 1) * w));
+  t.deepEqual(r.result(), small);
+  t.throws(() => new AreaReducer(10, 10, 20, 5), { instanceOf: RangeError });
+});
+
+test('homography helpers compose and invert', (t) => {
+  const a: Mat3 = [1.1, 0.1, 5, -0.05, 0.9, -3, 1e-4, 2e-4, 1];
+  const inv = invert(a)!;
+  const [x, y] = apply(multiply(inv, a), 17, 23);
+  t.true(Math.abs(x - 17) < 1e-9 && Math.abs(y - 23) < 1e-9);
+  const [cx] = apply(resizeMap(200, 100, 100, 50), 199.5, 0);
+  t.true(Math.abs(cx - 99.5) < 1e-9, 'right edge maps to right edge');
+});
+
+test('warpToGrid samples through the map and erodes the border', (t) => {
+  const w = 64;
+  const h = 48;
+  const plane = Float32Array.from({ length: w * h }, (_, i) => i % w);
+  const warped = warpToGrid(plane, w, h, [1, 0, 0, 0, 1, 0, 0, 0, 1], w, h, 2);
+  t.is(warped.values[10 * w + 20], 20);
+  t.is(warped.mask[0], 0);
+  t.is(warped.mask[10 * w + 20], 1);
+  // valid source span is [0, w-1] x [0, h-1]; eroding by 2 leaves (w - 4) x (h - 4)
+  t.is(warped.valid, (w - 4) * (h - 4));
+});
+
+test('ORB + RANSAC recovers a known similarity', async (t) => {
+  const w = 320;
+  const h = 240;
+  // random grey discs on a gradient: corners and blobs at many scales, nothing periodic
+  const px = Buffer.alloc(w * h);
+  let seed = 7;
+  const rnd = (): number => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const discs = Array.from({ length: 60 }, () => ({ x: rnd() * w, y: rnd() * h, r: 4 + rnd() * 30, v: rnd() * 255 }));
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++) {
+      let v = 60 + (120 * x) / w;
+      for (const d of discs) if ((x - d.x) ** 2 + (y - d.y) ** 2 < d.r * d.r) v = 0.3 * v + 0.7 * d.v;
+      px[y * w + x] = v;
+    }
+  const ref = await computeOrbFeatures(px, w, h);
+  t.true(ref.count > 100);
+  t.is(ref.descriptors.length, ref.count * 32);
+  // query = reference downscaled by 0.75 (grey, lanczos)
+  const small = await sharp(px, { raw: { width: w, height: h, channels: 1 } }).resize({ width: 240, height: 180 }).extractChannel(0).raw().toBuffer();
+  const q = await computeOrbFeatures(small, 240, 180);
+  for (const model of ['scale', 'affine', 'perspective'] as const) {
+    const reg = await registerQuery(q, ref, model);
+    t.truthy(reg, model);
+    const [x, y] = apply(reg!.homography, 120, 90);
+    const [ex, ey] = apply(resizeMap(240, 180, w, h), 120, 90);
+    t.true(Math.hypot(x - ex, y - ey) < 2, `${model}: ${x},${y} vs ${ex},${ey}`);
+  }
+  t.is(toGray8(Float32Array.from([-3, 12.4, 300])).join(), '0,12,255');
+});

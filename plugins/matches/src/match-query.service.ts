@@ -1,0 +1,138 @@
+import { inject, injectable } from 'inversify';
+import type { DataSource } from 'typeorm';
+import { dateConditionsSql, decodeCursor, TOKENS, type Cursor } from '@filigrane/core';
+import { BlacklistService } from '@filigrane/plugin-blacklist';
+import type { MatchFilters } from './match-filters.js';
+
+/** A match row joined with its site and media, as the views need it. */
+export interface MatchRow {
+  id: string;
+  account_id: number;
+  media_id: string;
+  kind: 'web' | 'press' | 'credit';
+  watermarked: boolean;
+  exclusive: boolean | null;
+  export: boolean;
+  tags: string[];
+  sessions: number[];
+  host: string | null;
+  page_url: string;
+  page: Record<string, unknown>;
+  query_url: string;
+  query_width: number | null;
+  query_height: number | null;
+  query_format: string | null;
+  press: { issueName: string; issueDate: string; pageNumber: number } | null;
+  credit: string | null;
+  date_created: Date;
+  date_updated: Date;
+  site_id: number | null;
+  site_name: string | null;
+  site_domain: string | null;
+  site_suffix: string | null;
+  site_country: string | null;
+}
+
+export interface MatchPage {
+  rows: MatchRow[];
+  count: number;
+  next: Cursor | null;
+  previous: Cursor | null;
+}
+
+const SELECT = `SELECT m.*, s.name AS site_name, s.domain AS site_domain, s.suffix AS site_suffix, s.country AS site_country
+  FROM matches m LEFT JOIN sites s ON s.id = m.site_id JOIN media md ON md.id = m.media_id`;
+
+/** Match listings: filters, newest first, cursor pagination (stable while new matches arrive). */
+@injectable()
+export class MatchQueryService {
+  constructor(
+    @inject(TOKENS.DataSource) private readonly db: DataSource,
+    @inject(BlacklistService) private readonly blacklist: BlacklistService,
+  ) {}
+
+  private async where(accountId: number, f: MatchFilters, params: unknown[]): Promise<string[]> {
+    const p = (v: unknown) => {
+      params.push(v);
+      return `$${params.length}`;
+    };
+    const w = [`m.account_id = ${p(accountId)}`];
+    if (f.kind) w.push(`m.kind = ${p(f.kind)}`);
+    if (f.id !== undefined) w.push(`m.id = ${p(f.id)}`);
+    w.push(...dateConditionsSql('m.date_created', f.created, params));
+    if (f.watermarked !== undefined) w.push(`m.watermarked = ${p(f.watermarked)}`);
+    if (f.exclusive !== undefined) w.push(`m.exclusive IS NOT DISTINCT FROM ${p(f.exclusive)}`);
+    if (f.siteId !== undefined) w.push(`m.site_id = ${p(f.siteId)}`);
+    if (f.siteName !== undefined) w.push(`s.name = ${p(f.siteName)}`);
+    if (f.siteSuffix !== undefined) w.push(`s.suffix = ${p(f.siteSuffix)}`);
+    if (f.siteDomain !== undefined) w.push(`s.domain = ${p(f.siteDomain)}`);
+    if (f.mediaId !== undefined) w.push(`m.media_id = ${p(f.mediaId)}`);
+    if (f.mediaPath !== undefined) {
+      const path = f.mediaPath.replace(/\/+$/, '');
+      w.push(`(md.path = ${p(path)} OR md.path LIKE ${p(path.replace(/[\\%_]/g, (c) => `\\${c}`) + '/%')})`);
+    }
+    if (f.export !== undefined) w.push(`m.export = ${p(f.export)}`);
+    if (f.tags) w.push(`m.tags && ${p(f.tags)}::text[]`);
+    if (f.sessions) w.push(`m.sessions && ${p(f.sessions)}::int[]`);
+    if (f.pageUrl !== undefined) w.push(`m.page_url = ${p(f.pageUrl)}`);
+    w.push(...dateConditionsSql('m.page_date_published', f.pagePublished, params));
+    if (f.excludeBlacklisted) {
+      const domains = await this.blacklist.list(accountId);
+      if (domains.length) {
+        const d = p(domains);
+        w.push(`NOT (COALESCE(m.host, '') = ANY(${d}::text[]) OR EXISTS (SELECT 1 FROM unnest(${d}::text[]) b WHERE m.host LIKE '%.' || b))`);
+      }
+    }
+    return w;
+  }
+
+  async list(accountId: number, filters: MatchFilters, rawCursor: string | undefined, pageSize: number): Promise<MatchPage> {
+    const cursor = decodeCursor(rawCursor);
+    const params: unknown[] = [];
+    const where = await this.where(accountId, filters, params);
+    const countRows: { n: number }[] = await this.db.query(`SELECT count(*)::int AS n FROM matches m LEFT JOIN sites s ON s.id = m.site_id JOIN media md ON md.id = m.media_id WHERE ${where.join(' AND ')}`, params);
+    const pageParams = [...params];
+    const pageWhere = [...where];
+    const back = cursor?.dir === 'p';
+    if (cursor) {
+      pageParams.push(new Date(String(cursor.key[0])), Number(cursor.key[1]));
+      const a = `$${pageParams.length - 1}`;
+      const b = `$${pageParams.length}`;
+      pageWhere.push(back ? `(m.date_created, m.id) > (${a}, ${b})` : `(m.date_created, m.id) < (${a}, ${b})`);
+    }
+    pageParams.push(pageSize + 1);
+    const order = back ? 'ASC' : 'DESC';
+    const rows: MatchRow[] = await this.db.query(
+      `${SELECT} WHERE ${pageWhere.join(' AND ')} ORDER BY m.date_created ${order}, m.id ${order} LIMIT $${pageParams.length}`,
+      pageParams,
+    );
+    const more = rows.length > pageSize;
+    const page = rows.slice(0, pageSize);
+    if (back) page.reverse();
+    const keyOf = (r: MatchRow) => [new Date(r.date_created).toISOString(), Number(r.id)];
+    const first = page[0];
+    const last = page[page.length - 1];
+    return {
+      rows: page,
+      count: countRows[0]!.n,
+      next: last && (back || more) ? { key: keyOf(last), dir: 'n' } : null,
+      previous: first && (back ? more : cursor !== null) ? { key: keyOf(first), dir: 'p' } : null,
+    };
+  }
+
+  async get(accountId: number, id: number, kind?: MatchFilters['kind']): Promise<MatchRow | null> {
+    const page = await this.list(accountId, { id, kind, created: [], pagePublished: [], excludeBlacklisted: false }, undefined, 1);
+    return page.rows[0] ?? null;
+  }
+
+  /** Tags and export are the user's to change; everything else is evidence. */
+  async update(accountId: number, id: number, change: { tags?: string[]; export?: boolean }): Promise<boolean> {
+    const result = await this.db.query(
+      `UPDATE matches SET tags = COALESCE($3, tags), export = COALESCE($4, export) WHERE account_id = $1 AND id = $2 RETURNING id`,
+      [accountId, id, change.tags ?? null, change.export ?? null],
+    );
+    const rows = Array.isArray(result[0]) ? (result[0] as unknown[]) : (result as unknown[]);
+    return rows.length > 0;
+  }
+}
+

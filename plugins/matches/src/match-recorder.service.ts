@@ -1,0 +1,76 @@
+import { inject, injectable } from 'inversify';
+import type { DataSource } from 'typeorm';
+import { TOKENS, type Clock, type Sighting } from '@filigrane/core';
+import { siteOf } from './site-info.js';
+
+export interface RecordedMatch {
+  id: number;
+  created: boolean;
+}
+
+export interface MatchInput {
+  sighting: Sighting;
+  mediaId: number;
+  watermarked: boolean;
+  exclusive: boolean | null;
+  query: { width: number | null; height: number | null; format: string | null };
+}
+
+/**
+ * Stores matches. A repeated sighting of the same image of the same media on the same page
+ * updates the existing match (date, sessions, watermark evidence) instead of adding another.
+ */
+@injectable()
+export class MatchRecorder {
+  constructor(
+    @inject(TOKENS.DataSource) private readonly db: DataSource,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+  ) {}
+
+  private async siteId(url: string | undefined, given: Sighting['site']): Promise<{ id: number | null; host: string | null }> {
+    const site = url ? siteOf(url, given ?? {}) : null;
+    if (!site) return { id: null, host: null };
+    const rows: { id: number }[] = await this.db.query(
+      `INSERT INTO sites (domain, name, suffix, country) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (domain) DO UPDATE SET country = COALESCE(sites.country, EXCLUDED.country)
+       RETURNING id`,
+      [site.domain, site.name, site.suffix, site.country],
+    );
+    return { id: rows[0]!.id, host: site.host };
+  }
+
+  async record(input: MatchInput): Promise<RecordedMatch> {
+    const s = input.sighting;
+    const now = s.seenAt ?? this.clock.now();
+    const { id: siteId, host } = await this.siteId(s.page?.url ?? s.imageUrl, s.site);
+    const page = s.page
+      ? {
+          type: s.page.type ?? (s.kind === 'press' ? 'article' : 'web'),
+          headline: s.page.headline ?? null,
+          description: s.page.description ?? null,
+          author: s.page.author ?? null,
+          date_modified: s.page.dateModified?.toISOString() ?? null,
+          date_published: s.page.datePublished?.toISOString() ?? null,
+        }
+      : {};
+    const rows: { id: string; created: boolean }[] = await this.db.query(
+      `INSERT INTO matches (account_id, media_id, kind, source, watermarked, exclusive, sessions, site_id, host, page_url, page,
+                            page_date_published, query_url, query_width, query_height, query_format, press, credit, date_created, date_updated)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19)
+       ON CONFLICT (account_id, media_id, kind, query_url, page_url) DO UPDATE SET
+         watermarked = matches.watermarked OR EXCLUDED.watermarked,
+         sessions = ARRAY(SELECT DISTINCT unnest(matches.sessions || EXCLUDED.sessions) ORDER BY 1),
+         page = EXCLUDED.page,
+         page_date_published = COALESCE(EXCLUDED.page_date_published, matches.page_date_published),
+         query_width = EXCLUDED.query_width, query_height = EXCLUDED.query_height, query_format = EXCLUDED.query_format,
+         date_updated = EXCLUDED.date_updated
+       RETURNING id, (xmax = 0) AS created`,
+      [
+        s.accountId, input.mediaId, s.kind, s.source, input.watermarked, input.exclusive, s.sessionId !== undefined ? [s.sessionId] : [],
+        siteId, host, s.page?.url ?? '', page, s.page?.datePublished ?? null, s.imageUrl ?? '', input.query.width, input.query.height,
+        input.query.format, s.press ?? null, s.credit ?? null, now,
+      ],
+    );
+    return { id: Number(rows[0]!.id), created: rows[0]!.created };
+  }
+}

@@ -1,0 +1,66 @@
+import { fileUrl, imageView, mediaView, type Media } from '@filigrane/plugin-media';
+import type { MatchRow } from './match-query.service.js';
+
+const iso = (d: Date | string) => new Date(d).toISOString();
+
+/** The v4 Match object. */
+export function matchV4(r: MatchRow, media: Media, baseUrl: string): Record<string, unknown> {
+  const page = r.page as Record<string, unknown>;
+  return {
+    id: String(r.id),
+    url: `${baseUrl}/api/v4/matches/${r.id}/`,
+    date_created: iso(r.date_created),
+    date_updated: iso(r.date_updated),
+    export: r.export,
+    watermarked: r.watermarked,
+    tags: r.tags,
+    sessions: r.sessions,
+    media: {
+      id: String(media.id),
+      type: media.type === 'image' ? 'image' : media.type === 'video' ? 'video' : 'other',
+      thumbnail: fileUrl(baseUrl, media.id, 'thumbnail'),
+      image: fileUrl(baseUrl, media.id, 'image'),
+      path: media.path,
+      date_registered: media.created.toISOString(),
+      credit: media.credit,
+      user_metadata: media.metadata,
+    },
+    site: r.site_id === null ? null : { id: r.site_id, name: r.site_name, domain: r.site_domain, suffix: r.site_suffix, country: r.site_country },
+    page: {
+      url: r.page_url || null,
+      type: page.type ?? null,
+      image: { url: r.query_url || null },
+      headline: page.headline ?? null,
+      description: page.description ?? null,
+      author: page.author ?? null,
+      date_modified: page.date_modified ?? null,
+      date_published: page.date_published ?? null,
+    },
+  };
+}
+
+/** The v3 web, press and credit match objects. */
+export function matchV3(r: MatchRow, media: Media, baseUrl: string): Record<string, unknown> {
+  const common = { id: Number(r.id), url: `${baseUrl}/api/v3/matches/${r.kind}/${r.id}/`, created: iso(r.date_created), type: r.kind };
+  const image = imageView(media, baseUrl);
+  if (r.kind === 'credit') return { ...common, credit: r.credit, image_url: r.query_url || null, page_url: r.page_url || null, image };
+  const paths = [mediaView(media, baseUrl)];
+  if (r.kind === 'press') {
+    return { ...common, watermarked: r.watermarked, issue: { name: r.press?.issueName ?? null, date: r.press?.issueDate ?? null }, page_number: r.press?.pageNumber ?? null, paths, image };
+  }
+  const web: Record<string, unknown> = {
+    ...common,
+    watermarked: r.watermarked,
+    query_url: r.query_url || null,
+    query_width: r.query_width,
+    query_height: r.query_height,
+    query_page_url: r.page_url || null,
+    paths,
+    session_id: r.sessions.length ? r.sessions[r.sessions.length - 1] : null,
+    domain: r.host,
+    query_format: r.query_format,
+    image,
+  };
+  if (r.exclusive !== null) web.exclusive = r.exclusive;
+  return web;
+}

@@ -1,0 +1,22 @@
+import { ContainerModule } from 'inversify';
+import { definePlugin } from '@filigrane/core';
+import { Match, Site } from './match.entity.js';
+import { MatchQueryService } from './match-query.service.js';
+import { MatchRecorder } from './match-recorder.service.js';
+import { MatchesInit1763700008000 } from './matches.migration.js';
+import { MatchesResolver } from './matches.resolver.js';
+import { matchRoutes } from './matches.routes.js';
+
+/** Where registered media were found: storage, v3 and v4 listings, tags and export. */
+export const matchesPlugin = definePlugin({
+  id: 'matches',
+  requires: ['media', 'blacklist'],
+  entities: [Site, Match],
+  migrations: [MatchesInit1763700008000],
+  bindings: new ContainerModule(({ bind }) => {
+    bind(MatchRecorder).toSelf().inSingletonScope();
+    bind(MatchQueryService).toSelf().inSingletonScope();
+  }),
+  routes: matchRoutes,
+  resolvers: [MatchesResolver],
+});

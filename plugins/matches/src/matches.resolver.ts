@@ -1,0 +1,102 @@
+import { inject, injectable } from 'inversify';
+import { In, type DataSource } from 'typeorm';
+import { Arg, Ctx, Field, InputType, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { encodeCursor, notFound, requirePrincipal, TOKENS, type GraphQLContext, type QueryValue } from '@filigrane/core';
+import { Media } from '@filigrane/plugin-media';
+import { parseV4Filters } from './match-filters.js';
+import { MatchQueryService, type MatchRow } from './match-query.service.js';
+import { parseMatchChange } from './matches.routes.js';
+import { matchV4 } from './match-view.js';
+
+@InputType('MatchFilter', { description: 'The filters of GET /api/v4/matches/ (dates as ISO dates or date-times).' })
+class MatchFilterInput {
+  @Field(() => String, { nullable: true }) id?: string;
+  @Field(() => String, { nullable: true }) dateCreated?: string;
+  @Field(() => String, { nullable: true }) dateCreatedGte?: string;
+  @Field(() => String, { nullable: true }) dateCreatedLte?: string;
+  @Field(() => String, { nullable: true }) dateCreatedGt?: string;
+  @Field(() => String, { nullable: true }) dateCreatedLt?: string;
+  @Field(() => Boolean, { nullable: true }) watermarked?: boolean;
+  @Field(() => String, { nullable: true }) siteId?: string;
+  @Field(() => String, { nullable: true }) siteName?: string;
+  @Field(() => String, { nullable: true }) siteSuffix?: string;
+  @Field(() => String, { nullable: true }) siteDomain?: string;
+  @Field(() => String, { nullable: true }) mediaId?: string;
+  @Field(() => String, { nullable: true }) mediaPath?: string;
+  @Field(() => Boolean, { nullable: true, description: 'true excludes blacklisted domains' }) blacklist?: boolean;
+  @Field(() => Boolean, { nullable: true }) export?: boolean;
+  @Field(() => [String], { nullable: true }) tags?: string[];
+  @Field(() => [Int], { nullable: true }) sessions?: number[];
+  @Field(() => String, { nullable: true }) pageUrl?: string;
+  @Field(() => String, { nullable: true }) pageDatePublished?: string;
+}
+
+@ObjectType('MatchPage')
+class MatchPageType {
+  @Field(() => Int) count!: number;
+  @Field(() => String, { nullable: true, description: 'Cursor of the next page' }) next!: string | null;
+  @Field(() => String, { nullable: true }) previous!: string | null;
+  @Field(() => [GraphQLJSONObject], { description: 'v4 Match objects, as REST gives them' }) results!: Record<string, unknown>[];
+}
+
+const KEYS: Record<string, string> = {
+  dateCreated: 'date_created', dateCreatedGte: 'date_created__gte', dateCreatedLte: 'date_created__lte', dateCreatedGt: 'date_created__gt',
+  dateCreatedLt: 'date_created__lt', siteId: 'site.id', siteName: 'site.name', siteSuffix: 'site.suffix', siteDomain: 'site.domain',
+  mediaId: 'media.id', mediaPath: 'media.path', pageUrl: 'page.url', pageDatePublished: 'page.date_published',
+};
+
+/** The GraphQL filter as the REST query string, so both go through one parser. */
+function toQuery(filter: MatchFilterInput | undefined): Record<string, QueryValue> {
+  const q: Record<string, QueryValue> = {};
+  for (const [k, v] of Object.entries(filter ?? {})) {
+    if (v === undefined || v === null) continue;
+    q[KEYS[k] ?? k] = Array.isArray(v) ? v.map(String) : String(v);
+  }
+  return q;
+}
+
+@injectable()
+@Resolver()
+export class MatchesResolver {
+  constructor(
+    @inject(MatchQueryService) private readonly query: MatchQueryService,
+    @inject(TOKENS.DataSource) private readonly db: DataSource,
+  ) {}
+
+  private async views(rows: MatchRow[], baseUrl: string) {
+    const ids = [...new Set(rows.map((r) => Number(r.media_id)))];
+    const media = new Map((ids.length ? await this.db.manager.findBy(Media, { id: In(ids) }) : []).map((m) => [m.id, m]));
+    return rows.filter((r) => media.has(Number(r.media_id))).map((r) => matchV4(r, media.get(Number(r.media_id))!, baseUrl));
+  }
+
+  @Query(() => MatchPageType)
+  async matches(
+    @Ctx() ctx: GraphQLContext,
+    @Arg('filter', () => MatchFilterInput, { nullable: true }) filter?: MatchFilterInput,
+    @Arg('cursor', () => String, { nullable: true }) cursor?: string,
+    @Arg('pageSize', () => Int, { nullable: true }) pageSize?: number,
+  ): Promise<MatchPageType> {
+    const p = requirePrincipal(ctx);
+    const page = await this.query.list(p.accountId, parseV4Filters(toQuery(filter)), cursor ?? undefined, Math.min(100, Math.max(1, pageSize ?? 100)));
+    return {
+      count: page.count,
+      next: page.next && encodeCursor(page.next),
+      previous: page.previous && encodeCursor(page.previous),
+      results: await this.views(page.rows, ctx.baseUrl),
+    };
+  }
+
+  @Mutation(() => GraphQLJSONObject, { description: 'Changes the tags and export flag of a match.' })
+  async updateMatch(
+    @Arg('id', () => String) id: string,
+    @Ctx() ctx: GraphQLContext,
+    @Arg('tags', () => [String], { nullable: true }) tags?: string[],
+    @Arg('export', () => Boolean, { nullable: true }) exportFlag?: boolean,
+  ): Promise<Record<string, unknown>> {
+    const p = requirePrincipal(ctx);
+    const change = parseMatchChange({ ...(tags ? { tags } : {}), ...(exportFlag !== undefined && exportFlag !== null ? { export: exportFlag } : {}) });
+    if (!/^\d{1,15}$/.test(id) || !(await this.query.update(p.accountId, Number(id), change))) throw notFound('No such match.');
+    return (await this.views([(await this.query.get(p.accountId, Number(id)))!], ctx.baseUrl))[0]!;
+  }
+}

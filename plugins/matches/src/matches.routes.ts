@@ -1,0 +1,124 @@
+import { In } from 'typeorm';
+import type { DataSource } from 'typeorm';
+import {
+  encodeCursor,
+  linkWith,
+  notFound,
+  ok,
+  parsePage,
+  queryString,
+  TOKENS,
+  validationError,
+  type Cursor,
+  type ErrorItem,
+  type RouteContext,
+  type RouteSpec,
+} from '@filigrane/core';
+import { Media } from '@filigrane/plugin-media';
+import { parseV3Filters, parseV4Filters } from './match-filters.js';
+import { MatchQueryService, type MatchPage, type MatchRow } from './match-query.service.js';
+import { matchV3, matchV4 } from './match-view.js';
+
+async function mediaOf(ctx: RouteContext, rows: MatchRow[]): Promise<Map<number, Media>> {
+  const ids = [...new Set(rows.map((r) => Number(r.media_id)))];
+  const media = ids.length ? await ctx.container.get<DataSource>(TOKENS.DataSource).manager.findBy(Media, { id: In(ids) }) : [];
+  return new Map(media.map((m) => [m.id, m]));
+}
+
+/** The page envelope with cursor links that keep the filters in use. */
+async function envelope(ctx: RouteContext, page: MatchPage, view: typeof matchV4) {
+  const media = await mediaOf(ctx, page.rows);
+  const link = (c: Cursor | null) => (c ? linkWith(ctx, { cursor: encodeCursor(c), page: null }) : null);
+  return {
+    count: page.count,
+    next: link(page.next),
+    previous: link(page.previous),
+    results: page.rows.filter((r) => media.has(Number(r.media_id))).map((r) => view(r, media.get(Number(r.media_id))!, ctx.baseUrl)),
+  };
+}
+
+function matchId(ctx: RouteContext): number {
+  if (!/^\d{1,15}$/.test(ctx.params.id ?? '')) throw notFound('No such match.');
+  return Number(ctx.params.id);
+}
+
+export function parseMatchChange(body: unknown): { tags?: string[]; export?: boolean } {
+  const b = (body ?? {}) as Record<string, unknown>;
+  const errors: ErrorItem[] = [];
+  for (const k of Object.keys(b)) if (k !== 'tags' && k !== 'export') errors.push({ field: k, code: 'read_only', details: `Only tags and export can be changed (got "${k}").` });
+  if (b.tags !== undefined && !(Array.isArray(b.tags) && b.tags.every((t) => typeof t === 'string' && t.length > 0 && t.length <= 100) && b.tags.length <= 50)) {
+    errors.push({ field: 'tags', code: 'invalid', details: 'tags is a list of at most 50 non-empty strings of at most 100 characters.' });
+  }
+  if (b.export !== undefined && typeof b.export !== 'boolean') errors.push({ field: 'export', code: 'invalid', details: 'export is a boolean.' });
+  if (errors.length) throw validationError(errors);
+  return { tags: b.tags ? [...new Set(b.tags as string[])] : undefined, export: b.export as boolean | undefined };
+}
+
+const v3List = (kind: 'web' | 'press' | 'credit'): RouteSpec => ({
+  versions: ['v3'],
+  method: 'GET',
+  path: `/matches/${kind}/`,
+  formats: ['csv'],
+  summary: `${kind} matches, newest first`,
+  async handler(ctx) {
+    const page = await ctx.container.get(MatchQueryService).list(ctx.principal!.accountId, parseV3Filters(kind, ctx.query), queryString(ctx.query, 'cursor'), parsePage(ctx).pageSize);
+    return ok(await envelope(ctx, page, matchV3));
+  },
+});
+
+const v3Detail = (kind: 'web' | 'press' | 'credit'): RouteSpec => ({
+  versions: ['v3'],
+  method: 'GET',
+  path: `/matches/${kind}/:id/`,
+  async handler(ctx) {
+    const row = await ctx.container.get(MatchQueryService).get(ctx.principal!.accountId, matchId(ctx), kind);
+    if (!row) throw notFound('No such match.');
+    const media = await mediaOf(ctx, [row]);
+    return ok(matchV3(row, media.get(Number(row.media_id))!, ctx.baseUrl));
+  },
+});
+
+export const matchRoutes: RouteSpec[] = [
+  {
+    versions: ['v4'],
+    method: 'GET',
+    path: '/matches/',
+    formats: ['csv'],
+    summary: 'Matches with filters, newest first, cursor pagination',
+    async handler(ctx) {
+      const page = await ctx.container.get(MatchQueryService).list(ctx.principal!.accountId, parseV4Filters(ctx.query), queryString(ctx.query, 'cursor'), parsePage(ctx).pageSize);
+      return ok(await envelope(ctx, page, matchV4));
+    },
+  },
+  {
+    versions: ['v4'],
+    method: 'GET',
+    path: '/matches/:id/',
+    async handler(ctx) {
+      const row = await ctx.container.get(MatchQueryService).get(ctx.principal!.accountId, matchId(ctx));
+      if (!row) throw notFound('No such match.');
+      const media = await mediaOf(ctx, [row]);
+      return ok(matchV4(row, media.get(Number(row.media_id))!, ctx.baseUrl));
+    },
+  },
+  {
+    versions: ['v4'],
+    method: 'PATCH',
+    path: '/matches/:id/',
+    summary: 'Change tags and export; answers the updated match',
+    async handler(ctx) {
+      const service = ctx.container.get(MatchQueryService);
+      const id = matchId(ctx);
+      if (!(await service.update(ctx.principal!.accountId, id, parseMatchChange(ctx.body)))) throw notFound('No such match.');
+      const row = (await service.get(ctx.principal!.accountId, id))!;
+      const media = await mediaOf(ctx, [row]);
+      return ok(matchV4(row, media.get(Number(row.media_id))!, ctx.baseUrl));
+    },
+  },
+  v3List('web'),
+  v3List('press'),
+  v3List('credit'),
+  v3Detail('web'),
+  v3Detail('press'),
+  v3Detail('credit'),
+];

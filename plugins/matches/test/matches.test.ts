@@ -1,0 +1,172 @@
+import test from 'ava';
+import sharp from 'sharp';
+import type { Sighting } from '@filigrane/core';
+import { MatchRecorder } from '@filigrane/plugin-matches';
+import { startTestServer, type TestServer } from '@filigrane/gateway';
+
+let server: TestServer;
+let key: string;
+let accountId: number;
+const media: Record<string, number> = {};
+
+async function register(path: string, colour: string): Promise<number> {
+  const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: colour } }).png().toBuffer();
+  const res = await server.call('PUT', `/api/v4/media${path}`, { key, json: { url: `data:image/png;base64,${png.toString('base64')}` } });
+  if (res.status !== 201) throw new Error(res.text);
+  return Number(new URL(res.json.thumbnail).pathname.split('/')[4]);
+}
+
+const day = (d: number, h = 12) => new Date(Date.UTC(2026, 2, d, h));
+
+test.before(async () => {
+  server = await startTestServer();
+  const account = await server.createAccount('tracker');
+  key = account.apiKey;
+  accountId = account.id;
+  media.a = await register('/tracker/news/a.png', '#aa2200');
+  media.b = await register('/tracker/ads/b.png', '#0022aa');
+  const recorder = server.app.container.get(MatchRecorder);
+  const base = (over: Partial<Sighting>): Sighting => ({ accountId, source: 'test', kind: 'web', image: {}, ...over });
+  const sightings: [Partial<Sighting>, number, boolean][] = [
+    [{ imageUrl: 'https://www.lemonde.fr/img/1.jpg', page: { url: 'https://www.lemonde.fr/article-1', type: 'article', headline: 'One', datePublished: day(1) }, seenAt: day(2), sessionId: 7 }, media.a!, true],
+    [{ imageUrl: 'https://cdn.bbc.co.uk/2.jpg', page: { url: 'https://www.bbc.co.uk/news/2' }, seenAt: day(3), sessionId: 8 }, media.a!, false],
+    [{ imageUrl: 'https://blog.example.com/3.png', page: { url: 'https://blog.example.com/post' }, seenAt: day(4) }, media.b!, true],
+    [{ kind: 'press', press: { issueName: 'Le Monde', issueDate: '2026-03-05', pageNumber: 12 }, imageUrl: 'https://press.example.org/issue.pdf#p12', seenAt: day(5) }, media.a!, true],
+    [{ kind: 'credit', credit: '© Tracker Inc', imageUrl: 'https://shop.example.net/c.jpg', page: { url: 'https://shop.example.net/p' }, seenAt: day(6) }, media.b!, false],
+  ];
+  for (const [s, mediaId, watermarked] of sightings) {
+    await recorder.record({ sighting: base(s), mediaId, watermarked, exclusive: null, query: { width: 640, height: 480, format: 'jpeg' } });
+  }
+});
+test.after.always(async () => server?.close());
+
+const list = (query = '', k = key) => server.call('GET', `/api/v4/matches/${query}`, { key: k });
+const ids = (res: { json: { results: { media: { path: string }; page: { url: string | null } }[] } }) => res.json.results.map((r) => r.page.url);
+
+test.serial('v4 list: every field, newest first, with count', async (t) => {
+  const res = await list();
+  t.is(res.status, 200);
+  t.is(res.json.count, 5);
+  t.is(res.json.results[0].page.url, 'https://shop.example.net/p');
+  const m = res.json.results.find((r: { page: { url: string } }) => r.page.url === 'https://www.lemonde.fr/article-1');
+  t.deepEqual(Object.keys(m).sort(), ['date_created', 'date_updated', 'export', 'id', 'media', 'page', 'sessions', 'site', 'tags', 'url', 'watermarked']);
+  t.like(m, { watermarked: true, export: true, tags: [], sessions: [7], site: { name: 'Lemonde', domain: 'lemonde.fr', suffix: 'fr', country: 'FR' } });
+  t.like(m.page, { type: 'article', headline: 'One', date_published: '2026-03-01T12:00:00.000Z', image: { url: 'https://www.lemonde.fr/img/1.jpg' } });
+  t.like(m.media, { id: String(media.a), type: 'image', path: '/tracker/news/a.png' });
+  t.regex(m.media.thumbnail, /\/api\/v4\/media-files\/\d+\/thumbnail$/);
+  const uk = res.json.results.find((r: { site: { domain: string } | null }) => r.site?.domain === 'bbc.co.uk');
+  t.like(uk.site, { suffix: 'co.uk', country: 'GB' });
+});
+
+test.serial('v4 filters, alone and combined', async (t) => {
+  t.is((await list('?watermarked=true')).json.count, 3);
+  t.is((await list('?watermarked=false')).json.count, 2);
+  t.deepEqual(ids(await list('?site.domain=lemonde.fr')), ['https://www.lemonde.fr/article-1']);
+  t.is((await list('?site.suffix=co.uk')).json.count, 1);
+  t.is((await list(`?media.id=${media.b}`)).json.count, 2);
+  t.is((await list('?media.path=/tracker/news')).json.count, 3, 'a folder path covers the media below it');
+  t.is((await list('?media.path=/tracker/news/a.png&watermarked=true')).json.count, 2);
+  t.is((await list('?sessions=7,8')).json.count, 2);
+  t.is((await list('?sessions=8')).json.count, 1);
+  t.is((await list('?date_created__gte=2026-03-04')).json.count, 3);
+  t.is((await list('?date_created__lt=2026-03-04&watermarked=true')).json.count, 1);
+  t.is((await list('?date_created=2026-03-03')).json.count, 1);
+  t.is((await list('?page.url=https://blog.example.com/post')).json.count, 1);
+  t.is((await list('?page.date_published=2026-03-01')).json.count, 1);
+  const first = (await list('?site.domain=lemonde.fr')).json.results[0];
+  t.is((await list(`?id=${first.id}`)).json.count, 1);
+  t.is((await list(`?site.id=${first.site.id}`)).json.count, 1);
+  t.is((await list('?site.name=Lemonde')).json.count, 1);
+  for (const bad of ['?watermarked=maybe', '?date_created__gte=yesterday', '?media.id=x', '?colour=red', '?cursor=garbage']) {
+    t.is((await list(bad)).status, 400, bad);
+  }
+});
+
+test.serial('cursor pagination keeps the filters and walks both ways', async (t) => {
+  const p1 = await list('?page_size=2&watermarked=true');
+  t.is(p1.json.results.length, 2);
+  t.is(p1.json.previous, null);
+  t.regex(p1.json.next, /cursor=.*watermarked=true|watermarked=true.*cursor=/);
+  const p2 = await server.call('GET', p1.json.next, { key });
+  t.is(p2.json.results.length, 1);
+  t.is(p2.json.next, null);
+  t.is(p2.json.count, 3);
+  const back = await server.call('GET', p2.json.previous, { key });
+  t.deepEqual(back.json.results.map((r: { id: string }) => r.id), p1.json.results.map((r: { id: string }) => r.id));
+  t.is(back.json.previous, null);
+});
+
+test.serial('a repeated sighting updates the match instead of adding one', async (t) => {
+  const recorder = server.app.container.get(MatchRecorder);
+  const again = await recorder.record({
+    sighting: { accountId, source: 'test', kind: 'web', image: {}, imageUrl: 'https://cdn.bbc.co.uk/2.jpg', page: { url: 'https://www.bbc.co.uk/news/2' }, seenAt: day(9), sessionId: 9 },
+    mediaId: media.a!, watermarked: true, exclusive: null, query: { width: 320, height: 240, format: 'jpeg' },
+  });
+  t.false(again.created);
+  t.is((await list()).json.count, 5);
+  const m = (await list('?site.domain=bbc.co.uk')).json.results[0];
+  t.deepEqual(m.sessions, [8, 9]);
+  t.true(m.watermarked, 'watermark evidence is kept once found');
+  t.is(m.date_updated, day(9).toISOString());
+});
+
+test.serial('tags and export can be changed (PATCH), nothing else', async (t) => {
+  const m = (await list('?site.domain=lemonde.fr')).json.results[0];
+  const res = await server.call('PATCH', `/api/v4/matches/${m.id}/`, { key, json: { tags: ['legal', 'todo'], export: false } });
+  t.is(res.status, 200);
+  t.deepEqual(res.json.tags, ['legal', 'todo']);
+  t.false(res.json.export);
+  t.is((await list('?tags=legal')).json.count, 1);
+  t.is((await list('?export=false')).json.count, 1);
+  t.is((await server.call('PATCH', `/api/v4/matches/${m.id}/`, { key, json: { watermarked: false } })).status, 400);
+  t.is((await server.call('PATCH', `/api/v4/matches/${m.id}/`, { key, json: { tags: 'x' } })).status, 400);
+  t.is((await server.call('GET', `/api/v4/matches/${m.id}/`, { key })).json.watermarked, true);
+});
+
+test.serial('blacklist=true leaves out blacklisted domains and their subdomains', async (t) => {
+  await server.call('POST', '/api/v4/domains/blacklist/', { key, json: { url: 'example.com' } });
+  t.is((await list('?blacklist=true')).json.count, 4);
+  t.is((await list()).json.count, 5, 'without the filter every match is listed');
+  t.is((await server.call('GET', '/api/v3/matches/web/?blacklist=true', { key })).json.count, 2);
+  await server.call('DELETE', '/api/v4/domains/blacklist/', { key, json: { url: 'example.com' } });
+});
+
+test.serial('v3 web, press and credit listings', async (t) => {
+  const web = await server.call('GET', '/api/v3/matches/web/', { key });
+  t.is(web.json.count, 3);
+  const w = web.json.results.find((r: { domain: string }) => r.domain === 'www.lemonde.fr');
+  t.like(w, { type: 'web', watermarked: true, query_url: 'https://www.lemonde.fr/img/1.jpg', query_width: 640, query_height: 480, query_page_url: 'https://www.lemonde.fr/article-1', session_id: 7, query_format: 'jpeg' });
+  t.is(typeof w.id, 'number');
+  t.is(w.paths[0].path, '/tracker/news/a.png');
+  t.like(w.image, { type: 'registered', media_path: '/tracker/news/a.png' });
+  t.is((await server.call('GET', new URL(w.url).pathname, { key })).json.id, w.id);
+  t.is((await server.call('GET', '/api/v3/matches/web/?session_id=8', { key })).json.count, 1);
+  t.is((await server.call('GET', '/api/v3/matches/web/?date_gte=2026-03-03&watermarked=true', { key })).json.count, 2);
+  t.is((await server.call('GET', '/api/v3/matches/web/?date=2026-03-02&date_lt=2026-03-09', { key })).status, 400);
+  const press = await server.call('GET', '/api/v3/matches/press/', { key });
+  t.like(press.json.results[0], { type: 'press', watermarked: true, issue: { name: 'Le Monde', date: '2026-03-05' }, page_number: 12 });
+  const credit = await server.call('GET', '/api/v3/matches/credit/', { key });
+  t.like(credit.json.results[0], { type: 'credit', credit: '© Tracker Inc', image_url: 'https://shop.example.net/c.jpg', page_url: 'https://shop.example.net/p' });
+  t.is((await server.call('GET', '/api/v3/matches/press/?exclusive=true', { key })).status, 400, 'press takes only its own filters');
+  const csv = await server.call('GET', '/api/v3/matches/web/?format=csv', { key });
+  t.true(csv.text.split('\r\n')[0]!.includes('query_url'), csv.text.slice(0, 300));
+});
+
+test.serial('another account sees none of these matches; deleting the media removes its matches', async (t) => {
+  const other = await server.createAccount('othertracker');
+  t.is((await list('', other.apiKey)).json.count, 0);
+  const m = (await list()).json.results[0];
+  t.is((await server.call('GET', `/api/v4/matches/${m.id}/`, { key: other.apiKey })).status, 404);
+  t.is((await server.call('PATCH', `/api/v4/matches/${m.id}/`, { key: other.apiKey, json: { tags: ['x'] } })).status, 404);
+  await server.call('DELETE', '/api/v4/media/tracker/ads/b.png', { key });
+  t.is((await list()).json.count, 3);
+  t.is((await list(`?media.id=${media.b}`)).json.count, 0);
+});
+
+test.serial('GraphQL: matches with filters and cursor', async (t) => {
+  const q = await server.call('POST', '/graphql', { key, json: { query: '{ matches(filter: { watermarked: true }, pageSize: 1) { count next results } }' } });
+  t.is(q.json.data.matches.count, 3);
+  t.is(q.json.data.matches.results.length, 1);
+  const next = await server.call('POST', '/graphql', { key, json: { query: 'query($c: String) { matches(filter: { watermarked: true }, pageSize: 1, cursor: $c) { results } }', variables: { c: q.json.data.matches.next } } });
+  t.not(next.json.data.matches.results[0].id, q.json.data.matches.results[0].id);
+});

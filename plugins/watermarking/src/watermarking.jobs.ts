@@ -1,0 +1,14 @@
+import type { Container } from 'inversify';
+import type { JobSpec } from '@filigrane/core';
+import { PURGE_QUEUE, WATERMARKING_QUEUE, WatermarkingService } from './watermarking.service.js';
+
+/** Every 10 minutes: assets outlive their expiry date on disk by 10 minutes at most (clients get 404 at once). */
+export const PURGE_SCHEDULE = '*/10 * * * *';
+
+export function watermarkingJobs(container: Container): JobSpec<never>[] {
+  const service = () => container.get(WatermarkingService);
+  return [
+    { queue: WATERMARKING_QUEUE, handler: (data: { id: string }) => service().run(data.id) },
+    { queue: PURGE_QUEUE, schedule: PURGE_SCHEDULE, handler: async () => void (await service().purgeExpired()) },
+  ];
+}

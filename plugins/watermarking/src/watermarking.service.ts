@@ -1,0 +1,287 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { inject, injectable } from 'inversify';
+import { In, LessThanOrEqual, MoreThan, type DataSource } from 'typeorm';
+import { ApiError, notFound, TOKENS, type AppConfig, type BlobStore, type Clock, type JobQueue } from '@filigrane/core';
+import { AccountService } from '@filigrane/plugin-account';
+import { mediaApiError } from '@filigrane/plugin-media';
+import { DEFAULT_MAX_PIXELS, probeImage } from '@filigrane/vision';
+import { embed, encodeLmk, generateKey, LMK_MEDIA_TYPE } from '@filigrane/watermark';
+import { WatermarkingJob, type WatermarkingError } from './watermarking.entity.js';
+
+export const WATERMARKING_QUEUE = 'watermarking.run';
+export const PURGE_QUEUE = 'watermarking.purge-expired';
+
+export const ASSETS = ['original', 'watermarked', 'registration'] as const;
+export type AssetName = (typeof ASSETS)[number];
+
+export const DEFAULT_TTL_HOURS = 24;
+export const DEFAULT_TIMEOUT_SECONDS = 120;
+export const MAX_TIMEOUT_SECONDS = 600;
+/** How often a synchronous request re-reads its job row while it waits. */
+const POLL_MS = 200;
+const PURGE_BATCH = 500;
+
+const LOCAL_ASSET = /^\/api\/v4\/watermarking\/([0-9a-f-]{36})\/(original|watermarked|registration)\/?$/i;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const jobPrefix = (id: string) => `watermarking/${id}`;
+export const assetKey = (id: string, asset: AssetName) => `${jobPrefix(id)}/${asset}`;
+export const jobUrl = (baseUrl: string, id: string) => `${baseUrl}/api/v4/watermarking/${id}/`;
+export const assetUrl = (baseUrl: string, id: string, asset: AssetName) => `${baseUrl}/api/v4/watermarking/${id}/${asset}`;
+
+/** The spec's Watermarking result. */
+export interface WatermarkingResult {
+  original: string;
+  watermarked: string;
+  registration: string;
+  expiry: string;
+}
+
+/** The pollable status object (`GET /api/v4/watermarking/<id>/`). */
+export interface WatermarkingStatusView {
+  id: string;
+  url: string;
+  status: WatermarkingJob['status'];
+  created: string;
+  finished: string | null;
+  expiry: string;
+  result: WatermarkingResult | null;
+  error: WatermarkingError | null;
+}
+
+const SERVER_ERROR: WatermarkingError = { status_code: 500, code: 'server_error', details: 'The watermarking failed; retry later.' };
+
+/** The error a failed job ended with, as an ApiError. */
+export function failure(job: WatermarkingJob): ApiError {
+  const e = job.error ?? SERVER_ERROR;
+  return new ApiError(e.status_code, e.code, e.details);
+}
+
+export interface Asset {
+  data: Buffer;
+  contentType: string;
+  filename: string;
+}
+
+/**
+ * Watermarking as pg-boss jobs: the request stores the original and a `pending` row, any worker
+ * embeds a fresh key and writes the watermarked image and the sealed registration file, and the
+ * row is the state everyone (sync waiters, pollers, the purge) reads.
+ */
+@injectable()
+export class WatermarkingService {
+  constructor(
+    @inject(TOKENS.DataSource) private readonly db: DataSource,
+    @inject(TOKENS.BlobStore) private readonly blobs: BlobStore,
+    @inject(TOKENS.JobQueue) private readonly jobs: JobQueue,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(TOKENS.Config) private readonly config: AppConfig,
+    @inject(AccountService) private readonly accounts: AccountService,
+  ) {}
+
+  /** Asset lifetime: `WATERMARKING_TTL_HOURS` (fractions allowed), 24 h by default. */
+  ttlMs(): number {
+    const raw = this.config.extra.WATERMARKING_TTL_HOURS;
+    const hours = raw === undefined || raw === '' ? DEFAULT_TTL_HOURS : Number(raw);
+    if (!Number.isFinite(hours) || hours <= 0) throw new Error(`WATERMARKING_TTL_HOURS must be a positive number of hours (got "${raw}")`);
+    return hours * 3_600_000;
+  }
+
+  private maxPixels(): number {
+    return Number(this.config.extra.MAX_IMAGE_PIXELS ?? DEFAULT_MAX_PIXELS);
+  }
+
+  /**
+   * Checks the image's header now, so an unsupported, corrupt or oversized image is refused by the
+   * request itself (even asynchronous ones), stores the original and queues the job.
+   */
+  async submit(accountId: number, bytes: Buffer): Promise<WatermarkingJob> {
+    let format: string;
+    try {
+      format = (await probeImage(bytes, { maxPixels: this.maxPixels() })).format;
+    } catch (err) {
+      throw mediaApiError(err);
+    }
+    const now = this.clock.now();
+    const job = this.db.manager.create(WatermarkingJob, {
+      id: randomUUID(),
+      accountId,
+      status: 'pending',
+      format,
+      error: null,
+      created: now,
+      finished: null,
+      expires: new Date(now.getTime() + this.ttlMs()),
+    });
+    // The original is in the shared store before the row exists: a worker that sees the row finds it.
+    await this.blobs.put(assetKey(job.id, 'original'), bytes);
+    try {
+      // jsonb columns defeat TypeORM's deep-partial typing; the row is the entity just created.
+      await this.db.manager.insert(WatermarkingJob, job as never);
+      await this.jobs.send(WATERMARKING_QUEUE, { id: job.id });
+    } catch (err) {
+      await this.db.manager.delete(WatermarkingJob, { id: job.id }).catch(() => undefined);
+      await this.blobs.deletePrefix(jobPrefix(job.id)).catch(() => undefined);
+      throw err;
+    }
+    return job;
+  }
+
+  /**
+   * Submits, then (sync) waits up to `timeoutSeconds`. Returns the job as it then is: complete,
+   * or still pending/running when the wait timed out or was not asked for. A job that failed
+   * while we waited is thrown as the error it ended with, as if the request had done the work.
+   */
+  async watermark(accountId: number, bytes: Buffer, options: { sync: boolean; timeoutSeconds: number }): Promise<WatermarkingJob> {
+    const job = await this.submit(accountId, bytes);
+    if (!options.sync) return job;
+    const done = await this.waitFor(job.id, options.timeoutSeconds);
+    if (done.status === 'failed') throw failure(done);
+    return done;
+  }
+
+  /**
+   * Waits for the job to finish, re-reading its row. Wall-clock time on purpose: `timeout` is how
+   * long the client's connection is held, which a test clock must not shorten or stretch.
+   */
+  async waitFor(id: string, timeoutSeconds: number): Promise<WatermarkingJob> {
+    const deadline = Date.now() + timeoutSeconds * 1000;
+    for (;;) {
+      const job = await this.db.manager.findOne(WatermarkingJob, { where: { id } });
+      // Only a lifetime shorter than the wait lets the purge take the row from under us.
+      if (!job) throw new ApiError(404, 'expired', 'The watermarking expired before it finished.');
+      if (job.status === 'complete' || job.status === 'failed') return job;
+      const left = deadline - Date.now();
+      if (left <= 0) return job;
+      await sleep(Math.min(POLL_MS, left));
+    }
+  }
+
+  /**
+   * The job handler. Safe to run again (pg-boss re-delivers a job whose worker died): a finished
+   * job is left alone, an interrupted one is redone from the stored original with a new key.
+   */
+  async run(id: string): Promise<void> {
+    const job = await this.db.manager.findOne(WatermarkingJob, { where: { id } });
+    if (!job || job.status === 'complete' || job.status === 'failed' || this.expired(job)) return;
+    await this.db.manager.update(WatermarkingJob, { id }, { status: 'running' });
+    let error: WatermarkingError;
+    try {
+      const original = await this.blobs.get(assetKey(id, 'original'));
+      if (!original) throw new Error(`watermarking ${id}: the original is missing from the blob store`);
+      // A fresh 256-bit key per image; it never leaves this function except sealed in the .lmk.
+      const result = await embed(original, generateKey(), { maxPixels: this.maxPixels() });
+      const lmk = encodeLmk(result.registration, await this.accounts.publicKey(job.accountId));
+      await this.blobs.put(assetKey(id, 'watermarked'), result.image);
+      await this.blobs.put(assetKey(id, 'registration'), lmk);
+      const done = await this.db.manager.update(WatermarkingJob, { id, status: 'running' }, { status: 'complete', finished: this.clock.now() });
+      // Purged while we worked: do not leave orphan blobs behind.
+      if (!done.affected) await this.blobs.deletePrefix(jobPrefix(id));
+      return;
+    } catch (err) {
+      const mapped = mediaApiError(err);
+      error = mapped instanceof ApiError
+        ? { status_code: mapped.statusCode, code: mapped.code, details: mapped.details }
+        : SERVER_ERROR;
+    }
+    // Failures are final (an image that cannot be watermarked will not become one on retry); the
+    // client sees the same error body a synchronous request would have had.
+    await this.db.manager.update(WatermarkingJob, { id, status: 'running' }, { status: 'failed', error: error as never, finished: this.clock.now() });
+  }
+
+  expired(job: WatermarkingJob): boolean {
+    return job.expires.getTime() <= this.clock.now().getTime();
+  }
+
+  /**
+   * The caller's job. Another account's job is "not found", never "forbidden" (its existence is not
+   * disclosed); an expired one is gone even before the purge job has run.
+   */
+  async find(accountId: number, id: string): Promise<WatermarkingJob> {
+    const job = UUID.test(id) ? await this.db.manager.findOne(WatermarkingJob, { where: { id, accountId } }) : null;
+    if (!job) throw notFound('No such watermarking.');
+    if (this.expired(job)) throw new ApiError(404, 'expired', `These watermarking assets expired on ${job.expires.toISOString()}.`);
+    return job;
+  }
+
+  async list(accountId: number, offset: number, limit: number): Promise<[WatermarkingJob[], number]> {
+    return this.db.manager.findAndCount(WatermarkingJob, {
+      where: { accountId, expires: MoreThan(this.clock.now()) },
+      order: { created: 'DESC', id: 'ASC' },
+      skip: offset,
+      take: limit,
+    });
+  }
+
+  /** One asset of a complete job of the caller's. */
+  async asset(accountId: number, id: string, asset: AssetName): Promise<Asset> {
+    const job = await this.find(accountId, id);
+    if (job.status !== 'complete' && asset !== 'original') {
+      throw new ApiError(409, 'watermarking_not_complete', `The watermarking is ${job.status}; poll its status URL until it is complete.`);
+    }
+    const data = await this.blobs.get(assetKey(id, asset));
+    if (!data) throw notFound('The file is not available.');
+    return asset === 'registration'
+      ? { data, contentType: LMK_MEDIA_TYPE, filename: `${id}.lmk` }
+      : { data, contentType: `image/${job.format}`, filename: `${asset}.${job.format === 'jpeg' ? 'jpg' : job.format}` };
+  }
+
+  /**
+   * The `LOCAL_URLS` resolver: the bytes behind one of our asset URLs, so the media PUT (or another
+   * watermarking) takes a registration URL without an HTTP round trip to ourselves, which the SSRF
+   * rules would refuse anyway. null for URLs that are not ours. Ours but not available (unknown,
+   * another account's, expired) fails as a remote URL answering 404 would, disclosing nothing.
+   */
+  async resolveLocal(url: URL, accountId: number): Promise<Buffer | null> {
+    const match = LOCAL_ASSET.exec(url.pathname);
+    if (!match) return null;
+    try {
+      return (await this.asset(accountId, match[1]!, match[2] as AssetName)).data;
+    } catch (err) {
+      if (err instanceof ApiError && err.statusCode === 404) throw new ApiError(422, 'fetch_http_error', 'Could not fetch the url: HTTP 404 (no such watermarking asset, or it expired).');
+      throw err;
+    }
+  }
+
+  /**
+   * Deletes expired jobs and their blobs; returns how many. Blobs first: if that fails, the row
+   * stays and the next run retries, where the reverse order would orphan the files for ever.
+   */
+  async purgeExpired(): Promise<number> {
+    let purged = 0;
+    for (;;) {
+      const batch = await this.db.manager.find(WatermarkingJob, {
+        where: { expires: LessThanOrEqual(this.clock.now()) },
+        select: { id: true },
+        take: PURGE_BATCH,
+      });
+      for (const { id } of batch) await this.blobs.deletePrefix(jobPrefix(id));
+      if (batch.length) await this.db.manager.delete(WatermarkingJob, { id: In(batch.map((j) => j.id)) });
+      purged += batch.length;
+      if (batch.length < PURGE_BATCH) return purged;
+    }
+  }
+
+  result(job: WatermarkingJob, baseUrl: string): WatermarkingResult {
+    return {
+      original: assetUrl(baseUrl, job.id, 'original'),
+      watermarked: assetUrl(baseUrl, job.id, 'watermarked'),
+      registration: assetUrl(baseUrl, job.id, 'registration'),
+      expiry: job.expires.toISOString(),
+    };
+  }
+
+  view(job: WatermarkingJob, baseUrl: string): WatermarkingStatusView {
+    return {
+      id: job.id,
+      url: jobUrl(baseUrl, job.id),
+      status: job.status,
+      created: job.created.toISOString(),
+      finished: job.finished?.toISOString() ?? null,
+      expiry: job.expires.toISOString(),
+      result: job.status === 'complete' ? this.result(job, baseUrl) : null,
+      error: job.status === 'failed' ? job.error : null,
+    };
+  }
+}

@@ -1,0 +1,76 @@
+import test from 'ava';
+import sharp from 'sharp';
+import { defaultPlugins, startTestServer, type TestServer } from '@filigrane/gateway';
+import { syntheticPhoto } from '@filigrane/vision';
+import { embed, encodeLmk, generateKey } from '@filigrane/watermark';
+import { feedSourcePlugin } from '../support/feed-source.plugin.js';
+
+let server: TestServer;
+let key: string;
+let marked: Buffer;
+let original: Buffer;
+
+const dataUri = (b: Buffer) => `data:image/jpeg;base64,${b.toString('base64')}`;
+const feed = (image: Buffer, page: string, k = key, session?: number) =>
+  server.call('POST', '/api/v4/test-feed/sightings/', { key: k, json: { image: dataUri(image), page_url: page, image_url: `${page}/img.jpg`, session_id: session } });
+
+test.before(async () => {
+  server = await startTestServer({ plugins: [...defaultPlugins(), feedSourcePlugin] });
+  key = (await server.createAccount('feeder')).apiKey;
+  const der = Buffer.from(await (await fetch(`${server.url}/api/v4/account/download/public_key.der`, { headers: { authorization: `Token ${key}` } })).arrayBuffer());
+  original = await syntheticPhoto(21);
+  const result = await embed(original, generateKey());
+  marked = result.image;
+  const reg = await server.call('PUT', '/api/v4/media/feeder/marked/photo.png', { key, body: encodeLmk(result.registration, der), headers: { 'content-type': 'application/lmk' } });
+  if (reg.status !== 201) throw new Error(reg.text);
+  const plain = await server.call('PUT', '/api/v4/media/feeder/plain/other.png', { key, body: await syntheticPhoto(22), headers: { 'content-type': 'image/png' } });
+  if (plain.status !== 201) throw new Error(plain.text);
+});
+test.after.always(async () => server?.close());
+
+test.serial('a third-party source feeds sightings; the pipeline identifies, detects and records matches', async (t) => {
+  // The published copy: cropped, resized and recompressed.
+  const meta = await sharp(marked).metadata();
+  const copy = await sharp(marked)
+    .extract({ left: 60, top: 40, width: Math.round(meta.width! * 0.8), height: Math.round(meta.height! * 0.8) })
+    .resize({ width: 400 })
+    .jpeg({ quality: 70 })
+    .toBuffer();
+  const res = await feed(copy, 'https://www.news.example.fr/story', key, 41);
+  t.is(res.status, 201, res.text);
+  t.is(res.json.matches.length, 1);
+  t.like(res.json.matches[0], { watermarked: true, created: true });
+
+  const list = await server.call('GET', '/api/v4/matches/', { key });
+  t.is(list.json.count, 1);
+  t.like(list.json.results[0], { watermarked: true, sessions: [41], media: { path: '/feeder/marked/photo.png' }, site: { domain: 'example.fr', country: 'FR' } });
+  t.is(list.json.results[0].page.url, 'https://www.news.example.fr/story');
+
+  const again = await feed(copy, 'https://www.news.example.fr/story', key, 42);
+  t.false(again.json.matches[0].created, 'a repeated sighting updates the match');
+  const updated = await server.call('GET', '/api/v4/matches/', { key });
+  t.is(updated.json.count, 1);
+  t.deepEqual(updated.json.results[0].sessions, [41, 42]);
+
+  const v3 = await server.call('GET', '/api/v3/matches/web/?session_id=42', { key });
+  t.is(v3.json.results[0].query_width, 400);
+  t.is(v3.json.results[0].query_format, 'jpeg');
+});
+
+test.serial('the unmarked original of a watermarked media is matched but not watermarked; unrelated images match nothing', async (t) => {
+  const unmarked = await feed(await sharp(original).jpeg({ quality: 85 }).toBuffer(), 'https://blog.example.org/post');
+  t.is(unmarked.json.matches.length, 1);
+  t.false(unmarked.json.matches[0].watermarked);
+  const unrelated = await feed(await sharp(await syntheticPhoto(99)).jpeg().toBuffer(), 'https://elsewhere.example.net/');
+  t.deepEqual(unrelated.json.matches, []);
+  const other = await server.createAccount('otherfeeder');
+  const cross = await feed(await sharp(marked).jpeg().toBuffer(), 'https://x.example.com/', other.apiKey);
+  t.deepEqual(cross.json.matches, [], 'another account\'s media are never candidates');
+});
+
+test.serial('deleted media are never matched again', async (t) => {
+  t.is((await server.call('DELETE', '/api/v4/media/feeder/marked/photo.png', { key })).status, 204);
+  const res = await feed(await sharp(marked).jpeg().toBuffer(), 'https://www.news.example.fr/later');
+  t.deepEqual(res.json.matches, []);
+  t.is((await server.call('GET', '/api/v4/matches/?media.path=/feeder/marked', { key })).json.count, 0);
+});
