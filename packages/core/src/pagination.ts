@@ -87,3 +87,15 @@ export function decodeCursor(raw: string | undefined): Cursor | null {
   }
   throw badRequest('invalid_cursor', 'The cursor is not valid.');
 }
+
+/** A page of a list route: parse page/page_size, fetch that slice and its total, wrap it in the envelope. */
+export async function listPage<R, V>(
+  ctx: Pick<RouteContext, 'url' | 'query'>,
+  fetch: (offset: number, limit: number) => Promise<[R[], number]>,
+  view: (row: R) => V,
+  options: { withCount?: boolean; listName?: string } = {},
+): Promise<PageEnvelope<V>> {
+  const page = parsePage(ctx);
+  const [rows, total] = await fetch(page.offset, page.pageSize);
+  return pageEnvelope(ctx, page, total, rows.map(view), options);
+}

@@ -4,8 +4,7 @@ import {
   noContent,
   notFound,
   ok,
-  pageEnvelope,
-  parsePage,
+  listPage,
   validationError,
   type RouteContext,
   type RouteSpec,
@@ -64,9 +63,8 @@ export const oauthRoutes: RouteSpec[] = [
     method: 'GET',
     path: '/account/oauth/applications/',
     async handler(ctx) {
-      const page = parsePage(ctx);
-      const [apps, total] = await ctx.container.get(OAuthService).listApplications(ctx.principal!.accountId, page.offset, page.pageSize);
-      return ok(pageEnvelope(ctx, page, total, apps.map(applicationView), { withCount: false }));
+      const oauth = ctx.container.get(OAuthService);
+      return ok(await listPage(ctx, (offset, limit) => oauth.listApplications(ctx.principal!.accountId, offset, limit), applicationView, { withCount: false }));
     },
   },
   {

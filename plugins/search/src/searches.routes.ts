@@ -1,4 +1,4 @@
-import { ok, pageEnvelope, parsePage, type RouteContext, type RouteSpec, type UploadedFile } from '@filigrane/core';
+import { listPage, ok, type RouteContext, type RouteSpec, type UploadedFile } from '@filigrane/core';
 import { resolveUrl } from '@filigrane/plugin-media';
 import { SearchService } from './search.service.js';
 
@@ -36,10 +36,8 @@ export const searchRoutes: RouteSpec[] = [
     path: '/searches/',
     summary: 'The account\'s asynchronous searches, newest first',
     async handler(ctx) {
-      const page = parsePage(ctx);
       const service = ctx.container.get(SearchService);
-      const [rows, total] = await service.list(ctx.principal!.accountId, page.offset, page.pageSize);
-      return ok(pageEnvelope(ctx, page, total, rows.map((r) => service.view(r, ctx.baseUrl))));
+      return ok(await listPage(ctx, (offset, limit) => service.list(ctx.principal!.accountId, offset, limit), (r) => service.view(r, ctx.baseUrl)));
     },
   },
   {

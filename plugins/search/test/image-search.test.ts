@@ -2,7 +2,7 @@ import test from 'ava';
 import sharp from 'sharp';
 import { startTestServer, type TestServer } from '@filigrane/gateway';
 import { IdentificationService } from '@filigrane/plugin-search';
-import { loadOpenCv, withMats } from '@filigrane/vision';
+import { loadOpenCv, syntheticPhoto, withMats } from '@filigrane/vision';
 import { embed, encodeLmk, generateKey } from '@filigrane/watermark';
 
 let server: TestServer;
@@ -11,37 +11,7 @@ let bob: { apiKey: string; id: number };
 let marked: Buffer; // the watermarked copy of /alice/marked/original.png, as published
 let plain: Buffer; // /alice/plain/photo.png
 
-/**
- * A textured synthetic photo: a seeded scene of overlapping ellipses and rectangles of random
- * colours over a gradient, plus grain. Distinct seeds give unrelated pictures with real corners.
- */
-async function photo(seed: number, width = 640, height = 480): Promise<Buffer> {
-  let s = seed * 7919 + 1;
-  const rnd = () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 4294967296);
-  const data = Buffer.alloc(width * height * 3);
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      const i = (y * width + x) * 3;
-      data[i] = (x * 200) / width;
-      data[i + 1] = (y * 200) / height;
-      data[i + 2] = 100;
-    }
-  }
-  for (let k = 0; k < 60; k++) {
-    const cx = rnd() * width, cy = rnd() * height, rx = 8 + rnd() * 60, ry = 8 + rnd() * 60;
-    const col = [rnd() * 255, rnd() * 255, rnd() * 255];
-    const ellipse = rnd() < 0.5;
-    for (let y = Math.max(0, Math.floor(cy - ry)); y < Math.min(height, cy + ry); y++) {
-      for (let x = Math.max(0, Math.floor(cx - rx)); x < Math.min(width, cx + rx); x++) {
-        if (ellipse && ((x - cx) / rx) ** 2 + ((y - cy) / ry) ** 2 > 1) continue;
-        const i = (y * width + x) * 3;
-        data[i] = col[0]!; data[i + 1] = col[1]!; data[i + 2] = col[2]!;
-      }
-    }
-  }
-  for (let i = 0; i < data.length; i++) data[i] = Math.max(0, Math.min(255, data[i]! + (rnd() - 0.5) * 30));
-  return sharp(data, { raw: { width, height, channels: 3 } }).png().toBuffer();
-}
+const photo = syntheticPhoto;
 
 async function size(img: Buffer) {
   const m = await sharp(img).metadata();

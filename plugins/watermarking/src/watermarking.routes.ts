@@ -1,4 +1,4 @@
-import { file, notFound, ok, pageEnvelope, parseBoolean, parsePage, queryString, validationError, type ErrorItem, type RouteContext, type RouteSpec } from '@filigrane/core';
+import { file, listPage, notFound, ok, parseBoolean, queryString, validationError, type ErrorItem, type RouteContext, type RouteSpec } from '@filigrane/core';
 import { resolveUrl } from '@filigrane/plugin-media';
 import { ASSETS, DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS, WatermarkingService, type AssetName } from './watermarking.service.js';
 import type { WatermarkingJob } from './watermarking.entity.js';
@@ -90,10 +90,8 @@ export const watermarkingRoutes: RouteSpec[] = [
     path: '/watermarking/',
     summary: 'The account\'s watermarkings that have not expired, newest first',
     async handler(ctx) {
-      const page = parsePage(ctx);
       const service = ctx.container.get(WatermarkingService);
-      const [rows, total] = await service.list(ctx.principal!.accountId, page.offset, page.pageSize);
-      return ok(pageEnvelope(ctx, page, total, rows.map((r) => service.view(r, ctx.baseUrl))));
+      return ok(await listPage(ctx, (offset, limit) => service.list(ctx.principal!.accountId, offset, limit), (r) => service.view(r, ctx.baseUrl)));
     },
   },
   {
