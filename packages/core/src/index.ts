@@ -16,4 +16,5 @@ export * from './filters.js';
 export * from './csv.js';
 export * from './blob-store.js';
 export * from './tracking.js';
+export * from './column-transformers.js';
 export * from './graphql-context.js';

@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { bigintAsNumber } from '@filigrane/core';
 
 export const NOTIFICATION_KEYS = [
   'notify_upload',
@@ -39,10 +40,10 @@ export class AccountProfile {
   @Column({ type: 'integer', name: 'image_quota', nullable: true })
   imageQuota!: number | null;
 
-  @Column({ type: 'bigint', name: 'disk_usage', default: 0, transformer: { to: (v: number) => v, from: (v: string) => Number(v) } })
+  @Column({ type: 'bigint', name: 'disk_usage', default: 0, transformer: bigintAsNumber })
   diskUsage!: number;
 
-  @Column({ type: 'bigint', name: 'disk_quota', nullable: true, transformer: { to: (v: number | null) => v, from: (v: string | null) => (v === null ? null : Number(v)) } })
+  @Column({ type: 'bigint', name: 'disk_quota', nullable: true, transformer: bigintAsNumber })
   diskQuota!: number | null;
 
   /** Counters and their `_limit`s, keyed as the spec's quotas object. */

@@ -1,6 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
-
-const bigint = { to: (v: number) => v, from: (v: string | null) => (v === null ? null : Number(v)) };
+import { bigintAsNumber } from '@filigrane/core';
 
 /** A site where copies were found: public facts, shared by all accounts. */
 @Entity({ name: 'sites' })
@@ -26,13 +25,13 @@ export class Site {
 /** A registered media found somewhere: one row per (media, image, page), updated on new sightings. */
 @Entity({ name: 'matches' })
 export class Match {
-  @PrimaryColumn({ type: 'bigint', transformer: bigint })
+  @PrimaryColumn({ type: 'bigint', transformer: bigintAsNumber })
   id!: number;
 
   @Column({ type: 'integer', name: 'account_id' })
   accountId!: number;
 
-  @Column({ type: 'bigint', name: 'media_id', transformer: bigint })
+  @Column({ type: 'bigint', name: 'media_id', transformer: bigintAsNumber })
   mediaId!: number;
 
   @Column({ type: 'text' })

@@ -1,15 +1,15 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import { bigintAsNumber } from '@filigrane/core';
 
 export type MediaType = 'folder' | 'image' | 'video' | 'document';
 /** watermarked: registered from a registration file (detection runs); plain: similarity only. */
 export type RegistrationKind = 'watermarked' | 'plain';
 
-const bigint = { to: (v: number) => v, from: (v: string | null) => (v === null ? null : Number(v)) };
 
 /** One node of the media tree: a folder or a registered media. */
 @Entity({ name: 'media' })
 export class Media {
-  @PrimaryColumn({ type: 'bigint', transformer: bigint })
+  @PrimaryColumn({ type: 'bigint', transformer: bigintAsNumber })
   id!: number;
 
   /** Owner: the account whose home directory holds the node. */
@@ -31,7 +31,7 @@ export class Media {
   @CreateDateColumn({ type: 'timestamptz' })
   created!: Date;
 
-  @Column({ type: 'bigint', name: 'disk_usage', default: 0, transformer: bigint })
+  @Column({ type: 'bigint', name: 'disk_usage', default: 0, transformer: bigintAsNumber })
   diskUsage!: number;
 
   @Column({ type: 'jsonb', default: {} })

@@ -1,6 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-
-const bigint = { to: (v: number) => v, from: (v: string | null) => (v === null ? null : Number(v)) };
+import { bigintAsNumber } from '@filigrane/core';
 
 /**
  * What the visual index keeps of one registered media, computed once at registration from its
@@ -9,7 +8,7 @@ const bigint = { to: (v: number) => v, from: (v: string | null) => (v === null ?
  */
 @Entity({ name: 'visual_index' })
 export class VisualIndexEntry {
-  @PrimaryColumn({ type: 'bigint', name: 'media_id', transformer: bigint })
+  @PrimaryColumn({ type: 'bigint', name: 'media_id', transformer: bigintAsNumber })
   mediaId!: number;
 
   /** The index is partitioned by account: every read filters on it. */
