@@ -57,19 +57,29 @@ export interface EmbedResult extends EmbedRawResult {
 
 /**
  * One pass over the rows: luminance reduced to the canonical grid (the reduced original) and to
- * the mask grid (JND input). Both are area averages; luminance is computed once per row.
+ * the mask grid (JND input). Both are area averages; luminance and its prefix sums are computed
+ * once per row and feed both reducers.
  */
 function reducePlanes(raw: RawImage, w0: number, h0: number, wm: number, hm: number): { canonical: Float32Array; maskLuma?: Float32Array } {
   const { width: W, height: H } = raw;
   const row = new Float32Array(W);
+  const prefix = new Float64Array(W + 1);
   const toCanonical = w0 === W && h0 === H ? undefined : new AreaReducer(W, H, w0, h0);
   const toMask = wm === W && hm === H ? undefined : new AreaReducer(W, H, wm, hm);
   const direct = toCanonical ? undefined : new Float32Array(w0 * h0);
   for (let y = 0; y < H; y++) {
     lumaRow(raw, y, row);
-    if (toCanonical) toCanonical.push(row);
-    else direct!.set(row, y * W);
-    toMask?.push(row);
+    if (!toCanonical) {
+      direct!.set(row, y * W);
+      if (!toMask) continue;
+    }
+    let s = 0;
+    for (let x = 0; x < W; x++) {
+      s += row[x];
+      prefix[x + 1] = s;
+    }
+    toCanonical?.pushPrefix(prefix);
+    toMask?.pushPrefix(prefix);
   }
   return { canonical: toCanonical ? toCanonical.result() : direct!, maskLuma: toMask?.result() };
 }
@@ -100,11 +110,17 @@ class ShapedHistogram {
   readonly counts = new Uint32Array(ShapedHistogram.BINS);
   constructor(readonly bound: number) {}
 
-  add(mp: Float32Array, n: number): void {
+  /** Adds full-resolution row y of `shaped` (upsampled inline, as applyDelta does). */
+  addRow(shaped: PlaneUpsampler, y: number): void {
     const half = ShapedHistogram.BINS / 2;
     const k = (half - 1) / (this.bound || 1);
     const counts = this.counts;
-    for (let x = 0; x < n; x++) counts[half + Math.round(mp[x] * k)]++;
+    const s = shaped.source(y);
+    const { i0, f } = shaped.columns;
+    for (let x = 0; x < shaped.width; x++) {
+      const j = i0[x];
+      counts[half + Math.round(Math.fround(s[j] + f[x] * (s[j + 1] - s[j])) * k)]++;
+    }
   }
 
   /** Mean square of the rounded delta, in output units, for gain `a` (clipping ignored). */
@@ -145,14 +161,17 @@ function applyDelta(raw: RawImage, out: Uint8Array | Uint16Array, shaped: PlaneU
   const scale = raw.depth === 16 ? 257 : 1;
   const max = raw.depth === 16 ? 65535 : 255;
   const a = alpha * scale;
+  const { i0, f } = shaped.columns;
   let sse = 0;
   out.set(data);
-  const mp = new Float32Array(W);
   for (let y = 0, p = 0; y < H; y++) {
-    shaped.row(y, mp);
+    const s = shaped.source(y);
     for (let x = 0; x < W; x++, p += channels) {
+      // The upsampled M * P, rounded to float32 exactly as a Float32Array row would hold it.
+      const k = i0[x];
+      const mp = Math.fround(s[k] + f[x] * (s[k + 1] - s[k]));
       // Samples are integers, so round(v + d) = v + round(d): one rounding per pixel.
-      const d = Math.round(a * mp[x]);
+      const d = Math.round(a * mp);
       if (d === 0) continue;
       if (colour === 3) {
         const r0 = data[p], g0 = data[p + 1], b0 = data[p + 2];
@@ -179,7 +198,7 @@ function applyDelta(raw: RawImage, out: Uint8Array | Uint16Array, shaped: PlaneU
   return mse > 0 ? 10 * Math.log10((255 * 255) / mse) : Infinity;
 }
 
-/** Milliseconds spent in each stage of the last embedRaw call (benchmarks and profiling only). */
+/** Milliseconds spent in each stage of the last embedRaw call, and its number of apply passes (benchmarks and profiling only). */
 export const lastEmbedStages: Record<string, number> = {};
 
 /** Embeds into raw pixels; the input is not modified. */
@@ -214,16 +233,15 @@ export function embedRaw(raw: RawImage, key: Uint8Array, options: EmbedOptions =
   for (let i = 0; i < q.length; i++) if (Math.abs(q[i]) > bound) bound = Math.abs(q[i]);
   // Bilinear interpolation never leaves the range of its samples: `bound` bounds every pixel.
   const shaped = new PlaneUpsampler(q, wm, hm, W, H);
-  // The histogram samples every k-th full-resolution row, k about the upsampling factor: rows that
-  // close are nearly identical, so the distribution is the full one at 1/k of the cost. The apply
-  // pass then measures the exact PSNR and corrects.
+  // The histogram samples every k-th full-resolution row, one for about every third mask-grid row:
+  // the full-resolution rows are bilinear blends of mask rows, so their distribution is the full one
+  // at a fraction of the cost (the histogram only seeds the gain: the apply pass measures the exact
+  // PSNR and corrects). A fixed share of mask rows keeps the sample size about constant at 1-24 MP.
   const histogram = new ShapedHistogram(bound);
-  const step = Math.max(1, Math.floor(H / hm));
-  const row = new Float32Array(W);
+  const step = Math.max(2, Math.floor((3 * H) / hm));
   let sampled = 0;
   for (let y = Math.floor(step / 2); y < H; y += step) {
-    shaped.row(y, row);
-    histogram.add(row, W);
+    histogram.addRow(shaped, y);
     sampled += W;
   }
   const mseTarget = (255 * 255) / Math.pow(10, targetPsnr / 10);
@@ -232,20 +250,24 @@ export function embedRaw(raw: RawImage, key: Uint8Array, options: EmbedOptions =
   stage('gain');
   const out = raw.depth === 16 ? new Uint16Array(raw.data.length) : new Uint8Array(raw.data.length);
   let psnr = applyDelta(raw, out, shaped, alpha);
-  // The histogram's bins blur rounding boundaries slightly: nudge the target until the measured
-  // PSNR is in [target, target + 0.1] (clipping can also leave it well above the target).
+  let passes = 1;
+  // The histogram's bins blur rounding boundaries slightly and it ignores clipping (which can leave the
+  // PSNR well above the target): nudge the target until the measured PSNR is in [target, target + 0.1].
   let goal = mseTarget;
   for (let i = 0; i < 3 && alpha > 0 && (psnr < targetPsnr || psnr > targetPsnr + 0.1); i++) {
     goal *= Math.pow(10, (psnr - targetPsnr - 0.02) / 10);
     alpha = solveGain(histogram, sampled, goal, raw.depth);
     psnr = applyDelta(raw, out, shaped, alpha);
+    passes++;
   }
   if (psnr < targetPsnr) {
     // Never ship below the target: fall back to a safe margin.
     alpha *= Math.pow(10, (psnr - targetPsnr - 0.05) / 20);
     psnr = applyDelta(raw, out, shaped, alpha);
+    passes++;
   }
   stage('apply');
+  lastEmbedStages.applyPasses = passes;
   const params: EmbeddingParams = {
     algorithm: ALGORITHM_VERSION,
     canonicalSize: L,

@@ -32,6 +32,26 @@ function laLut(cap: number): Float32Array {
   return lut;
 }
 
+/** The horizontal sums of pixel x of a row (box 3, box 5, 1-2-1 smoothing, central difference), edges replicated. */
+function horizontalTaps(
+  row: Float32Array,
+  w: number,
+  x: number,
+  o: number,
+  h3: Float32Array,
+  h5: Float32Array,
+  sm: Float32Array,
+  df: Float32Array,
+): void {
+  const xm2 = x > 1 ? x - 2 : 0, xm1 = x > 0 ? x - 1 : 0;
+  const xp1 = x < w - 1 ? x + 1 : w - 1, xp2 = x < w - 2 ? x + 2 : w - 1;
+  const a = row[xm1], b = row[x], c = row[xp1];
+  h3[o + x] = a + b + c;
+  h5[o + x] = row[xm2] + a + b + c + row[xp2];
+  sm[o + x] = a + 2 * b + c;
+  df[o + x] = c - a;
+}
+
 /** Reusable scratch buffers for one image width and strip height. */
 export class JndStrips {
   private readonly rows: number;
@@ -80,15 +100,18 @@ export class JndStrips {
       const row = Y.subarray(r * w, (r + 1) * w);
       this.source(src, row);
       const o = r * w;
-      for (let x = 0; x < w; x++) {
-        const xm2 = x > 1 ? x - 2 : 0, xm1 = x > 0 ? x - 1 : 0;
-        const xp1 = x < w - 1 ? x + 1 : w - 1, xp2 = x < w - 2 ? x + 2 : w - 1;
-        const a = row[xm1], b = row[x], c = row[xp1];
+      // Border columns replicate the edge pixel; the interior needs no index clamping, and the same
+      // sums in the same order keep the result identical to the clamped form.
+      const edge = Math.min(2, w);
+      for (let x = 0; x < edge; x++) horizontalTaps(row, w, x, o, h3, h5, sm, df);
+      for (let x = 2; x < w - 2; x++) {
+        const a = row[x - 1], b = row[x], c = row[x + 1];
         h3[o + x] = a + b + c;
-        h5[o + x] = row[xm2] + a + b + c + row[xp2];
+        h5[o + x] = row[x - 2] + a + b + c + row[x + 2];
         sm[o + x] = a + 2 * b + c;
         df[o + x] = c - a;
       }
+      for (let x = Math.max(edge, w - 2); x < w; x++) horizontalTaps(row, w, x, o, h3, h5, sm, df);
     }
     // JND for rows [y0 - blur, y1 + blur): buffer row index r + 2.
     const jRows = y1 - y0 + 2 * blur;
@@ -124,14 +147,21 @@ export class JndStrips {
     const r = this.blur;
     const acc = this.acc;
     // Horizontal pass in place: prefix sums per row.
+    const whole = Math.min(r, w); // first x whose window is whole
+    const clipped = Math.max(whole, w - r); // first x whose window is clipped on the right
+    const n = 2 * r + 1;
     for (let j = 0; j < jRows; j++) {
       const o = j * w;
       acc[0] = 0;
       for (let x = 0; x < w; x++) acc[x + 1] = acc[x] + J[o + x];
-      for (let x = 0; x < w; x++) {
-        const a = x - r < 0 ? 0 : x - r;
+      for (let x = 0; x < whole; x++) {
         const b = x + r + 1 > w ? w : x + r + 1;
-        J[o + x] = (acc[b] - acc[a]) / (b - a);
+        J[o + x] = acc[b] / b;
+      }
+      for (let x = whole; x < clipped; x++) J[o + x] = (acc[x + r + 1] - acc[x - r]) / n;
+      for (let x = clipped; x < w; x++) {
+        const a = x - r < 0 ? 0 : x - r;
+        J[o + x] = (acc[w] - acc[a]) / (w - a);
       }
     }
     // Vertical pass with a running sum; rows outside the image do not count (replicating them would
