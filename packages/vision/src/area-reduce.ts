@@ -53,9 +53,12 @@ export class AreaReducer {
     readonly srcHeight: number,
     readonly width: number,
     readonly height: number,
+    /** Where the result goes (width * height, contents overwritten); a new array by default. */
+    out?: Float32Array,
   ) {
     if (width > srcWidth || height > srcHeight) throw new RangeError('AreaReducer only downscales');
-    this.out = new Float32Array(width * height);
+    if (out && out.length !== width * height) throw new RangeError('AreaReducer output has the wrong length');
+    this.out = out ?? new Float32Array(width * height);
     this.prefix = new Float64Array(srcWidth + 1);
     this.cur = new Float64Array(width);
     this.next = new Float64Array(width);

@@ -39,19 +39,33 @@ function patternPlan(w0: number, h0: number, low: number, high: number): Pattern
   return p;
 }
 
-/** Canonical pattern with unit RMS. */
-export function canonicalPattern(key: Uint8Array, w0: number, h0: number, low: number, high: number): Float32Array {
+/** Canonical pattern with unit RMS, written to `out` (w0 * h0) when given. */
+export function canonicalPattern(
+  key: Uint8Array,
+  w0: number,
+  h0: number,
+  low: number,
+  high: number,
+  out = new Float32Array(w0 * h0),
+): Float32Array {
   const { band, idct, coef } = patternPlan(w0, h0, low, high);
   const g = gaussianCarrier(key, band.length);
   for (let i = 0; i < band.length; i++) coef[band[i]] = g[i];
   const plane = idct.run(coef);
   for (let i = 0; i < band.length; i++) coef[band[i]] = 0; // the plan's buffer is reused: leave it zero
-  let ss = 0;
-  for (let i = 0; i < plane.length; i++) ss += plane[i] * plane[i];
-  const s = ss > 0 ? 1 / Math.sqrt(ss / plane.length) : 0;
-  const out = new Float32Array(plane.length);
-  for (let i = 0; i < plane.length; i++) out[i] = plane[i] * s;
+  const ss = sumSquares(plane);
+  scaleInto(out, plane, ss > 0 ? 1 / Math.sqrt(ss / plane.length) : 0);
   return out;
+}
+
+function sumSquares(a: Float64Array): number {
+  let ss = 0;
+  for (let i = 0; i < a.length; i++) ss += a[i] * a[i];
+  return ss;
+}
+
+function scaleInto(out: Float32Array, a: Float64Array, s: number): void {
+  for (let i = 0; i < a.length; i++) out[i] = a[i] * s;
 }
 
 /** Source index and weight of a pixel-centre-aligned linear resampling from n0 to n samples. */
