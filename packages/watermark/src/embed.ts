@@ -99,11 +99,12 @@ function reducePlanes(
 /**
  * M * P on the mask grid. Both factors are smooth at that scale (the mask is blurred over a
  * canonical pixel, the pattern is band-limited), so upsampling the product once is as good as
- * multiplying two upsampled planes, at half the cost per full-resolution pixel.
+ * multiplying two upsampled planes, at half the cost per full-resolution pixel. Computed in place over
+ * the mask plane (a reused buffer, see scratch.ts).
  */
 function shapedPlane(maskPlane: Float32Array, wm: number, hm: number, p0: Float32Array, w0: number, h0: number): Float32Array {
   const up = new PlaneUpsampler(p0, w0, h0, wm, hm);
-  const out = scratch.float32('shaped', wm * hm);
+  const out = maskPlane; // in place: the mask itself is not needed afterwards
   const row = scratch.float32('shapedRow', wm);
   for (let y = 0; y < hm; y++) {
     up.row(y, row);
@@ -192,7 +193,10 @@ function applyRgb8(data: Uint8Array, out: Uint8Array, W: number, H: number, chan
   return sse;
 }
 
-/** One row of applyRgb8 starting at sample p; returns its sum of squared differences. */
+/**
+ * One row of applyRgb8 starting at sample p; returns its sum of squared differences. Every sample of
+ * the row is written (alpha copied), so `out` needs no prior copy of the input.
+ */
 function applyRowRgb8(
   data: Uint8Array,
   out: Uint8Array,
@@ -205,11 +209,12 @@ function applyRowRgb8(
   a: number,
 ): number {
   let sse = 0;
+  const alpha = channels === 4;
   for (let x = 0; x < W; x++, p += channels) {
+    if (alpha) out[p + 3] = data[p + 3];
     // The upsampled M * P, rounded to float32 exactly as a Float32Array row would hold it.
     const k = i0[x];
     const d = Math.round(a * Math.fround(s[k] + f[x] * (s[k + 1] - s[k])));
-    if (d === 0) continue;
     const r0 = data[p], g0 = data[p + 1], b0 = data[p + 2];
     const r = r0 + d, g = g0 + d, b = b0 + d;
     if (r >= 0 && r <= 255 && g >= 0 && g <= 255 && b >= 0 && b <= 255) {
@@ -235,7 +240,6 @@ function applyRowRgb8(
 function applyDelta(raw: RawImage, out: Uint8Array | Uint16Array, shaped: PlaneUpsampler, alpha: number): number {
   const { data, channels, width: W, height: H } = raw;
   if (raw.depth === 8 && channels >= 3) {
-    out.set(data);
     const sse = applyRgb8(data as Uint8Array, out as Uint8Array, W, H, channels, shaped, alpha);
     const mse = sse / (W * H * 3);
     return mse > 0 ? 10 * Math.log10((255 * 255) / mse) : Infinity;
@@ -319,6 +323,7 @@ export function embedRaw(raw: RawImage, key: Uint8Array, options: EmbedOptions =
   const bound = maxAbs(q);
   // Bilinear interpolation never leaves the range of its samples: `bound` bounds every pixel.
   const shaped = new PlaneUpsampler(q, wm, hm, W, H);
+  stage('shape');
   // The histogram samples every k-th full-resolution row, one for about every third mask-grid row:
   // the full-resolution rows are bilinear blends of mask rows, so their distribution is the full one
   // at a fraction of the cost (the histogram only seeds the gain: the apply pass measures the exact
@@ -331,7 +336,7 @@ export function embedRaw(raw: RawImage, key: Uint8Array, options: EmbedOptions =
     sampled += W;
   }
   const mseTarget = (255 * 255) / Math.pow(10, targetPsnr / 10);
-  stage('shape');
+  stage('histogram');
   let alpha = solveGain(histogram, sampled, mseTarget, raw.depth);
   stage('gain');
   const out = raw.depth === 16 ? new Uint16Array(raw.data.length) : new Uint8Array(raw.data.length);
