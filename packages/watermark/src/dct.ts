@@ -98,7 +98,6 @@ export class LowpassIdct {
   private readonly rowsFirst: boolean;
   /** Orthonormal DCT-III matrix of the sparse axis, [k * n + j], k below the cut-off only. */
   private readonly basis: Float64Array;
-  private readonly work: Float64Array;
   private readonly re: Float64Array;
   private readonly im: Float64Array;
   private readonly ta: Float64Array;
@@ -132,7 +131,6 @@ export class LowpassIdct {
       const s = k === 0 ? Math.sqrt(1 / n) : Math.sqrt(2 / n);
       for (let j = 0; j < n; j++) this.basis[k * n + j] = s * Math.cos((Math.PI * (2 * j + 1) * k) / (2 * n));
     }
-    this.work = new Float64Array(w * h);
     const m = this.rowsFirst ? h : w;
     this.re = new Float64Array(m);
     this.im = new Float64Array(m);
@@ -140,10 +138,9 @@ export class LowpassIdct {
     this.tb = new Float64Array(m);
   }
 
-  /** Returns the inverse transform of `coef` (w x h, row-major) in a buffer owned by this plan. */
-  run(coef: Float64Array): Float64Array {
+  /** Writes the inverse transform of `coef` (w x h, row-major) into `out` (w x h, any contents) and returns it. */
+  run(coef: Float64Array, out = new Float64Array(this.w * this.h)): Float64Array {
     const { w, h, kxFrom, kxTo, ky1, kx1, basis } = this;
-    const out = this.work;
     out.fill(0);
     // The sparse axis uses the basis symmetry cos(pi (2(n-1-j)+1) k / 2n) = (-1)^k cos(pi (2j+1) k / 2n):
     // even and odd k are summed apart over half the outputs, then out[j] = E + O, out[n-1-j] = E - O.

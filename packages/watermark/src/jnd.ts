@@ -41,9 +41,9 @@ function laLut(cap: number): Float32Array {
  * it has no feedback for (measured: the first embeds of a process ran the mask 2-3x slower).
  */
 
-/** The horizontal sums of pixel x of a row (box 3, box 5, 1-2-1 smoothing, central difference), edges replicated. */
+/** The horizontal sums of pixel x of the row at offset o (box 3, box 5, 1-2-1 smoothing, central difference), edges replicated. */
 function horizontalTaps(
-  row: Float32Array,
+  Y: Float32Array,
   w: number,
   x: number,
   o: number,
@@ -54,20 +54,19 @@ function horizontalTaps(
 ): void {
   const xm2 = x > 1 ? x - 2 : 0, xm1 = x > 0 ? x - 1 : 0;
   const xp1 = x < w - 1 ? x + 1 : w - 1, xp2 = x < w - 2 ? x + 2 : w - 1;
-  const a = row[xm1], b = row[x], c = row[xp1];
+  const a = Y[o + xm1], b = Y[o + x], c = Y[o + xp1];
   h3[o + x] = a + b + c;
-  h5[o + x] = row[xm2] + a + b + c + row[xp2];
+  h5[o + x] = Y[o + xm2] + a + b + c + Y[o + xp2];
   sm[o + x] = a + 2 * b + c;
   df[o + x] = c - a;
 }
 
 /** Horizontal sums of the luma row stored at offset o of Y. */
 function horizontalRow(Y: Float32Array, o: number, w: number, h3: Float32Array, h5: Float32Array, sm: Float32Array, df: Float32Array): void {
-  const row = Y.subarray(o, o + w);
   // Border columns replicate the edge pixel; the interior needs no index clamping, and the same
   // sums in the same order keep the result identical to the clamped form.
   const edge = Math.min(2, w);
-  for (let x = 0; x < edge; x++) horizontalTaps(row, w, x, o, h3, h5, sm, df);
+  for (let x = 0; x < edge; x++) horizontalTaps(Y, w, x, o, h3, h5, sm, df);
   for (let x = 2; x < w - 2; x++) {
     const a = Y[o + x - 1], b = Y[o + x], c = Y[o + x + 1];
     h3[o + x] = a + b + c;
@@ -75,7 +74,7 @@ function horizontalRow(Y: Float32Array, o: number, w: number, h3: Float32Array, 
     sm[o + x] = a + 2 * b + c;
     df[o + x] = c - a;
   }
-  for (let x = Math.max(edge, w - 2); x < w; x++) horizontalTaps(row, w, x, o, h3, h5, sm, df);
+  for (let x = Math.max(edge, w - 2); x < w; x++) horizontalTaps(Y, w, x, o, h3, h5, sm, df);
 }
 
 /** JND of the buffer row at offset o (rows o - 2w .. o + 2w hold the taps) into J at offset jo. */

@@ -5,13 +5,16 @@
 import { bandIndices } from './band';
 import { gaussianCarrier } from './carrier';
 import { LowpassIdct } from './dct';
+import { Scratch } from './scratch';
 
 /** What a canonical grid and band need besides the key: computed once per (grid, band), then reused. */
 interface PatternPlan {
   band: Int32Array;
   idct: LowpassIdct;
-  coef: Float64Array;
 }
+
+/** Coefficient and output planes, shared by all plans (one pattern at a time: the code is synchronous). */
+const buffers = new Scratch();
 
 const plans = new Map<string, PatternPlan>();
 
@@ -32,8 +35,9 @@ function patternPlan(w0: number, h0: number, low: number, high: number): Pattern
     if (kx + 1 > kxTo[ky]) kxTo[ky] = kx + 1;
   }
   for (let ky = 0; ky < ky1; ky++) if (kxTo[ky] === 0) kxFrom[ky] = 0;
-  p = { band, idct: new LowpassIdct(w0, h0, kxFrom, kxTo), coef: new Float64Array(w0 * h0) };
-  // Services see a handful of grid sizes per aspect ratio; a small cache bounds memory (~4 MB a plan).
+  p = { band, idct: new LowpassIdct(w0, h0, kxFrom, kxTo) };
+  // A plan is the band list and one cosine table (~0.3 MB at L = 512); a service sees a handful of
+  // grid sizes (one per aspect ratio), so a small cache covers them with bounded memory.
   if (plans.size >= 8) plans.delete(plans.keys().next().value as string);
   plans.set(id, p);
   return p;
@@ -48,11 +52,12 @@ export function canonicalPattern(
   high: number,
   out = new Float32Array(w0 * h0),
 ): Float32Array {
-  const { band, idct, coef } = patternPlan(w0, h0, low, high);
+  const { band, idct } = patternPlan(w0, h0, low, high);
   const g = gaussianCarrier(key, band.length);
+  const coef = buffers.float64('coef', w0 * h0);
+  coef.fill(0);
   for (let i = 0; i < band.length; i++) coef[band[i]] = g[i];
-  const plane = idct.run(coef);
-  for (let i = 0; i < band.length; i++) coef[band[i]] = 0; // the plan's buffer is reused: leave it zero
+  const plane = idct.run(coef, buffers.float64('plane', w0 * h0));
   const ss = sumSquares(plane);
   scaleInto(out, plane, ss > 0 ? 1 / Math.sqrt(ss / plane.length) : 0);
   return out;

@@ -5,9 +5,10 @@
  * grid, JND strips, pattern). Those planes have the same few sizes call after call, so they are
  * reused instead.
  *
- * Rules: embedRaw is synchronous, so a buffer is never used by two calls at once; a slot holds one
- * buffer (the largest length asked for), so memory stays bounded by the largest mask grid; contents
- * are arbitrary on return (callers overwrite or clear); nothing from here may be returned to a caller.
+ * Rules: each Scratch belongs to one synchronous function (embedRaw, canonicalPattern), so a buffer
+ * is never used by two calls at once; a slot holds one buffer (the largest length asked for), so
+ * memory stays bounded by the largest mask grid (~10 MB in all at L = 512); contents are arbitrary on
+ * return (callers overwrite or clear); nothing from here may be returned to a caller.
  */
 export class Scratch {
   private readonly f32 = new Map<string, Float32Array<ArrayBuffer>>();
