@@ -83,6 +83,71 @@ export function idct2d(plane: Float64Array, w: number, h: number, columns = w): 
 }
 
 
+/*
+ * The sparse axis of LowpassIdct, one output line (pair) per call: short functions called per line
+ * are optimised by V8 after a few lines, where one long loop would run interpreted until on-stack
+ * replacement on every first call of a process.
+ */
+
+/** Row ky (at offset o): out[o + x] = sum_kx basis[kx][x] coef[o + kx], x and w - 1 - x at once. */
+function synthesiseRow(
+  coef: Float64Array,
+  out: Float64Array,
+  basis: Float64Array,
+  o: number,
+  w: number,
+  half: number,
+  from: number,
+  to: number,
+  E: Float64Array,
+  O: Float64Array,
+): void {
+  E.fill(0);
+  O.fill(0);
+  for (let kx = from; kx < to; kx++) {
+    const c = coef[o + kx];
+    const acc = kx & 1 ? O : E;
+    const b = kx * w;
+    for (let x = 0; x < half; x++) acc[x] += c * basis[b + x];
+  }
+  for (let x = 0; x < half; x++) {
+    out[o + x] = E[x] + O[x];
+    out[o + w - 1 - x] = E[x] - O[x];
+  }
+}
+
+/** Output rows y and h - 1 - y, columns kx < kx1: sum_ky basis[ky][y] coef[ky][kx]. */
+function synthesiseColumns(
+  coef: Float64Array,
+  out: Float64Array,
+  basis: Float64Array,
+  y: number,
+  w: number,
+  h: number,
+  ky1: number,
+  kx1: number,
+  kxFrom: Int32Array,
+  kxTo: Int32Array,
+  E: Float64Array,
+  O: Float64Array,
+): void {
+  E.fill(0);
+  O.fill(0);
+  for (let ky = 0; ky < ky1; ky++) {
+    const c = basis[ky * h + y];
+    const acc = ky & 1 ? O : E;
+    const src = ky * w;
+    const to = kxTo[ky];
+    for (let kx = kxFrom[ky]; kx < to; kx++) acc[kx] += c * coef[src + kx];
+  }
+  const a = y * w;
+  const b = (h - 1 - y) * w;
+  for (let kx = 0; kx < kx1; kx++) {
+    out[a + kx] = E[kx] + O[kx];
+    out[b + kx] = E[kx] - O[kx];
+  }
+}
+
 /**
  * Inverse 2-D DCT of a plane whose coefficients are zero outside the rectangle kx < kx1, ky < ky1,
  * with row ky holding nonzero coefficients only in [kxFrom[ky], kxTo[ky]) (a band's bounding box).
@@ -149,21 +214,7 @@ export class LowpassIdct {
       const half = (w + 1) >> 1;
       const E = new Float64Array(half);
       const O = new Float64Array(half);
-      for (let ky = 0; ky < ky1; ky++) {
-        const o = ky * w;
-        E.fill(0);
-        O.fill(0);
-        for (let kx = kxFrom[ky]; kx < kxTo[ky]; kx++) {
-          const c = coef[o + kx];
-          const acc = kx & 1 ? O : E;
-          const b = kx * w;
-          for (let x = 0; x < half; x++) acc[x] += c * basis[b + x];
-        }
-        for (let x = 0; x < half; x++) {
-          out[o + x] = E[x] + O[x];
-          out[o + w - 1 - x] = E[x] - O[x];
-        }
-      }
+      for (let ky = 0; ky < ky1; ky++) synthesiseRow(coef, out, basis, ky * w, w, half, kxFrom[ky], kxTo[ky], E, O);
       // Columns: length h, nonzero inputs ky < ky1, two at a time.
       for (let x = 0; x < w; x += 2) this.fftPair(out, x, x + 1 < w ? x + 1 : -1, w, h, ky1);
     } else {
@@ -171,23 +222,7 @@ export class LowpassIdct {
       const half = (h + 1) >> 1;
       const E = new Float64Array(kx1);
       const O = new Float64Array(kx1);
-      for (let y = 0; y < half; y++) {
-        E.fill(0);
-        O.fill(0);
-        for (let ky = 0; ky < ky1; ky++) {
-          const c = basis[ky * h + y];
-          const acc = ky & 1 ? O : E;
-          const src = ky * w;
-          const to = kxTo[ky];
-          for (let kx = kxFrom[ky]; kx < to; kx++) acc[kx] += c * coef[src + kx];
-        }
-        const a = y * w;
-        const b = (h - 1 - y) * w;
-        for (let kx = 0; kx < kx1; kx++) {
-          out[a + kx] = E[kx] + O[kx];
-          out[b + kx] = E[kx] - O[kx];
-        }
-      }
+      for (let y = 0; y < half; y++) synthesiseColumns(coef, out, basis, y, w, h, ky1, kx1, kxFrom, kxTo, E, O);
       for (let y = 0; y < h; y += 2) this.fftPair(out, y * w, y + 1 < h ? (y + 1) * w : -1, 1, w, kx1);
     }
     return out;
