@@ -16,23 +16,28 @@ export class Scratch {
 
   /** A Float32Array of length n for `slot`, contents arbitrary. */
   float32(slot: string, n: number): Float32Array<ArrayBuffer> {
-    let a = this.f32.get(slot);
-    if (!a || a.length < n) {
-      a = new Float32Array(n);
-      this.f32.set(slot, a);
-    }
-    return a.length === n ? a : a.subarray(0, n);
+    return take(this.f32, slot, n, (m) => new Float32Array(m));
   }
 
   /** A Float64Array of length n for `slot`, contents arbitrary. */
   float64(slot: string, n: number): Float64Array<ArrayBuffer> {
-    let a = this.f64.get(slot);
-    if (!a || a.length < n) {
-      a = new Float64Array(n);
-      this.f64.set(slot, a);
-    }
-    return a.length === n ? a : a.subarray(0, n);
+    return take(this.f64, slot, n, (m) => new Float64Array(m));
   }
+}
+
+/** The slot's buffer (grown to n if shorter), viewed at length n. */
+function take<T extends Float32Array<ArrayBuffer> | Float64Array<ArrayBuffer>>(
+  slots: Map<string, T>,
+  slot: string,
+  n: number,
+  make: (n: number) => T,
+): T {
+  let a = slots.get(slot);
+  if (!a || a.length < n) {
+    a = make(n);
+    slots.set(slot, a);
+  }
+  return a.length === n ? a : (a.subarray(0, n) as T);
 }
 
 /** Fresh arrays: for callers outside embedRaw, which must not share buffers. */
