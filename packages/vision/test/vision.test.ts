@@ -46,6 +46,30 @@ test('area reduction preserves the mean and matches streaming', (t) => {
   t.throws(() => new AreaReducer(10, 10, 20, 5), { instanceOf: RangeError });
 });
 
+test('prefix-sum area reduction equals the exact overlap integral', (t) => {
+  // Reference: each destination cell averages the source over [j s, (j + 1) s) per axis, pixel by
+  // pixel with the overlap length as weight (the form the reducer used before prefix sums).
+  const overlap = (i: number, lo: number, hi: number): number => Math.max(0, Math.min(i + 1, hi) - Math.max(i, lo));
+  for (const [w, h, w0, h0] of [[101, 67, 40, 27], [97, 89, 64, 61], [50, 30, 50, 7], [33, 21, 1, 1]]) {
+    const plane = Float32Array.from({ length: w * h }, (_, i) => 127 + 120 * Math.sin(i * 0.37) * Math.cos(i * 0.011));
+    const r = new AreaReducer(w, h, w0, h0, new Float32Array(w0 * h0));
+    for (let y = 0; y < h; y++) r.push(plane.subarray(y * w, (y + 1) * w));
+    const got = r.result();
+    const sx = w / w0;
+    const sy = h / h0;
+    let worst = 0;
+    for (let j = 0; j < h0; j++)
+      for (let i = 0; i < w0; i++) {
+        let s = 0;
+        for (let y = Math.floor(j * sy); y < Math.min(h, Math.ceil((j + 1) * sy)); y++)
+          for (let x = Math.floor(i * sx); x < Math.min(w, Math.ceil((i + 1) * sx)); x++)
+            s += plane[y * w + x] * overlap(x, i * sx, (i + 1) * sx) * overlap(y, j * sy, (j + 1) * sy);
+        worst = Math.max(worst, Math.abs(got[j * w0 + i] - s / (sx * sy)));
+      }
+    t.true(worst < 1e-4, `${w}x${h} -> ${w0}x${h0}: ${worst}`);
+  }
+});
+
 test('homography helpers compose and invert', (t) => {
   const a: Mat3 = [1.1, 0.1, 5, -0.05, 0.9, -3, 1e-4, 2e-4, 1];
   const inv = invert(a)!;

@@ -19,6 +19,7 @@ import { assertMediaKey } from './key';
 import { ALGORITHM_VERSION, canonicalGrid, DEFAULTS, type EmbeddingParams } from './params';
 import { canonicalPattern, PlaneUpsampler } from './pattern';
 import { pixelHash } from './pixel-hash';
+import { Scratch } from './scratch';
 import { floatToReduced, type Registration, type RegistrationMode } from './registration';
 
 export interface EmbedOptions {
@@ -57,38 +58,74 @@ export interface EmbedResult extends EmbedRawResult {
 
 /**
  * One pass over the rows: luminance reduced to the canonical grid (the reduced original) and to
- * the mask grid (JND input). Both are area averages; luminance is computed once per row.
+ * the mask grid (JND input). Both are area averages; luminance and its prefix sums are computed
+ * once per row and feed both reducers.
  */
-function reducePlanes(raw: RawImage, w0: number, h0: number, wm: number, hm: number): { canonical: Float32Array; maskLuma?: Float32Array } {
+/** prefix[x + 1] = row[0] + ... + row[x] (prefix[0] stays 0). */
+function prefixSums(row: Float32Array, prefix: Float64Array, n: number): void {
+  let s = 0;
+  for (let x = 0; x < n; x++) {
+    s += row[x];
+    prefix[x + 1] = s;
+  }
+}
+
+function reducePlanes(
+  raw: RawImage,
+  canonical: { w0: number; h0: number } | undefined,
+  wm: number,
+  hm: number,
+): { canonical?: Float32Array; maskLuma?: Float32Array } {
   const { width: W, height: H } = raw;
-  const row = new Float32Array(W);
-  const toCanonical = w0 === W && h0 === H ? undefined : new AreaReducer(W, H, w0, h0);
-  const toMask = wm === W && hm === H ? undefined : new AreaReducer(W, H, wm, hm);
-  const direct = toCanonical ? undefined : new Float32Array(w0 * h0);
+  const row = scratch.float32('row', W);
+  const prefix = scratch.float64('prefix', W + 1);
+  prefix[0] = 0;
+  const full = canonical !== undefined && canonical.w0 === W && canonical.h0 === H;
+  const toCanonical =
+    canonical && !full ? new AreaReducer(W, H, canonical.w0, canonical.h0, scratch.float32('canonical', canonical.w0 * canonical.h0)) : undefined;
+  const toMask = wm === W && hm === H ? undefined : new AreaReducer(W, H, wm, hm, scratch.float32('maskLuma', wm * hm));
+  const direct = full ? scratch.float32('canonical', W * H) : undefined;
   for (let y = 0; y < H; y++) {
     lumaRow(raw, y, row);
-    if (toCanonical) toCanonical.push(row);
-    else direct!.set(row, y * W);
-    toMask?.push(row);
+    if (direct) direct.set(row, y * W);
+    if (!toCanonical && !toMask) continue;
+    prefixSums(row, prefix, W);
+    toCanonical?.pushPrefix(prefix);
+    toMask?.pushPrefix(prefix);
   }
-  return { canonical: toCanonical ? toCanonical.result() : direct!, maskLuma: toMask?.result() };
+  return { canonical: toCanonical ? toCanonical.result() : direct, maskLuma: toMask?.result() };
 }
 
 /**
  * M * P on the mask grid. Both factors are smooth at that scale (the mask is blurred over a
  * canonical pixel, the pattern is band-limited), so upsampling the product once is as good as
- * multiplying two upsampled planes, at half the cost per full-resolution pixel.
+ * multiplying two upsampled planes, at half the cost per full-resolution pixel. Computed in place over
+ * the mask plane (a reused buffer, see scratch.ts).
  */
 function shapedPlane(maskPlane: Float32Array, wm: number, hm: number, p0: Float32Array, w0: number, h0: number): Float32Array {
   const up = new PlaneUpsampler(p0, w0, h0, wm, hm);
-  const out = new Float32Array(wm * hm);
-  const row = new Float32Array(wm);
+  const out = maskPlane; // in place: the mask itself is not needed afterwards
+  const row = scratch.float32('shapedRow', wm);
   for (let y = 0; y < hm; y++) {
     up.row(y, row);
-    const o = y * wm;
-    for (let x = 0; x < wm; x++) out[o + x] = maskPlane[o + x] * row[x];
+    multiplyRow(out, maskPlane, row, y * wm, wm);
   }
   return out;
+}
+
+/** out[o + x] = mask[o + x] * row[x]: one row per call so V8 optimises it early (see jnd.ts). */
+function multiplyRow(out: Float32Array, mask: Float32Array, row: Float32Array, o: number, n: number): void {
+  for (let x = 0; x < n; x++) out[o + x] = mask[o + x] * row[x];
+}
+
+/** Largest |v| over a plane. */
+function maxAbs(q: Float32Array): number {
+  let bound = 0;
+  for (let i = 0; i < q.length; i++) {
+    const v = q[i] < 0 ? -q[i] : q[i];
+    if (v > bound) bound = v;
+  }
+  return bound;
 }
 
 /**
@@ -100,11 +137,17 @@ class ShapedHistogram {
   readonly counts = new Uint32Array(ShapedHistogram.BINS);
   constructor(readonly bound: number) {}
 
-  add(mp: Float32Array, n: number): void {
+  /** Adds full-resolution row y of `shaped` (upsampled inline, as applyDelta does). */
+  addRow(shaped: PlaneUpsampler, y: number): void {
     const half = ShapedHistogram.BINS / 2;
     const k = (half - 1) / (this.bound || 1);
     const counts = this.counts;
-    for (let x = 0; x < n; x++) counts[half + Math.round(mp[x] * k)]++;
+    const s = shaped.source(y);
+    const { i0, f } = shaped.columns;
+    for (let x = 0; x < shaped.width; x++) {
+      const j = i0[x];
+      counts[half + Math.round(Math.fround(s[j] + f[x] * (s[j + 1] - s[j])) * k)]++;
+    }
   }
 
   /** Mean square of the rounded delta, in output units, for gain `a` (clipping ignored). */
@@ -138,21 +181,84 @@ function solveGain(h: ShapedHistogram, total: number, mseTarget: number, depth: 
   return lo;
 }
 
+/**
+ * applyDelta for 8-bit RGB or RGBA, the usual case, with monomorphic byte arrays (the general loop
+ * sees Uint8Array and Uint16Array and V8 then compiles slower element access). Same arithmetic.
+ * Returns the sum of squared differences over the colour channels.
+ */
+function applyRgb8(data: Uint8Array, out: Uint8Array, W: number, H: number, channels: number, shaped: PlaneUpsampler, a: number): number {
+  const { i0, f } = shaped.columns;
+  let sse = 0;
+  for (let y = 0; y < H; y++) sse += applyRowRgb8(data, out, y * W * channels, W, channels, shaped.source(y), i0, f, a);
+  return sse;
+}
+
+/**
+ * One row of applyRgb8 starting at sample p; returns its sum of squared differences. Every sample of
+ * the row is written (alpha copied), so `out` needs no prior copy of the input.
+ */
+function applyRowRgb8(
+  data: Uint8Array,
+  out: Uint8Array,
+  p: number,
+  W: number,
+  channels: number,
+  s: Float32Array,
+  i0: Int32Array,
+  f: Float32Array,
+  a: number,
+): number {
+  let sse = 0;
+  const alpha = channels === 4;
+  for (let x = 0; x < W; x++, p += channels) {
+    if (alpha) out[p + 3] = data[p + 3];
+    // The upsampled M * P, rounded to float32 exactly as a Float32Array row would hold it.
+    const k = i0[x];
+    const d = Math.round(a * Math.fround(s[k] + f[x] * (s[k + 1] - s[k])));
+    const r0 = data[p], g0 = data[p + 1], b0 = data[p + 2];
+    const r = r0 + d, g = g0 + d, b = b0 + d;
+    if (r >= 0 && r <= 255 && g >= 0 && g <= 255 && b >= 0 && b <= 255) {
+      out[p] = r;
+      out[p + 1] = g;
+      out[p + 2] = b;
+      sse += 3 * d * d;
+      continue;
+    }
+    for (let c = 0; c < 3; c++) {
+      const v0 = data[p + c];
+      let v = v0 + d;
+      if (v < 0) v = 0;
+      else if (v > 255) v = 255;
+      out[p + c] = v;
+      sse += (v - v0) * (v - v0);
+    }
+  }
+  return sse;
+}
+
 /** Writes original + round(alpha * M * P) into `out` (colour channels only); returns the PSNR in dB. */
 function applyDelta(raw: RawImage, out: Uint8Array | Uint16Array, shaped: PlaneUpsampler, alpha: number): number {
   const { data, channels, width: W, height: H } = raw;
+  if (raw.depth === 8 && channels >= 3) {
+    const sse = applyRgb8(data as Uint8Array, out as Uint8Array, W, H, channels, shaped, alpha);
+    const mse = sse / (W * H * 3);
+    return mse > 0 ? 10 * Math.log10((255 * 255) / mse) : Infinity;
+  }
   const colour = channels >= 3 ? 3 : 1;
   const scale = raw.depth === 16 ? 257 : 1;
   const max = raw.depth === 16 ? 65535 : 255;
   const a = alpha * scale;
+  const { i0, f } = shaped.columns;
   let sse = 0;
   out.set(data);
-  const mp = new Float32Array(W);
   for (let y = 0, p = 0; y < H; y++) {
-    shaped.row(y, mp);
+    const s = shaped.source(y);
     for (let x = 0; x < W; x++, p += channels) {
+      // The upsampled M * P, rounded to float32 exactly as a Float32Array row would hold it.
+      const k = i0[x];
+      const mp = Math.fround(s[k] + f[x] * (s[k + 1] - s[k]));
       // Samples are integers, so round(v + d) = v + round(d): one rounding per pixel.
-      const d = Math.round(a * mp[x]);
+      const d = Math.round(a * mp);
       if (d === 0) continue;
       if (colour === 3) {
         const r0 = data[p], g0 = data[p + 1], b0 = data[p + 2];
@@ -179,7 +285,10 @@ function applyDelta(raw: RawImage, out: Uint8Array | Uint16Array, shaped: PlaneU
   return mse > 0 ? 10 * Math.log10((255 * 255) / mse) : Infinity;
 }
 
-/** Milliseconds spent in each stage of the last embedRaw call (benchmarks and profiling only). */
+/** Intermediate planes reused between calls (see scratch.ts); never part of a result. */
+const scratch = new Scratch();
+
+/** Milliseconds spent in each stage of the last embedRaw call, and its number of apply passes (benchmarks and profiling only). */
 export const lastEmbedStages: Record<string, number> = {};
 
 /** Embeds into raw pixels; the input is not modified. */
@@ -199,53 +308,57 @@ export function embedRaw(raw: RawImage, key: Uint8Array, options: EmbedOptions =
   const transactional = options.transactional === true;
 
   const { maskWidth: wm, maskHeight: hm } = maskGrid(W, H, L);
-  const planes = reducePlanes(raw, w0, h0, wm, hm);
-  const reduced = transactional ? undefined : floatToReduced(planes.canonical, w0, h0);
+  // A transactional registration keeps no reduced copy: the canonical reduction is skipped.
+  const planes = reducePlanes(raw, transactional ? undefined : { w0, h0 }, wm, hm);
+  const reduced = planes.canonical ? floatToReduced(planes.canonical, w0, h0) : undefined;
   stage('reduce');
   const maskSource: RowSource = planes.maskLuma
     ? (y, out) => out.set(planes.maskLuma!.subarray(y * wm, (y + 1) * wm))
     : (y, out) => lumaRow(raw, y, out);
-  const maskPlane = jndMask(wm, hm, maskSource, maskBlurRadius(wm, w0), DEFAULTS.laCap);
+  const maskPlane = jndMask(wm, hm, maskSource, maskBlurRadius(wm, w0), DEFAULTS.laCap, scratch);
   stage('mask');
-  const p0 = canonicalPattern(key, w0, h0, DEFAULTS.bandLow, DEFAULTS.bandHigh);
+  const p0 = canonicalPattern(key, w0, h0, DEFAULTS.bandLow, DEFAULTS.bandHigh, scratch.float32('pattern', w0 * h0));
   stage('pattern');
   const q = shapedPlane(maskPlane, wm, hm, p0, w0, h0);
-  let bound = 0;
-  for (let i = 0; i < q.length; i++) if (Math.abs(q[i]) > bound) bound = Math.abs(q[i]);
+  const bound = maxAbs(q);
   // Bilinear interpolation never leaves the range of its samples: `bound` bounds every pixel.
   const shaped = new PlaneUpsampler(q, wm, hm, W, H);
-  // The histogram samples every k-th full-resolution row, k about the upsampling factor: rows that
-  // close are nearly identical, so the distribution is the full one at 1/k of the cost. The apply
-  // pass then measures the exact PSNR and corrects.
+  stage('shape');
+  // The histogram samples every k-th full-resolution row, one for about every third mask-grid row:
+  // the full-resolution rows are bilinear blends of mask rows, so their distribution is the full one
+  // at a fraction of the cost (the histogram only seeds the gain: the apply pass measures the exact
+  // PSNR and corrects). A fixed share of mask rows keeps the sample size about constant at 1-24 MP.
   const histogram = new ShapedHistogram(bound);
-  const step = Math.max(1, Math.floor(H / hm));
-  const row = new Float32Array(W);
+  const step = Math.max(2, Math.floor((3 * H) / hm));
   let sampled = 0;
   for (let y = Math.floor(step / 2); y < H; y += step) {
-    shaped.row(y, row);
-    histogram.add(row, W);
+    histogram.addRow(shaped, y);
     sampled += W;
   }
   const mseTarget = (255 * 255) / Math.pow(10, targetPsnr / 10);
-  stage('shape');
+  stage('histogram');
   let alpha = solveGain(histogram, sampled, mseTarget, raw.depth);
   stage('gain');
   const out = raw.depth === 16 ? new Uint16Array(raw.data.length) : new Uint8Array(raw.data.length);
   let psnr = applyDelta(raw, out, shaped, alpha);
-  // The histogram's bins blur rounding boundaries slightly: nudge the target until the measured
-  // PSNR is in [target, target + 0.1] (clipping can also leave it well above the target).
+  let passes = 1;
+  // The histogram's bins blur rounding boundaries slightly and it ignores clipping (which can leave the
+  // PSNR well above the target): nudge the target until the measured PSNR is in [target, target + 0.1].
   let goal = mseTarget;
   for (let i = 0; i < 3 && alpha > 0 && (psnr < targetPsnr || psnr > targetPsnr + 0.1); i++) {
     goal *= Math.pow(10, (psnr - targetPsnr - 0.02) / 10);
     alpha = solveGain(histogram, sampled, goal, raw.depth);
     psnr = applyDelta(raw, out, shaped, alpha);
+    passes++;
   }
   if (psnr < targetPsnr) {
     // Never ship below the target: fall back to a safe margin.
     alpha *= Math.pow(10, (psnr - targetPsnr - 0.05) / 20);
     psnr = applyDelta(raw, out, shaped, alpha);
+    passes++;
   }
   stage('apply');
+  lastEmbedStages.applyPasses = passes;
   const params: EmbeddingParams = {
     algorithm: ALGORITHM_VERSION,
     canonicalSize: L,

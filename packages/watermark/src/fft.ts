@@ -45,14 +45,21 @@ function fftRadix2(re: Float64Array, im: Float64Array, inverse: boolean): void {
     }
   }
   const sign = inverse ? -1 : 1;
-  for (let size = 2; size <= n; size <<= 1) {
+  // Size-2 stage: twiddle 1, no multiplications.
+  for (let a = 0; a + 1 < n; a += 2) {
+    const tr = re[a + 1];
+    const ti = im[a + 1];
+    re[a + 1] = re[a] - tr; im[a + 1] = im[a] - ti;
+    re[a] += tr; im[a] += ti;
+  }
+  for (let size = 4; size <= n; size <<= 1) {
     const half = size >> 1;
     const step = n / size;
-    for (let start = 0; start < n; start += size) {
-      for (let k = 0; k < half; k++) {
-        const wr = cos[k * step];
-        const wi = sign * sin[k * step];
-        const a = start + k;
+    // Twiddle outermost: it is loaded once per stage and k instead of once per butterfly.
+    for (let k = 0; k < half; k++) {
+      const wr = cos[k * step];
+      const wi = sign * sin[k * step];
+      for (let a = k; a < n; a += size) {
         const b = a + half;
         const tr = re[b] * wr - im[b] * wi;
         const ti = re[b] * wi + im[b] * wr;

@@ -2,23 +2,75 @@
  * The watermark pattern: the keyed carrier placed on the band of a canonical w0 x h0 DCT plane,
  * inverse-transformed, then bilinearly upsampled to full resolution one row at a time.
  */
-import { bandColumns, bandIndices } from './band';
+import { bandIndices } from './band';
 import { gaussianCarrier } from './carrier';
-import { idct2d } from './dct';
+import { LowpassIdct } from './dct';
+import { Scratch } from './scratch';
 
-/** Canonical pattern with unit RMS. */
-export function canonicalPattern(key: Uint8Array, w0: number, h0: number, low: number, high: number): Float32Array {
+/** What a canonical grid and band need besides the key: computed once per (grid, band), then reused. */
+interface PatternPlan {
+  band: Int32Array;
+  idct: LowpassIdct;
+}
+
+/** Coefficient and output planes, shared by all plans (one pattern at a time: the code is synchronous). */
+const buffers = new Scratch();
+
+const plans = new Map<string, PatternPlan>();
+
+function patternPlan(w0: number, h0: number, low: number, high: number): PatternPlan {
+  const id = `${w0}x${h0}:${low}:${high}`;
+  let p = plans.get(id);
+  if (p) return p;
   const band = bandIndices(w0, h0, low, high);
+  // Per coefficient row, the kx range the band occupies (rows are in increasing ky).
+  let ky1 = 0;
+  for (let i = 0; i < band.length; i++) ky1 = Math.max(ky1, Math.floor(band[i] / w0) + 1);
+  const kxFrom = new Int32Array(ky1).fill(w0);
+  const kxTo = new Int32Array(ky1);
+  for (let i = 0; i < band.length; i++) {
+    const ky = Math.floor(band[i] / w0);
+    const kx = band[i] - ky * w0;
+    if (kx < kxFrom[ky]) kxFrom[ky] = kx;
+    if (kx + 1 > kxTo[ky]) kxTo[ky] = kx + 1;
+  }
+  for (let ky = 0; ky < ky1; ky++) if (kxTo[ky] === 0) kxFrom[ky] = 0;
+  p = { band, idct: new LowpassIdct(w0, h0, kxFrom, kxTo) };
+  // A plan is the band list and one cosine table (~0.3 MB at L = 512); a service sees a handful of
+  // grid sizes (one per aspect ratio), so a small cache covers them with bounded memory.
+  if (plans.size >= 8) plans.delete(plans.keys().next().value as string);
+  plans.set(id, p);
+  return p;
+}
+
+/** Canonical pattern with unit RMS, written to `out` (w0 * h0) when given. */
+export function canonicalPattern(
+  key: Uint8Array,
+  w0: number,
+  h0: number,
+  low: number,
+  high: number,
+  out = new Float32Array(w0 * h0),
+): Float32Array {
+  const { band, idct } = patternPlan(w0, h0, low, high);
   const g = gaussianCarrier(key, band.length);
-  const plane = new Float64Array(w0 * h0);
-  for (let i = 0; i < band.length; i++) plane[band[i]] = g[i];
-  idct2d(plane, w0, h0, bandColumns(w0, high));
-  let ss = 0;
-  for (let i = 0; i < plane.length; i++) ss += plane[i] * plane[i];
-  const s = ss > 0 ? 1 / Math.sqrt(ss / plane.length) : 0;
-  const out = new Float32Array(plane.length);
-  for (let i = 0; i < plane.length; i++) out[i] = plane[i] * s;
+  const coef = buffers.float64('coef', w0 * h0);
+  coef.fill(0);
+  for (let i = 0; i < band.length; i++) coef[band[i]] = g[i];
+  const plane = idct.run(coef, buffers.float64('plane', w0 * h0));
+  const ss = sumSquares(plane);
+  scaleInto(out, plane, ss > 0 ? 1 / Math.sqrt(ss / plane.length) : 0);
   return out;
+}
+
+function sumSquares(a: Float64Array): number {
+  let ss = 0;
+  for (let i = 0; i < a.length; i++) ss += a[i] * a[i];
+  return ss;
+}
+
+function scaleInto(out: Float32Array, a: Float64Array, s: number): void {
+  for (let i = 0; i < a.length; i++) out[i] = a[i] * s;
 }
 
 /** Source index and weight of a pixel-centre-aligned linear resampling from n0 to n samples. */
@@ -37,10 +89,16 @@ function lerpTable(n0: number, n: number): { i0: Int32Array; f: Float32Array } {
   return { i0, f };
 }
 
-/** Bilinear, pixel-centre-aligned upsampling of a small plane, one output row at a time. */
+/**
+ * Bilinear, pixel-centre-aligned upsampling of a small plane, one output row at a time. Hot loops
+ * inline the horizontal step themselves (see `source` and `columns`) so that the interpolated value
+ * is consumed where it is made instead of going through a full-width row buffer.
+ */
 export class PlaneUpsampler {
-  private readonly cols: { i0: Int32Array; f: Float32Array };
+  /** Horizontal table: output x reads source[i0[x]] and source[i0[x] + 1] with weight f[x]. */
+  readonly columns: { i0: Int32Array; f: Float32Array };
   private readonly rows: { i0: Int32Array; f: Float32Array };
+  /** Vertically interpolated source row, with one spare copy of the last sample (a 1-wide plane). */
   private readonly tmp: Float32Array;
 
   constructor(
@@ -50,26 +108,31 @@ export class PlaneUpsampler {
     readonly width: number,
     readonly height: number,
   ) {
-    this.cols = lerpTable(w0, width);
+    this.columns = lerpTable(w0, width);
     this.rows = lerpTable(h0, height);
-    this.tmp = new Float32Array(w0);
+    this.tmp = new Float32Array(w0 + 1);
+  }
+
+  /**
+   * The source row interpolated at output row y (length w0 + 1, reused between calls). Output x is
+   * then fround(s[k] + f[x] * (s[k + 1] - s[k])) with k = i0[x], as `row` computes it.
+   */
+  source(y: number): Float32Array {
+    const { p0, w0, h0, tmp } = this;
+    const fy = this.rows.f[y];
+    const a = this.rows.i0[y] * w0;
+    const b = h0 > 1 ? a + w0 : a;
+    for (let x = 0; x < w0; x++) tmp[x] = p0[a + x] + fy * (p0[b + x] - p0[a + x]);
+    tmp[w0] = tmp[w0 - 1];
+    return tmp;
   }
 
   row(y: number, out: Float32Array): void {
-    const { p0, w0, h0, tmp } = this;
-    const r0 = this.rows.i0[y];
-    const fy = this.rows.f[y];
-    const a = r0 * w0;
-    const b = h0 > 1 ? a + w0 : a;
-    for (let x = 0; x < w0; x++) tmp[x] = p0[a + x] + fy * (p0[b + x] - p0[a + x]);
-    const { i0, f } = this.cols;
-    if (w0 === 1) {
-      out.fill(tmp[0], 0, this.width);
-      return;
-    }
+    const s = this.source(y);
+    const { i0, f } = this.columns;
     for (let x = 0; x < this.width; x++) {
       const k = i0[x];
-      out[x] = tmp[k] + f[x] * (tmp[k + 1] - tmp[k]);
+      out[x] = s[k] + f[x] * (s[k + 1] - s[k]);
     }
   }
 }

@@ -32,6 +32,9 @@ export function reducedToFloat(reduced: ReducedOriginal): Float32Array {
 
 export function floatToReduced(plane: Float32Array, width: number, height: number): ReducedOriginal {
   const luma = new Uint16Array(plane.length);
-  for (let i = 0; i < plane.length; i++) luma[i] = Math.max(0, Math.min(65535, Math.round(plane[i] * 256)));
+  for (let i = 0; i < plane.length; i++) {
+    const v = Math.round(plane[i] * 256);
+    luma[i] = v < 0 ? 0 : v > 65535 ? 65535 : v;
+  }
   return { width, height, luma };
 }
