@@ -17,4 +17,5 @@ export * from './csv.js';
 export * from './blob-store.js';
 export * from './tracking.js';
 export * from './column-transformers.js';
+export * from './sql.js';
 export * from './graphql-context.js';

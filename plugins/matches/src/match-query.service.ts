@@ -1,6 +1,7 @@
 import { inject, injectable } from 'inversify';
-import type { DataSource } from 'typeorm';
-import { dateConditionsSql, decodeCursor, TOKENS, type Cursor } from '@filigrane/core';
+import { In, type DataSource } from 'typeorm';
+import { dateConditionsSql, decodeCursor, likeBelow, returnedRows, TOKENS, type Cursor } from '@filigrane/core';
+import { Media } from '@filigrane/plugin-media';
 import { BlacklistService } from '@filigrane/plugin-blacklist';
 import type { MatchFilters } from './match-filters.js';
 
@@ -40,8 +41,8 @@ export interface MatchPage {
   previous: Cursor | null;
 }
 
-const SELECT = `SELECT m.*, s.name AS site_name, s.domain AS site_domain, s.suffix AS site_suffix, s.country AS site_country
-  FROM matches m LEFT JOIN sites s ON s.id = m.site_id JOIN media md ON md.id = m.media_id`;
+const FROM = 'FROM matches m LEFT JOIN sites s ON s.id = m.site_id JOIN media md ON md.id = m.media_id';
+const SELECT = `SELECT m.*, s.name AS site_name, s.domain AS site_domain, s.suffix AS site_suffix, s.country AS site_country ${FROM}`;
 
 /** Match listings: filters, newest first, cursor pagination (stable while new matches arrive). */
 @injectable()
@@ -69,7 +70,7 @@ export class MatchQueryService {
     if (f.mediaId !== undefined) w.push(`m.media_id = ${p(f.mediaId)}`);
     if (f.mediaPath !== undefined) {
       const path = f.mediaPath.replace(/\/+$/, '');
-      w.push(`(md.path = ${p(path)} OR md.path LIKE ${p(path.replace(/[\\%_]/g, (c) => `\\${c}`) + '/%')})`);
+      w.push(`(md.path = ${p(path)} OR md.path LIKE ${p(likeBelow(path))})`);
     }
     if (f.export !== undefined) w.push(`m.export = ${p(f.export)}`);
     if (f.tags) w.push(`m.tags && ${p(f.tags)}::text[]`);
@@ -90,7 +91,7 @@ export class MatchQueryService {
     const cursor = decodeCursor(rawCursor);
     const params: unknown[] = [];
     const where = await this.where(accountId, filters, params);
-    const countRows: { n: number }[] = await this.db.query(`SELECT count(*)::int AS n FROM matches m LEFT JOIN sites s ON s.id = m.site_id JOIN media md ON md.id = m.media_id WHERE ${where.join(' AND ')}`, params);
+    const countRows: { n: number }[] = await this.db.query(`SELECT count(*)::int AS n ${FROM} WHERE ${where.join(' AND ')}`, params);
     const pageParams = [...params];
     const pageWhere = [...where];
     const back = cursor?.dir === 'p';
@@ -120,9 +121,19 @@ export class MatchQueryService {
     };
   }
 
+  /** One match of the account (no count, no cursor: a single indexed lookup). */
   async get(accountId: number, id: number, kind?: MatchFilters['kind']): Promise<MatchRow | null> {
-    const page = await this.list(accountId, { id, kind, created: [], pagePublished: [], excludeBlacklisted: false }, undefined, 1);
-    return page.rows[0] ?? null;
+    const params: unknown[] = [];
+    const where = await this.where(accountId, { id, kind, created: [], pagePublished: [], excludeBlacklisted: false }, params);
+    const rows: MatchRow[] = await this.db.query(`${SELECT} WHERE ${where.join(' AND ')} LIMIT 1`, params);
+    return rows[0] ?? null;
+  }
+
+  /** Match objects of one version's view, for the rows whose media still exist (one query for the media). */
+  async views(rows: MatchRow[], view: (r: MatchRow, media: Media, baseUrl: string) => Record<string, unknown>, baseUrl: string): Promise<Record<string, unknown>[]> {
+    const ids = [...new Set(rows.map((r) => Number(r.media_id)))];
+    const media = new Map((ids.length ? await this.db.manager.findBy(Media, { id: In(ids) }) : []).map((m) => [m.id, m]));
+    return rows.filter((r) => media.has(Number(r.media_id))).map((r) => view(r, media.get(Number(r.media_id))!, baseUrl));
   }
 
   /** Tags and export are the user's to change; everything else is evidence. */
@@ -131,8 +142,7 @@ export class MatchQueryService {
       `UPDATE matches SET tags = COALESCE($3, tags), export = COALESCE($4, export) WHERE account_id = $1 AND id = $2 RETURNING id`,
       [accountId, id, change.tags ?? null, change.export ?? null],
     );
-    const rows = Array.isArray(result[0]) ? (result[0] as unknown[]) : (result as unknown[]);
-    return rows.length > 0;
+    return returnedRows(result).length > 0;
   }
 }
 

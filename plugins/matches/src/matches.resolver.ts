@@ -1,11 +1,9 @@
 import { inject, injectable } from 'inversify';
-import { In, type DataSource } from 'typeorm';
 import { Arg, Ctx, Field, InputType, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { encodeCursor, notFound, requirePrincipal, TOKENS, type GraphQLContext, type QueryValue } from '@filigrane/core';
-import { Media } from '@filigrane/plugin-media';
+import { encodeCursor, notFound, requirePrincipal, type GraphQLContext, type QueryValue } from '@filigrane/core';
 import { parseV4Filters } from './match-filters.js';
-import { MatchQueryService, type MatchRow } from './match-query.service.js';
+import { MatchQueryService } from './match-query.service.js';
 import { parseMatchChange } from './matches.routes.js';
 import { matchV4 } from './match-view.js';
 
@@ -59,16 +57,7 @@ function toQuery(filter: MatchFilterInput | undefined): Record<string, QueryValu
 @injectable()
 @Resolver()
 export class MatchesResolver {
-  constructor(
-    @inject(MatchQueryService) private readonly query: MatchQueryService,
-    @inject(TOKENS.DataSource) private readonly db: DataSource,
-  ) {}
-
-  private async views(rows: MatchRow[], baseUrl: string) {
-    const ids = [...new Set(rows.map((r) => Number(r.media_id)))];
-    const media = new Map((ids.length ? await this.db.manager.findBy(Media, { id: In(ids) }) : []).map((m) => [m.id, m]));
-    return rows.filter((r) => media.has(Number(r.media_id))).map((r) => matchV4(r, media.get(Number(r.media_id))!, baseUrl));
-  }
+  constructor(@inject(MatchQueryService) private readonly query: MatchQueryService) {}
 
   @Query(() => MatchPageType)
   async matches(
@@ -83,7 +72,7 @@ export class MatchesResolver {
       count: page.count,
       next: page.next && encodeCursor(page.next),
       previous: page.previous && encodeCursor(page.previous),
-      results: await this.views(page.rows, ctx.baseUrl),
+      results: await this.query.views(page.rows, matchV4, ctx.baseUrl),
     };
   }
 
@@ -97,6 +86,6 @@ export class MatchesResolver {
     const p = requirePrincipal(ctx);
     const change = parseMatchChange({ ...(tags ? { tags } : {}), ...(exportFlag !== undefined && exportFlag !== null ? { export: exportFlag } : {}) });
     if (!/^\d{1,15}$/.test(id) || !(await this.query.update(p.accountId, Number(id), change))) throw notFound('No such match.');
-    return (await this.views([(await this.query.get(p.accountId, Number(id)))!], ctx.baseUrl))[0]!;
+    return (await this.query.views([(await this.query.get(p.accountId, Number(id)))!], matchV4, ctx.baseUrl))[0]!;
   }
 }

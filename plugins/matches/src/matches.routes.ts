@@ -1,5 +1,3 @@
-import { In } from 'typeorm';
-import type { DataSource } from 'typeorm';
 import {
   encodeCursor,
   linkWith,
@@ -7,34 +5,32 @@ import {
   ok,
   parsePage,
   queryString,
-  TOKENS,
   validationError,
   type Cursor,
   type ErrorItem,
   type RouteContext,
   type RouteSpec,
 } from '@filigrane/core';
-import { Media } from '@filigrane/plugin-media';
 import { parseV3Filters, parseV4Filters } from './match-filters.js';
 import { MatchQueryService, type MatchPage, type MatchRow } from './match-query.service.js';
 import { matchV3, matchV4 } from './match-view.js';
 
-async function mediaOf(ctx: RouteContext, rows: MatchRow[]): Promise<Map<number, Media>> {
-  const ids = [...new Set(rows.map((r) => Number(r.media_id)))];
-  const media = ids.length ? await ctx.container.get<DataSource>(TOKENS.DataSource).manager.findBy(Media, { id: In(ids) }) : [];
-  return new Map(media.map((m) => [m.id, m]));
-}
-
 /** The page envelope with cursor links that keep the filters in use. */
 async function envelope(ctx: RouteContext, page: MatchPage, view: typeof matchV4) {
-  const media = await mediaOf(ctx, page.rows);
   const link = (c: Cursor | null) => (c ? linkWith(ctx, { cursor: encodeCursor(c), page: null }) : null);
   return {
     count: page.count,
     next: link(page.next),
     previous: link(page.previous),
-    results: page.rows.filter((r) => media.has(Number(r.media_id))).map((r) => view(r, media.get(Number(r.media_id))!, ctx.baseUrl)),
+    results: await ctx.container.get(MatchQueryService).views(page.rows, view, ctx.baseUrl),
   };
+}
+
+/** One match in a version's view; a match whose media was just deleted is not found. */
+async function one(ctx: RouteContext, row: MatchRow, view: typeof matchV4) {
+  const [match] = await ctx.container.get(MatchQueryService).views([row], view, ctx.baseUrl);
+  if (!match) throw notFound('No such match.');
+  return match;
 }
 
 function matchId(ctx: RouteContext): number {
@@ -73,8 +69,7 @@ const v3Detail = (kind: 'web' | 'press' | 'credit'): RouteSpec => ({
   async handler(ctx) {
     const row = await ctx.container.get(MatchQueryService).get(ctx.principal!.accountId, matchId(ctx), kind);
     if (!row) throw notFound('No such match.');
-    const media = await mediaOf(ctx, [row]);
-    return ok(matchV3(row, media.get(Number(row.media_id))!, ctx.baseUrl));
+    return ok(await one(ctx, row, matchV3));
   },
 });
 
@@ -97,8 +92,7 @@ export const matchRoutes: RouteSpec[] = [
     async handler(ctx) {
       const row = await ctx.container.get(MatchQueryService).get(ctx.principal!.accountId, matchId(ctx));
       if (!row) throw notFound('No such match.');
-      const media = await mediaOf(ctx, [row]);
-      return ok(matchV4(row, media.get(Number(row.media_id))!, ctx.baseUrl));
+      return ok(await one(ctx, row, matchV4));
     },
   },
   {
@@ -111,8 +105,7 @@ export const matchRoutes: RouteSpec[] = [
       const id = matchId(ctx);
       if (!(await service.update(ctx.principal!.accountId, id, parseMatchChange(ctx.body)))) throw notFound('No such match.');
       const row = (await service.get(ctx.principal!.accountId, id))!;
-      const media = await mediaOf(ctx, [row]);
-      return ok(matchV4(row, media.get(Number(row.media_id))!, ctx.baseUrl));
+      return ok(await one(ctx, row, matchV4));
     },
   },
   v3List('web'),

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource, EntityManager } from 'typeorm';
-import { ApiError, conflict, notFound, TOKENS, type BlobStore, type ExtensionRegistry } from '@filigrane/core';
+import { ApiError, conflict, likeBelow, notFound, returnedRows, TOKENS, type BlobStore, type ExtensionRegistry } from '@filigrane/core';
 import { AccountUsageService } from '@filigrane/plugin-account';
 import { Media } from './media.entity.js';
 import { MEDIA_EVENTS } from './media-events.js';
@@ -13,12 +13,6 @@ export interface FolderPage {
   childrenCount: number;
   subfoldersCount: number;
   mediaCount: number;
-}
-
-/** TypeORM answers UPDATE and DELETE ... RETURNING with [rows, count]; INSERT with rows. */
-export function returnedRows<T = Record<string, unknown>>(result: unknown): T[] {
-  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[0] as T[];
-  return result as T[];
 }
 
 /** Blob keys of a media: everything of it lives under `media/<id>/`. */
@@ -136,7 +130,7 @@ export class MediaService {
         [location.path],
       );
       if (!target[0]) throw notFound(`No media or folder at ${location.path}.`);
-      const like = location.path.replace(/[\\%_]/g, (c) => `\\${c}`) + '/%';
+      const like = likeBelow(location.path);
       if (target[0].type === 'folder' && !recursive) {
         const inside: unknown[] = await m.query('SELECT 1 FROM media WHERE parent = $1 LIMIT 1', [location.path]);
         if (inside.length) throw conflict('folder_not_empty', `${location.path} is not empty; add ?recursive=true to delete it with its content.`);

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
-import { TOKENS } from '@filigrane/core';
+import { likeBelow, TOKENS } from '@filigrane/core';
 import { Media, type MediaType } from './media.entity.js';
 import type { Metadata } from './metadata.js';
 
@@ -24,7 +24,7 @@ export class TextQueryService {
   async find(home: string, c: TextCriteria, limit = TEXT_SEARCH_LIMIT): Promise<Media[]> {
     const q = this.db.manager
       .createQueryBuilder(Media, 'm')
-      .where('(m.path = :home OR m.path LIKE :below)', { home, below: `${home.replace(/[\\%_]/g, (ch) => `\\${ch}`)}/%` })
+      .where('(m.path = :home OR m.path LIKE :below)', { home, below: likeBelow(home) })
       .andWhere("m.name NOT LIKE '.%'");
     if (c.metadata && Object.keys(c.metadata).length) q.andWhere('m.metadata @> :meta::jsonb', { meta: JSON.stringify(c.metadata) });
     if (c.types?.length) q.andWhere('m.type IN (:...types)', { types: c.types });
