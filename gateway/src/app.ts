@@ -4,6 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import { Container } from 'inversify';
 import type { DataSource } from 'typeorm';
 import {
+  EVENT_LISTENERS,
+  EventBus,
   ExtensionRegistry,
   resolvePlugins,
   SecretBox,
@@ -61,6 +63,7 @@ export async function createApp(options: AppOptions): Promise<FiligraneApp> {
   container.bind(TOKENS.SecretBox).toConstantValue(new SecretBox(options.masterKey));
   container.bind(TOKENS.Extensions).toConstantValue(extensions);
   container.bind(TOKENS.JobQueue).toConstantValue(jobs);
+  container.bind(TOKENS.Events).toConstantValue(new EventBus(() => extensions.get(EVENT_LISTENERS), log));
   container.bind(TOKENS.BlobStore).toConstantValue(new FsBlobStore(join(options.config.dataDir, 'blobs')));
 
   const dataSource = createDataSource({
@@ -90,6 +93,7 @@ async function assemble(
   await dataSource.runMigrations();
   container.bind(TOKENS.DataSource).toConstantValue(dataSource);
 
+  extensions.declare(EVENT_LISTENERS, 'core');
   for (const p of plugins) {
     for (const point of p.extensionPoints ?? []) extensions.declare(point, p.id);
     if (p.bindings) await container.load(p.bindings);

@@ -7,6 +7,7 @@ import type { JobQueue } from './jobs.js';
 import type { ExtensionRegistry } from './extension-point.js';
 import type { BlobStore } from './blob-store.js';
 import type { MatchPipeline } from './tracking.js';
+import type { EventPublisher } from './events.js';
 
 function token<T>(name: string): symbol & { __type?: T } {
   return Symbol.for(`filigrane.${name}`) as symbol & { __type?: T };
@@ -23,4 +24,5 @@ export const TOKENS = {
   RateLimiter: token<unknown>('RateLimiter'),
   BlobStore: token<BlobStore>('BlobStore'),
   MatchPipeline: token<MatchPipeline>('MatchPipeline'),
+  Events: token<EventPublisher>('Events'),
 } as const;
