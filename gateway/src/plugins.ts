@@ -1,4 +1,5 @@
 import type { FiligranePlugin } from '@filigrane/core';
+import { aggregationsPlugin } from '@filigrane/plugin-aggregations';
 import { accountPlugin } from '@filigrane/plugin-account';
 import { authPlugin } from '@filigrane/plugin-auth';
 import { blacklistPlugin } from '@filigrane/plugin-blacklist';
@@ -9,5 +10,5 @@ import { watermarkingPlugin } from '@filigrane/plugin-watermarking';
 
 /** The plugins `filigrane start` loads. Order does not matter: `requires` decides. */
 export function defaultPlugins(): FiligranePlugin[] {
-  return [authPlugin, accountPlugin, blacklistPlugin, mediaPlugin, matchesPlugin, searchPlugin, watermarkingPlugin];
+  return [authPlugin, accountPlugin, blacklistPlugin, mediaPlugin, matchesPlugin, aggregationsPlugin, searchPlugin, watermarkingPlugin];
 }

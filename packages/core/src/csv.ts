@@ -1,6 +1,7 @@
 /**
  * CSV for list endpoints (format=csv): one row per object; nested objects are flattened to
- * dotted columns and lists are dropped, as the spec says ("flattened or absent").
+ * dotted columns, lists of plain values joined in one cell and lists of objects dropped, as the spec
+ * says ("flattened or absent").
  */
 export function toCsv(rows: Record<string, unknown>[]): string {
   const flat = rows.map((r) => flattenObject(r));
@@ -11,11 +12,14 @@ export function toCsv(rows: Record<string, unknown>[]): string {
   return lines.join('\r\n') + '\r\n';
 }
 
-/** Nested objects as dotted keys (`site.domain`); lists are left out. */
+/** Nested objects as dotted keys (`site.domain`); lists of plain values as one cell (`a,b`), lists of objects left out. */
 export function flattenObject(value: Record<string, unknown>, prefix = '', out: Record<string, unknown> = {}): Record<string, unknown> {
   for (const [k, v] of Object.entries(value)) {
     const key = prefix ? `${prefix}.${k}` : k;
-    if (Array.isArray(v)) continue;
+    if (Array.isArray(v)) {
+      if (v.every((x) => x === null || typeof x !== 'object')) out[key] = v.join(',');
+      continue;
+    }
     if (v !== null && typeof v === 'object' && !(v instanceof Date)) flattenObject(v as Record<string, unknown>, key, out);
     else out[key] = v;
   }
