@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
-import { TOKENS, type Clock, type Sighting } from '@filigrane/core';
+import { TOKENS, type Clock, type EventPublisher, type Sighting } from '@filigrane/core';
 import type { SightedImage } from './match.entity.js';
 import { siteOf } from './site-info.js';
 
@@ -46,6 +46,7 @@ export class MatchRecorder {
   constructor(
     @inject(TOKENS.DataSource) private readonly db: DataSource,
     @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(TOKENS.Events) private readonly events: EventPublisher,
   ) {}
 
   private async siteId(url: string | undefined, given: Sighting['site']): Promise<{ id: number | null; host: string | null }> {
@@ -94,6 +95,15 @@ export class MatchRecorder {
         input.query.format, s.press ?? null, s.credit ?? null, now, sightedImage(s, input.query, now),
       ],
     );
-    return { id: Number(rows[0]!.id), created: rows[0]!.created };
+    const recorded = { id: Number(rows[0]!.id), created: rows[0]!.created };
+    await this.events.publish({
+      type: recorded.created ? 'match.created' : 'match.updated',
+      accountId: s.accountId,
+      data: {
+        id: String(recorded.id), kind: input.kind ?? s.kind, source: s.source, media_id: input.mediaId === null ? null : String(input.mediaId),
+        watermarked: input.watermarked, page_url: s.page?.url ?? null, image_url: s.imageUrl ?? null, host, session_id: s.sessionId ?? null, credit: s.credit ?? null,
+      },
+    });
+    return recorded;
   }
 }
