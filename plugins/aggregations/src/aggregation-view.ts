@@ -49,11 +49,14 @@ export function aggregationView(def: AggregationDef, r: AggregationRow, baseUrl:
   return view;
 }
 
-/** The v4 match listing of the group's matches. */
+/**
+ * The listing of the group's matches: v4 for a media's matches (v4 leaves credit matches out), the
+ * v3 credit listing for the group of credit lines found without a registered media.
+ */
 function matchesLink(def: AggregationDef, r: AggregationRow, baseUrl: string): string {
+  if (r.media_id === null) return `${baseUrl}/api/v3/matches/credit/`;
   const q = new URLSearchParams();
-  if (r.media_id === null) q.set('media.id__isnull', 'true');
-  else q.set('media.id', String(r.media_id));
+  q.set('media.id', String(r.media_id));
   if (def.site) {
     if (r.site_id === null) q.set('site.id__isnull', 'true');
     else q.set('site.id', String(r.site_id));

@@ -5,8 +5,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * (any source, any process): a crash can never leave a group behind its matches, and user
  * fields (tags, export, _version) are never touched by the trigger.
  */
-export class AggregationsInit1763700020000 implements MigrationInterface {
-  name = 'AggregationsInit1763700020000';
+export class AggregationsInit1763900000000 implements MigrationInterface {
+  name = 'AggregationsInit1763900000000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`

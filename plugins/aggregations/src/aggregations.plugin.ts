@@ -1,7 +1,7 @@
 import { ContainerModule } from 'inversify';
 import { definePlugin } from '@filigrane/core';
 import { AggregationQueryService } from './aggregation-query.service.js';
-import { AggregationsInit1763700020000 } from './aggregations.migration.js';
+import { AggregationsInit1763900000000 } from './aggregations.migration.js';
 import { AggregationsResolver } from './aggregations.resolver.js';
 import { aggregationRoutes } from './aggregations.routes.js';
 
@@ -12,7 +12,7 @@ import { aggregationRoutes } from './aggregations.routes.js';
 export const aggregationsPlugin = definePlugin({
   id: 'aggregations',
   requires: ['media', 'matches'],
-  migrations: [AggregationsInit1763700020000],
+  migrations: [AggregationsInit1763900000000],
   bindings: new ContainerModule(({ bind }) => {
     bind(AggregationQueryService).toSelf().inSingletonScope();
   }),

@@ -311,9 +311,29 @@ test.serial('GraphQL: the same filters and the PATCH mutation', async (t) => {
   t.is(other.json.data.aggregation, null);
 });
 
+test.serial('credit lines found without a registered media: a group with no media', async (t) => {
+  const recorder = server.app.container.get(MatchRecorder);
+  await recorder.record({
+    sighting: { accountId, source: 'test', kind: 'web', image: {}, credit: '© Grouper', imageUrl: 'https://www.lemonde.fr/img/credit.jpg', page: { url: 'https://www.lemonde.fr/article-7' }, seenAt: day(13) },
+    mediaId: null,
+    kind: 'credit',
+    watermarked: false,
+    exclusive: null,
+    query: { width: 640, height: 480, format: 'jpeg' },
+  });
+  const none = (await list('group-path', '?media.id__isnull=true')).results;
+  t.is(none.length, 1);
+  t.like(none[0], { path: null, media: null, type: 0, match_count: 1, credit_count: 1, web_count: 0 });
+  t.is(none[0]!.matches, `${server.url}/api/v3/matches/credit/`);
+  t.is((await list('group-site-path', '?path__isnull=true')).results[0]!.site.domain, 'lemonde.fr');
+  t.is(await count('group-site-path-pageurl', '?page_url=https://www.lemonde.fr/article-7'), 1);
+  const csv = parse((await get('/api/v3/aggregations/group-path/?format=csv&media.id__isnull=true')).text, { columns: true }) as Record<string, string>[];
+  t.like(csv[0], { path: '', 'media.id': '', credit_count: '1' });
+});
+
 test.serial('deleting a media removes its groups', async (t) => {
   await server.call('DELETE', '/api/v4/media/grouper/ads/b.png', { key });
-  t.is(await count('group-path', ''), 1);
+  t.is(await count('group-path', '?media.id__isnull=false'), 1);
   t.is(await count('group-site-path', `?media.id=${media.b}`), 0);
   t.is(await count('group-site-path-pageurl', `?media.id=${media.b}`), 0);
 });
