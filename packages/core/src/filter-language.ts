@@ -17,7 +17,7 @@ export interface FilterField {
   sql: string;
   /** Allowed integer values (enums such as the aggregation `type`). */
   choices?: number[];
-  /** Compare in lower case (domains, suffixes). */
+  /** Values are lower-cased before comparing (the column is stored in lower case: domains, suffixes). */
   lowerCase?: boolean;
   /** Own SQL for an operator (for example a path that also covers what is below it); undefined falls back. */
   custom?: (op: FilterOp, value: FilterValue, param: (v: unknown) => string) => string | undefined;
@@ -179,7 +179,7 @@ function listSql(field: FilterField, c: FilterCondition, p: (v: unknown) => stri
 }
 
 function scalarSql(field: FilterField, c: FilterCondition, p: (v: unknown) => string): string {
-  const col = field.lowerCase ? `lower(${field.sql})` : field.sql;
+  const col = field.sql;
   if (c.op === 'isnull') return c.value ? `${field.sql} IS NULL` : `${field.sql} IS NOT NULL`;
   if (field.type === 'date') return dateSql(col, c, p);
   switch (c.op) {
