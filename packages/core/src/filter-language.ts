@@ -1,6 +1,7 @@
 import { badRequest } from './errors.js';
 import { parseBoolean, parseDateValue, type DateValue } from './filters.js';
 import type { QueryValue } from './route.js';
+import { likePrefix } from './sql.js';
 
 /**
  * The spec's filter language for collections: `field=v`, `!field=v`, `field__isnull=v`,
@@ -190,7 +191,7 @@ function scalarSql(field: FilterField, c: FilterCondition, p: (v: unknown) => st
     case 'in':
       return `${col} = ANY(${p(c.value)}${field.type === 'integer' ? '::bigint[]' : field.type === 'boolean' ? '::boolean[]' : '::text[]'})`;
     case 'startswith':
-      return `starts_with(${col}, ${p(c.value)})`;
+      return `${col} LIKE ${p(likePrefix(c.value as string))}`;
     case 'gt':
       return `${col} > ${p(c.value)}`;
     case 'lt':

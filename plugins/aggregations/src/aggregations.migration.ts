@@ -1,10 +1,14 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Aggregate rows kept by a trigger on `matches`, in the same transaction as every match write
- * (any source, any process): a crash can never leave a group behind its matches, and user
- * fields (tags, export, _version) are never touched by the trigger.
+ * Aggregate rows kept by statement triggers on `matches`, in the same transaction as every match
+ * write (any source, any process): a crash can never leave a group behind its matches, and user
+ * fields (tags, export, _version) are never touched by the triggers.
  */
+// A match moved to other groups, or seen again in the same ones (tags/export edits touch neither).
+const MOVED = '(o.account_id, o.media_id, o.site_id, o.page_url, o.query_url, o.kind) IS DISTINCT FROM (n.account_id, n.media_id, n.site_id, n.page_url, n.query_url, n.kind)';
+const TOUCHED = '(o.watermarked, o.date_updated, o.sessions) IS DISTINCT FROM (n.watermarked, n.date_updated, n.sessions)';
+
 export class AggregationsInit1763900000000 implements MigrationInterface {
   name = 'AggregationsInit1763900000000';
 
@@ -38,95 +42,130 @@ export class AggregationsInit1763900000000 implements MigrationInterface {
     await q.query('CREATE INDEX aggregations_media ON aggregations (account_id, name, media_id)');
     await q.query('CREATE INDEX aggregations_site ON aggregations (account_id, name, site_id)');
     await q.query('CREATE INDEX aggregations_tags ON aggregations USING gin (tags)');
-    // One match counts once in each of the three groupings; a match without media (credit line
-    // only) groups under "no media" ('-'), a match without a page under its image URL.
+    await q.query('CREATE INDEX aggregations_page ON aggregations (account_id, name, page_url text_pattern_ops)');
+    // One match counts once in each of the three groupings (level 1, 2, 3); a match without media
+    // (credit line only) groups under "no media" ('-'), a match without a page under its image URL.
     await q.query(`
-      CREATE FUNCTION aggregations_keys(m matches) RETURNS text[] LANGUAGE sql IMMUTABLE AS $$
-        SELECT ARRAY[
-          COALESCE(m.media_id::text, '-'),
-          COALESCE(m.media_id::text, '-') || '|' || COALESCE(m.site_id::text, '-'),
-          COALESCE(m.media_id::text, '-') || '|' || COALESCE(m.site_id::text, '-') || '|' || md5(COALESCE(NULLIF(m.page_url, ''), m.query_url, ''))
-        ]
+      CREATE FUNCTION aggregations_key(level integer, media_id bigint, site_id integer, page_url text, query_url text) RETURNS text
+      LANGUAGE sql IMMUTABLE AS $$
+        SELECT COALESCE(media_id::text, '-')
+          || CASE WHEN level > 1 THEN '|' || COALESCE(site_id::text, '-') ELSE '' END
+          || CASE WHEN level > 2 THEN '|' || md5(COALESCE(NULLIF(page_url, ''), query_url, '')) ELSE '' END
       $$`);
     await q.query(`
-      CREATE FUNCTION aggregations_add(m matches) RETURNS void LANGUAGE plpgsql AS $$
-      DECLARE
-        names text[] := ARRAY['group-path', 'group-site-path', 'group-site-path-pageurl'];
-        keys text[] := aggregations_keys(m);
-      BEGIN
-        FOR i IN 1..3 LOOP
-          INSERT INTO aggregations AS a (account_id, name, group_key, media_id, site_id, page_url, match_count, watermarked_count,
-                                         web_count, press_count, credit_count, video_count, first_seen, last_seen, sessions, created, updated)
-          VALUES (m.account_id, names[i], keys[i], m.media_id, CASE WHEN i > 1 THEN m.site_id END,
-                  CASE WHEN i = 3 THEN COALESCE(NULLIF(m.page_url, ''), NULLIF(m.query_url, '')) END, 1, m.watermarked::int,
-                  (m.kind = 'web')::int, (m.kind = 'press')::int, (m.kind = 'credit')::int, (m.kind = 'video')::int,
-                  m.date_created, m.date_updated, m.sessions, m.date_created, m.date_updated)
-          ON CONFLICT (account_id, name, group_key) DO UPDATE SET
-            match_count = a.match_count + 1,
-            watermarked_count = a.watermarked_count + EXCLUDED.watermarked_count,
-            web_count = a.web_count + EXCLUDED.web_count,
-            press_count = a.press_count + EXCLUDED.press_count,
-            credit_count = a.credit_count + EXCLUDED.credit_count,
-            video_count = a.video_count + EXCLUDED.video_count,
-            first_seen = LEAST(a.first_seen, EXCLUDED.first_seen),
-            last_seen = GREATEST(a.last_seen, EXCLUDED.last_seen),
-            sessions = CASE WHEN EXCLUDED.sessions <@ a.sessions THEN a.sessions
-                            ELSE ARRAY(SELECT DISTINCT s FROM unnest(a.sessions || EXCLUDED.sessions) s ORDER BY 1) END,
-            updated = GREATEST(a.updated, EXCLUDED.updated);
-        END LOOP;
-      END $$`);
+      CREATE VIEW aggregation_levels (level, name) AS
+        VALUES (1, 'group-path'), (2, 'group-site-path'), (3, 'group-site-path-pageurl')`);
+    // Set-based: one statement's matches (one from MatchRecorder, thousands from a bulk load) are
+    // grouped first, so each aggregate row is written once per statement.
     await q.query(`
-      CREATE FUNCTION aggregations_remove(m matches) RETURNS void LANGUAGE plpgsql AS $$
-      DECLARE
-        names text[] := ARRAY['group-path', 'group-site-path', 'group-site-path-pageurl'];
-        keys text[] := aggregations_keys(m);
-      BEGIN
-        FOR i IN 1..3 LOOP
-          UPDATE aggregations SET
-            match_count = match_count - 1,
-            watermarked_count = watermarked_count - m.watermarked::int,
-            web_count = web_count - (m.kind = 'web')::int,
-            press_count = press_count - (m.kind = 'press')::int,
-            credit_count = credit_count - (m.kind = 'credit')::int,
-            video_count = video_count - (m.kind = 'video')::int
-          WHERE account_id = m.account_id AND name = names[i] AND group_key = keys[i];
-        END LOOP;
+      CREATE FUNCTION aggregations_add(rows matches[]) RETURNS void LANGUAGE sql AS $$
+        WITH r AS (
+          SELECT m.*, l.level, l.name AS agg, aggregations_key(l.level, m.media_id, m.site_id, m.page_url, m.query_url) AS k
+          FROM unnest(rows) m CROSS JOIN aggregation_levels l
+        ), sess AS (
+          SELECT r.account_id, r.agg, r.k, array_agg(DISTINCT s ORDER BY s) AS sessions FROM r, unnest(r.sessions) s GROUP BY 1, 2, 3
+        ), g AS (
+          SELECT account_id, agg, k, min(level) AS level, min(media_id) AS media_id, min(site_id) AS site_id,
+                 min(COALESCE(NULLIF(page_url, ''), NULLIF(query_url, ''))) AS page, count(*)::int AS n,
+                 (count(*) FILTER (WHERE watermarked))::int AS w, (count(*) FILTER (WHERE kind = 'web'))::int AS web,
+                 (count(*) FILTER (WHERE kind = 'press'))::int AS press, (count(*) FILTER (WHERE kind = 'credit'))::int AS credit,
+                 (count(*) FILTER (WHERE kind = 'video'))::int AS video, min(date_created) AS first_seen, max(date_updated) AS last_seen
+          FROM r GROUP BY account_id, agg, k
+        )
+        INSERT INTO aggregations AS a (account_id, name, group_key, media_id, site_id, page_url, match_count, watermarked_count,
+                                       web_count, press_count, credit_count, video_count, first_seen, last_seen, sessions, created, updated)
+        SELECT g.account_id, g.agg, g.k, g.media_id, CASE WHEN g.level > 1 THEN g.site_id END, CASE WHEN g.level = 3 THEN g.page END,
+               g.n, g.w, g.web, g.press, g.credit, g.video, g.first_seen, g.last_seen, COALESCE(sess.sessions, '{}'), g.first_seen, g.last_seen
+        FROM g LEFT JOIN sess USING (account_id, agg, k)
+        ON CONFLICT (account_id, name, group_key) DO UPDATE SET
+          match_count = a.match_count + EXCLUDED.match_count,
+          watermarked_count = a.watermarked_count + EXCLUDED.watermarked_count,
+          web_count = a.web_count + EXCLUDED.web_count,
+          press_count = a.press_count + EXCLUDED.press_count,
+          credit_count = a.credit_count + EXCLUDED.credit_count,
+          video_count = a.video_count + EXCLUDED.video_count,
+          first_seen = LEAST(a.first_seen, EXCLUDED.first_seen),
+          last_seen = GREATEST(a.last_seen, EXCLUDED.last_seen),
+          sessions = CASE WHEN EXCLUDED.sessions <@ a.sessions THEN a.sessions
+                          ELSE ARRAY(SELECT DISTINCT s FROM unnest(a.sessions || EXCLUDED.sessions) s ORDER BY 1) END,
+          updated = GREATEST(a.updated, EXCLUDED.updated)
+      $$`);
+    await q.query(`
+      CREATE FUNCTION aggregations_remove(rows matches[]) RETURNS void LANGUAGE sql AS $$
+        WITH g AS (
+          SELECT m.account_id, l.name AS agg, aggregations_key(l.level, m.media_id, m.site_id, m.page_url, m.query_url) AS k,
+                 count(*)::int AS n, (count(*) FILTER (WHERE m.watermarked))::int AS w, (count(*) FILTER (WHERE m.kind = 'web'))::int AS web,
+                 (count(*) FILTER (WHERE m.kind = 'press'))::int AS press, (count(*) FILTER (WHERE m.kind = 'credit'))::int AS credit,
+                 (count(*) FILTER (WHERE m.kind = 'video'))::int AS video
+          FROM unnest(rows) m CROSS JOIN aggregation_levels l GROUP BY 1, 2, 3
+        )
+        UPDATE aggregations a SET match_count = a.match_count - g.n, watermarked_count = a.watermarked_count - g.w,
+          web_count = a.web_count - g.web, press_count = a.press_count - g.press, credit_count = a.credit_count - g.credit, video_count = a.video_count - g.video
+        FROM g WHERE a.account_id = g.account_id AND a.name = g.agg AND a.group_key = g.k;
         -- A group with no match left is gone (its media was deleted, or its matches).
-        DELETE FROM aggregations WHERE account_id = m.account_id AND name = ANY(names) AND group_key = ANY(keys) AND match_count <= 0;
-      END $$`);
+        DELETE FROM aggregations a USING (SELECT DISTINCT m.account_id FROM unnest(rows) m) acc
+        WHERE a.account_id = acc.account_id AND a.match_count <= 0
+          AND (a.name, a.group_key) IN (SELECT l.name, aggregations_key(l.level, m.media_id, m.site_id, m.page_url, m.query_url) FROM unnest(rows) m CROSS JOIN aggregation_levels l);
+      $$`);
+    // A new sighting of a known match (same groups): watermark evidence, dates and sessions move on.
     await q.query(`
-      CREATE FUNCTION aggregations_on_match() RETURNS trigger LANGUAGE plpgsql AS $$
+      CREATE FUNCTION aggregations_touch(olds matches[], news matches[]) RETURNS void LANGUAGE sql AS $$
+        WITH r AS (
+          SELECT n.*, o.watermarked AS was_watermarked, l.name AS agg, aggregations_key(l.level, n.media_id, n.site_id, n.page_url, n.query_url) AS k
+          FROM unnest(news) n JOIN unnest(olds) o ON o.id = n.id CROSS JOIN aggregation_levels l
+        ), sess AS (
+          SELECT r.account_id, r.agg, r.k, array_agg(DISTINCT s ORDER BY s) AS sessions FROM r, unnest(r.sessions) s GROUP BY 1, 2, 3
+        ), g AS (
+          SELECT account_id, agg, k, sum(watermarked::int - was_watermarked::int)::int AS dw, max(date_updated) AS last_seen FROM r GROUP BY 1, 2, 3
+        )
+        UPDATE aggregations a SET
+          watermarked_count = a.watermarked_count + g.dw,
+          last_seen = GREATEST(a.last_seen, g.last_seen),
+          sessions = CASE WHEN COALESCE(sess.sessions, '{}') <@ a.sessions THEN a.sessions
+                          ELSE ARRAY(SELECT DISTINCT s FROM unnest(a.sessions || sess.sessions) s ORDER BY 1) END,
+          updated = GREATEST(a.updated, g.last_seen)
+        FROM g LEFT JOIN sess USING (account_id, agg, k)
+        WHERE a.account_id = g.account_id AND a.name = g.agg AND a.group_key = g.k
+      $$`);
+    await q.query(`
+      CREATE FUNCTION aggregations_after_insert() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        IF TG_OP = 'INSERT' THEN
-          PERFORM aggregations_add(NEW);
-        ELSIF TG_OP = 'DELETE' THEN
-          PERFORM aggregations_remove(OLD);
-        ELSIF aggregations_keys(OLD) IS DISTINCT FROM aggregations_keys(NEW) OR OLD.kind IS DISTINCT FROM NEW.kind OR OLD.account_id <> NEW.account_id THEN
-          PERFORM aggregations_remove(OLD);
-          PERFORM aggregations_add(NEW);
-        ELSE
-          -- A new sighting of a known match: watermark evidence, dates and sessions move on.
-          UPDATE aggregations a SET
-            watermarked_count = a.watermarked_count + NEW.watermarked::int - OLD.watermarked::int,
-            last_seen = GREATEST(a.last_seen, NEW.date_updated),
-            sessions = CASE WHEN NEW.sessions <@ a.sessions THEN a.sessions
-                            ELSE ARRAY(SELECT DISTINCT s FROM unnest(a.sessions || NEW.sessions) s ORDER BY 1) END,
-            updated = GREATEST(a.updated, NEW.date_updated)
-          WHERE a.account_id = NEW.account_id AND a.group_key = ANY(aggregations_keys(NEW))
-            AND a.name IN ('group-path', 'group-site-path', 'group-site-path-pageurl');
-        END IF;
+        PERFORM aggregations_add(ARRAY(SELECT n::matches FROM new_rows n));
         RETURN NULL;
       END $$`);
     await q.query(`
-      CREATE TRIGGER matches_aggregations AFTER INSERT OR DELETE OR UPDATE OF media_id, site_id, page_url, query_url, kind, watermarked, date_updated, sessions, account_id
-      ON matches FOR EACH ROW EXECUTE FUNCTION aggregations_on_match()`);
+      CREATE FUNCTION aggregations_after_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM aggregations_remove(ARRAY(SELECT o::matches FROM old_rows o));
+        RETURN NULL;
+      END $$`);
+    // Updates that move a match to other groups (never done by MatchRecorder) count as add + remove,
+    // in that order so a group that keeps the match never drops to zero (and keeps its _id and tags).
+    await q.query(`
+      CREATE FUNCTION aggregations_after_update() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM aggregations_add(ARRAY(SELECT n::matches FROM old_rows o JOIN new_rows n ON n.id = o.id WHERE ${MOVED}));
+        PERFORM aggregations_remove(ARRAY(SELECT o::matches FROM old_rows o JOIN new_rows n ON n.id = o.id WHERE ${MOVED}));
+        PERFORM aggregations_touch(
+          ARRAY(SELECT o::matches FROM old_rows o JOIN new_rows n ON n.id = o.id WHERE NOT ${MOVED} AND ${TOUCHED}),
+          ARRAY(SELECT n::matches FROM old_rows o JOIN new_rows n ON n.id = o.id WHERE NOT ${MOVED} AND ${TOUCHED}));
+        RETURN NULL;
+      END $$`);
+    await q.query('CREATE TRIGGER matches_aggregations_insert AFTER INSERT ON matches REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION aggregations_after_insert()');
+    await q.query('CREATE TRIGGER matches_aggregations_delete AFTER DELETE ON matches REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION aggregations_after_delete()');
+    await q.query(
+      'CREATE TRIGGER matches_aggregations_update AFTER UPDATE ON matches REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION aggregations_after_update()',
+    );
     // Matches recorded before this migration.
-    await q.query('SELECT aggregations_add(m) FROM matches m ORDER BY m.id');
+    await q.query('SELECT aggregations_add(ARRAY(SELECT m FROM matches m))');
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query('DROP TRIGGER matches_aggregations ON matches');
-    await q.query('DROP FUNCTION aggregations_on_match(), aggregations_add(matches), aggregations_remove(matches), aggregations_keys(matches)');
+    for (const t of ['insert', 'delete', 'update']) await q.query(`DROP TRIGGER matches_aggregations_${t} ON matches`);
+    await q.query('DROP FUNCTION aggregations_after_insert(), aggregations_after_delete(), aggregations_after_update()');
+    await q.query('DROP FUNCTION aggregations_add(matches[]), aggregations_remove(matches[]), aggregations_touch(matches[], matches[])');
+    await q.query('DROP VIEW aggregation_levels');
+    await q.query('DROP FUNCTION aggregations_key(integer, bigint, integer, text, text)');
     await q.query('DROP TABLE aggregations');
   }
 }

@@ -1,7 +1,8 @@
 import test from 'ava';
 import sharp from 'sharp';
 import { parse } from 'csv-parse/sync';
-import type { Sighting } from '@filigrane/core';
+import type { DataSource } from 'typeorm';
+import { TOKENS, type Sighting } from '@filigrane/core';
 import { MatchRecorder } from '@filigrane/plugin-matches';
 import { startTestServer, type TestServer } from '@filigrane/gateway';
 
@@ -329,6 +330,17 @@ test.serial('credit lines found without a registered media: a group with no medi
   t.is(await count('group-site-path-pageurl', '?page_url=https://www.lemonde.fr/article-7'), 1);
   const csv = parse((await get('/api/v3/aggregations/group-path/?format=csv&media.id__isnull=true')).text, { columns: true }) as Record<string, string>[];
   t.like(csv[0], { path: '', 'media.id': '', credit_count: '1' });
+});
+
+test.serial('a match moved to another page by an update leaves its old page group for the new one', async (t) => {
+  const db = server.app.container.get<DataSource>(TOKENS.DataSource);
+  const a = await byPath('/grouper/news/a.png');
+  t.is(await count('group-site-path-pageurl', '?page_url=https://www.lemonde.fr/article-2'), 1);
+  await db.query(`UPDATE matches SET page_url = 'https://www.lemonde.fr/article-2b' WHERE page_url = 'https://www.lemonde.fr/article-2'`);
+  t.is(await count('group-site-path-pageurl', '?page_url=https://www.lemonde.fr/article-2'), 0);
+  t.is(await count('group-site-path-pageurl', '?page_url=https://www.lemonde.fr/article-2b'), 1);
+  const after = await byPath('/grouper/news/a.png');
+  t.like(after, { _id: a._id, match_count: a.match_count, _version: a._version, tags: a.tags });
 });
 
 test.serial('deleting a media removes its groups', async (t) => {
