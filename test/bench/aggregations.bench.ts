@@ -16,12 +16,18 @@ const CLI = resolve(__dirname, '..', '..', '..', 'gateway', 'bin', 'filigrane.js
 const MEDIA = 10_000;
 const SITES = 5_000;
 const OTHER_ACCOUNTS = 100;
+const OTHER_MATCHES = 1_000;
 
+const cpuSeconds = (pid: number) => {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100; // utime + stime, in clock ticks of 1/100 s
+};
 const rssKb = (pid: number, field: 'VmRSS' | 'VmHWM') => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
 
 /** Streams one CSV answer, counting rows and sampling the server's resident memory. */
 async function exportCsv(url: string, headers: Record<string, string>, serverPid: number) {
   const before = rssKb(serverPid, 'VmRSS');
+  const cpu0 = cpuSeconds(serverPid);
   let peak = before;
   const sampler = setInterval(() => (peak = Math.max(peak, rssKb(serverPid, 'VmRSS'))), 50);
   const start = performance.now();
@@ -42,7 +48,8 @@ async function exportCsv(url: string, headers: Record<string, string>, serverPid
   });
   clearInterval(sampler);
   const seconds = (performance.now() - start) / 1000;
-  return { rows: lines - 1, seconds, rowsPerSecond: (lines - 1) / seconds, mb: bytes / 1e6, firstByteMs, rssBeforeMb: before / 1024, rssPeakMb: peak / 1024 };
+  const cpu = cpuSeconds(serverPid) - cpu0;
+  return { rows: lines - 1, cpu, seconds, rowsPerSecond: (lines - 1) / seconds, mb: bytes / 1e6, firstByteMs, rssBeforeMb: before / 1024, rssPeakMb: peak / 1024 };
 }
 
 async function seed(client: pg.Client, accountId: number, matches: number): Promise<void> {
@@ -118,7 +125,7 @@ export async function run(args: string[]): Promise<void> {
     const ids = await client.query<{ id: number; username: string }>('SELECT id, username FROM accounts');
     const benchId = ids.rows.find((r) => r.username === 'bench')!.id;
     const neighbourId = ids.rows.find((r) => r.username === 'neighbour')!.id;
-    console.log(`PostgreSQL ${process.env.DATABASE_URL ? 'DATABASE_URL' : 'throwaway cluster'}; seeding ${total.toLocaleString('en')} matches for one account, ${OTHER_ACCOUNTS} other accounts with ${(total / 100).toLocaleString('en')} each`);
+    console.log(`PostgreSQL ${process.env.DATABASE_URL ? 'DATABASE_URL' : 'throwaway cluster'}; seeding ${total.toLocaleString('en')} matches for one account, ${OTHER_ACCOUNTS} other accounts with ${OTHER_MATCHES.toLocaleString('en')} each`);
     await seed(client, benchId, total);
     await client.query(`INSERT INTO accounts (username, email, home) SELECT 'other' || i, 'o' || i || '@example.com', '/other' || i FROM generate_series(2, ${OTHER_ACCOUNTS}) i`);
     const others = await client.query<{ id: number }>(`SELECT id FROM accounts WHERE username LIKE 'other%' OR id = $1 ORDER BY id`, [neighbourId]);
@@ -133,11 +140,32 @@ export async function run(args: string[]): Promise<void> {
         `INSERT INTO matches (account_id, media_id, kind, source, watermarked, site_id, host, page_url, query_url, date_created, date_updated)
          SELECT $1, (SELECT min(id) FROM media WHERE account_id = $1) + i % 100, 'web', 'bench', i % 2 = 0, (SELECT min(id) FROM sites) + i % ${SITES},
                 'www.x.com', 'https://www.x.com/p' || (i % 300), 'https://www.x.com/i' || i || '.jpg', timestamptz '2025-06-01' + i * interval '1 minute', now()
-         FROM generate_series(1, ${total / 100}) i`,
+         FROM generate_series(1, ${OTHER_MATCHES}) i`,
         [o.id],
       );
     }
-    console.log(`  ${others.rowCount} other accounts: ${((others.rowCount! * total) / 100).toLocaleString('en')} matches in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    console.log(`  ${others.rowCount} other accounts: ${(others.rowCount! * OTHER_MATCHES).toLocaleString('en')} matches in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    // One match per statement, as MatchRecorder writes them: with the aggregate triggers, then without.
+    const single = async (n: number, offset: number) => {
+      const s = performance.now();
+      for (let i = offset; i < offset + n; i++) {
+        await client.query(
+          `INSERT INTO matches (account_id, media_id, kind, source, watermarked, sessions, site_id, host, page_url, query_url, date_created, date_updated)
+           VALUES ($1, (SELECT min(id) FROM media WHERE account_id = $1) + $2 % 100, 'web', 'bench', $2 % 2 = 0, ARRAY[$2 % 7], (SELECT min(id) FROM sites) + $2 % 50,
+                   'www.y.com', 'https://www.y.com/p' || $2 % 30, 'https://www.y.com/single' || $2 || '.jpg', now(), now())`,
+          [neighbourId, i],
+        );
+      }
+      return n / ((performance.now() - s) / 1000);
+    };
+    const withTriggers = await single(300, 0);
+    const lastId = (await client.query<{ max: string }>('SELECT max(id) FROM matches')).rows[0]!.max;
+    await client.query('ALTER TABLE matches DISABLE TRIGGER USER');
+    const without = await single(300, 300);
+    // Rows the aggregates never counted leave the same way.
+    await client.query('DELETE FROM matches WHERE id > $1', [lastId]);
+    await client.query('ALTER TABLE matches ENABLE TRIGGER USER');
+    console.log(`  single-row inserts (MatchRecorder's shape): ${withTriggers.toFixed(0)} matches/s with aggregate maintenance, ${without.toFixed(0)}/s without (${(without / withTriggers).toFixed(2)}x)`);
     await client.query('VACUUM ANALYZE');
     const sizes = await client.query<{ name: string; n: number }>(`SELECT name, count(*)::int AS n FROM aggregations WHERE account_id = $1 GROUP BY name ORDER BY name`, [benchId]);
     console.log(`  aggregate rows of the account: ${sizes.rows.map((r) => `${r.name} ${r.n.toLocaleString('en')}`).join(', ')}`);
@@ -197,11 +225,12 @@ export async function run(args: string[]): Promise<void> {
     console.log(`  neighbour account sees ${theirs.count} group-path objects (its own 100 media); first page above had ${first.count} groups`);
 
     // CSV exports: ~100,000 rows each, then ~10,000 to show memory does not grow with the export.
-    const cut = await client.query<{ d: Date }>(`SELECT date_created AS d FROM matches WHERE account_id = $1 ORDER BY date_created DESC OFFSET 99999 LIMIT 1`, [benchId]);
+    const target = Math.min(100_000, Math.floor(total / 4));
+    const cut = await client.query<{ d: Date }>(`SELECT date_created AS d FROM matches WHERE account_id = $1 AND kind <> 'credit' ORDER BY date_created DESC OFFSET $2 LIMIT 1`, [benchId, target - 1]);
     const since = cut.rows[0]!.d.toISOString();
     const siteCut = await client.query<{ s: number }>(
-      `SELECT site_id AS s FROM aggregations WHERE account_id = $1 AND name = 'group-site-path' ORDER BY site_id OFFSET 99999 LIMIT 1`,
-      [benchId],
+      `SELECT site_id AS s FROM aggregations WHERE account_id = $1 AND name = 'group-site-path' ORDER BY site_id OFFSET $2 LIMIT 1`,
+      [benchId, target - 1],
     );
     const exports: [string, string][] = [
       ['aggregations group-site-path CSV', `/api/v3/aggregations/group-site-path/?format=csv&site.id__lte=${siteCut.rows[0]!.s}`],
@@ -211,7 +240,7 @@ export async function run(args: string[]): Promise<void> {
     for (const [label, path] of exports) {
       const e = await exportCsv(`${server.base}${path}`, headers, pid);
       console.log(
-        `  ${label.padEnd(42)} ${e.rows.toLocaleString('en').padStart(8)} rows in ${e.seconds.toFixed(2)} s = ${e.rowsPerSecond.toFixed(0)} rows/s (${e.mb.toFixed(1)} MB, first byte ${e.firstByteMs.toFixed(0)} ms); ` +
+        `  ${label.padEnd(42)} ${e.rows.toLocaleString('en').padStart(8)} rows in ${e.seconds.toFixed(2)} s = ${e.rowsPerSecond.toFixed(0)} rows/s, ${(e.rows / e.cpu).toFixed(0)} rows per server CPU-second (${e.mb.toFixed(1)} MB, first byte ${e.firstByteMs.toFixed(0)} ms); ` +
           `server RSS ${e.rssBeforeMb.toFixed(0)} -> peak ${e.rssPeakMb.toFixed(0)} MB`,
       );
     }

@@ -71,7 +71,7 @@ export class AggregationQueryService {
    * Every exportable object (export = true) matching the filters, in batches: a keyset walk, so
    * memory stays flat and each batch is one indexed query, whatever the size of the export.
    */
-  async *exportBatches(accountId: number, def: AggregationDef, conditions: FilterCondition[], batchSize = 1000): AsyncGenerator<AggregationRow[]> {
+  async *exportBatches(accountId: number, def: AggregationDef, conditions: FilterCondition[], batchSize = 2000): AsyncGenerator<AggregationRow[]> {
     let after: [Date, string] | null = null;
     for (;;) {
       const params: unknown[] = [];
