@@ -77,6 +77,8 @@ export class AggregationsInit1763900000000 implements MigrationInterface {
         SELECT g.account_id, g.agg, g.k, g.media_id, CASE WHEN g.level > 1 THEN g.site_id END, CASE WHEN g.level = 3 THEN g.page END,
                g.n, g.w, g.web, g.press, g.credit, g.video, g.first_seen, g.last_seen, COALESCE(sess.sessions, '{}'), g.first_seen, g.last_seen
         FROM g LEFT JOIN sess USING (account_id, agg, k)
+        -- Rows are locked in one order by every writer, so concurrent statements cannot deadlock here.
+        ORDER BY g.account_id, g.agg, g.k
         ON CONFLICT (account_id, name, group_key) DO UPDATE SET
           match_count = a.match_count + EXCLUDED.match_count,
           watermarked_count = a.watermarked_count + EXCLUDED.watermarked_count,
