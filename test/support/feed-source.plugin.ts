@@ -29,7 +29,7 @@ export const feedSourcePlugin = definePlugin({
       path: '/test-feed/sightings/',
       summary: 'Hand one sighting (image as a data URI, page URL) to the match pipeline',
       async handler(ctx) {
-        const body = (ctx.body ?? {}) as { image?: string; page_url?: string; image_url?: string; session_id?: number };
+        const body = (ctx.body ?? {}) as { image?: string; page_url?: string; image_url?: string; session_id?: number; credit?: string; last_modified?: string };
         if (typeof body.image !== 'string' || !body.image.startsWith('data:')) throw badRequest('invalid', 'image must be a data URI.');
         if (!source.pipeline) throw new Error('the feed source was not started');
         const bytes = Buffer.from(body.image.slice(body.image.indexOf(',') + 1), 'base64');
@@ -37,8 +37,9 @@ export const feedSourcePlugin = definePlugin({
           accountId: ctx.principal!.accountId,
           source: source.id,
           kind: 'web',
-          image: { bytes },
+          image: { bytes, lastModified: body.last_modified ? new Date(body.last_modified) : undefined },
           imageUrl: body.image_url,
+          credit: body.credit,
           page: body.page_url ? { url: body.page_url } : undefined,
           sessionId: body.session_id,
         });
