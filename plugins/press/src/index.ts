@@ -1,1 +1,2 @@
 export * from "./pdf-extraction.js";
+export * from "./ocr.js";
