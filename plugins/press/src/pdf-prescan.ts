@@ -22,6 +22,16 @@ const num = (o: PDFObject | undefined) => (o instanceof PDFNumber ? o.asNumber()
  * JPEG streams are collected per page (pdf-lib reaches the streams, pdf.js only gives pixels).
  */
 export async function prescanPdf(data: Buffer, maxImagePixels: number): Promise<PrescanResult> {
+  try {
+    return await scan(data, maxImagePixels);
+  } catch (err) {
+    // pdf-lib is stricter than pdf.js: what it cannot walk, pdf.js may still read (or refuse).
+    if (err instanceof DocumentError) throw err;
+    return { rawJpegs: new Map() };
+  }
+}
+
+async function scan(data: Buffer, maxImagePixels: number): Promise<PrescanResult> {
   if (data.subarray(0, 1024).indexOf('%PDF-') < 0) throw new DocumentError('pdf_invalid', 'The file is not a PDF (no %PDF- header).');
   // A complete file ends with %%EOF (possibly followed by a little whitespace or garbage).
   if (data.subarray(Math.max(0, data.length - 2048)).indexOf('%%EOF') < 0) throw new DocumentError('pdf_truncated', 'The PDF is truncated (no %%EOF marker at its end).');
