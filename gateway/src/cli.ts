@@ -4,6 +4,8 @@ import { ApiError } from '@filigrane/core';
 import { AccountService } from '@filigrane/plugin-account';
 import { boot, ensureDemoAccount } from './server.js';
 import { buildGraphQLSchema } from './graphql/graphql.js';
+import { pluginsFromConfig } from './plugins.js';
+import { settingsDocument } from './settings-document.js';
 
 const USAGE = `Usage: filigrane <command> [options]
 
@@ -14,9 +16,10 @@ Commands:
   account create --username U --email E [--full-name F] [--image-quota N] [--disk-quota BYTES] [--json]
                                 create an account and print its API key
   schema                        print the GraphQL schema (SDL)
+  settings                      print every setting (environment variable) as a Markdown table
 
-Environment: PORT (8080), HOST (127.0.0.1), DATA_DIR (./data), DATABASE_URL, PUBLIC_URL,
-  RATE_LIMIT_PER_SECOND (50), RATE_LIMIT_PER_DAY (100000), FILIGRANE_MASTER_KEY, LOG_LEVEL (info)`;
+Environment: PORT (8080), HOST (127.0.0.1), DATA_DIR (./data), DATABASE_URL, FILIGRANE_PLUGINS...
+  \`filigrane settings\` lists them all (docs/configuration.md).`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -34,6 +37,9 @@ async function main(argv: string[]): Promise<number> {
     case 'account':
       if (rest[0] === 'create') return createAccount(rest.slice(1));
       break;
+    case 'settings':
+      console.log(settingsDocument(await pluginsFromConfig()).trimEnd());
+      return 0;
     case 'schema': {
       const running = await boot('migrate');
       try {
