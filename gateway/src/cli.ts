@@ -7,6 +7,8 @@ import { AccountService } from '@filigrane/plugin-account';
 import { PressIssueService } from '@filigrane/plugin-press';
 import { boot, ensureDemoAccount } from './server.js';
 import { buildGraphQLSchema } from './graphql/graphql.js';
+import { pluginsFromConfig } from './plugins.js';
+import { settingsDocument } from './settings-document.js';
 
 const USAGE = `Usage: filigrane <command> [options]
 
@@ -20,9 +22,10 @@ Commands:
                                 queue a press issue for analysis (workers of \`start\` or \`worker\` do it);
                                 --wait polls until it is complete or failed
   schema                        print the GraphQL schema (SDL)
+  settings                      print every setting (environment variable) as a Markdown table
 
-Environment: PORT (8080), HOST (127.0.0.1), DATA_DIR (./data), DATABASE_URL, PUBLIC_URL,
-  RATE_LIMIT_PER_SECOND (50), RATE_LIMIT_PER_DAY (100000), FILIGRANE_MASTER_KEY, LOG_LEVEL (info)`;
+Environment: PORT (8080), HOST (127.0.0.1), DATA_DIR (./data), DATABASE_URL, FILIGRANE_PLUGINS...
+  \`filigrane settings\` lists them all (docs/configuration.md).`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -43,6 +46,9 @@ async function main(argv: string[]): Promise<number> {
     case 'press':
       if (rest[0] === 'ingest') return pressIngest(rest.slice(1));
       break;
+    case 'settings':
+      console.log(settingsDocument(await pluginsFromConfig()).trimEnd());
+      return 0;
     case 'schema': {
       const running = await boot('migrate');
       try {

@@ -4,7 +4,7 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { encodeCursor, notFound, requirePrincipal, type GraphQLContext, type QueryValue } from '@filigrane/core';
 import { parseV3Filters, parseV4Filters } from './match-filters.js';
 import { MatchQueryService } from './match-query.service.js';
-import { parseMatchChange } from './matches.routes.js';
+import { parseMatchChange } from './match-change.js';
 import { matchV3, matchV4 } from './match-view.js';
 
 @InputType('MatchFilter', { description: 'The filters of GET /api/v4/matches/ (dates as ISO dates or date-times).' })
