@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'inversify';
-import { ApiError, forbidden, isUploadedFile, TOKENS, validationError, type AppConfig, type BlobStore, type ErrorItem } from '@filigrane/core';
+import { ApiError, CORE_SETTINGS, forbidden, isUploadedFile, TOKENS, validationError, type BlobStore, type CoreSettings, type ErrorItem } from '@filigrane/core';
 import { imageView, mediaApiError, type Media } from '@filigrane/plugin-media';
 import { IdentificationService, type SearchExecutor, type SearchScope } from '@filigrane/plugin-search';
 import { prepareQuery } from '@filigrane/vision';
@@ -8,6 +8,7 @@ import { DocumentError } from './document-error.js';
 import { extractPdf } from './pdf-extraction.js';
 import { limitsFrom } from './press-analysis.service.js';
 import { MAX_PDF_BYTES } from './press-issue.service.js';
+import { PRESS_SETTINGS, type PressSettings } from './press.settings.js';
 
 export interface DocumentQuery {
   /** BlobStore key of the PDF until the search ran. */
@@ -35,7 +36,8 @@ export class DocumentSearchExecutor implements SearchExecutor<DocumentQuery> {
   constructor(
     @inject(IdentificationService) private readonly identification: IdentificationService,
     @inject(TOKENS.BlobStore) private readonly blobs: BlobStore,
-    @inject(TOKENS.Config) private readonly config: AppConfig,
+    @inject(PRESS_SETTINGS.token) private readonly settings: PressSettings,
+    @inject(CORE_SETTINGS.token) private readonly core: CoreSettings,
   ) {}
 
   accepts(body: Record<string, unknown>): boolean {
@@ -81,7 +83,7 @@ export class DocumentSearchExecutor implements SearchExecutor<DocumentQuery> {
     const found = new Map<number, { media: Media; pages: Set<number>; watermarked: boolean; credits: Set<string> }>();
     try {
       const seen = new Map<string, { media: Media; watermarked: boolean }[]>();
-      for await (const page of extractPdf(data, { limits: limitsFrom(this.config) })) {
+      for await (const page of extractPdf(data, { limits: limitsFrom(this.settings, this.core) })) {
         for (const image of page.images) {
           let hits = seen.get(image.md5);
           if (!hits) {

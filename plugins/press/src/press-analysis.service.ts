@@ -1,27 +1,20 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
-import { TOKENS, type AppConfig, type BlobStore, type EventPublisher, type MatchPipeline, type Sighting, type SightingMatch } from '@filigrane/core';
+import { CORE_SETTINGS, TOKENS, type BlobStore, type CoreSettings, type EventPublisher, type MatchPipeline, type Sighting, type SightingMatch } from '@filigrane/core';
 import { CreditNamesService, MatchRecorder } from '@filigrane/plugin-matches';
 import { DocumentError } from './document-error.js';
 import { extractPdf, type ExtractedImage, type ExtractionLimits } from './pdf-extraction.js';
 import { PressIssue } from './press-issue.entity.js';
 import { issueImageKey, issueKey } from './press-issue.service.js';
 import { TesseractOcr } from './ocr.js';
+import { PRESS_SETTINGS, type PressSettings } from './press.settings.js';
 
 /** The notification flags that say an account follows the press (see docs/api-decisions.md). */
 export const PRESS_FLAGS = ['notify_pdf', 'notify_pdf_daily', 'notify_pdf_weekly'] as const;
 
-/** Extraction limits from the environment (PRESS_MAX_PAGES, PRESS_MAX_IMAGE_PIXELS, PRESS_TIMEOUT_SECONDS). */
-export function limitsFrom(config: AppConfig): Partial<ExtractionLimits> {
-  const n = (k: string) => {
-    const v = Number(config.extra[k]);
-    return Number.isFinite(v) && v > 0 ? v : undefined;
-  };
-  const limits: Partial<ExtractionLimits> = {};
-  if (n('PRESS_MAX_PAGES')) limits.maxPages = n('PRESS_MAX_PAGES');
-  if (n('PRESS_MAX_IMAGE_PIXELS')) limits.maxImagePixels = n('PRESS_MAX_IMAGE_PIXELS');
-  if (n('PRESS_TIMEOUT_SECONDS')) limits.timeoutMs = n('PRESS_TIMEOUT_SECONDS')! * 1000;
-  return limits;
+/** Extraction limits from the settings. */
+export function limitsFrom(settings: PressSettings, core: CoreSettings): Partial<ExtractionLimits> {
+  return { maxPages: settings.maxPages, maxImagePixels: core.maxImagePixels, timeoutMs: settings.timeoutSeconds * 1000 };
 }
 
 /** A publication without a known web domain is a site named after it ("Le Monde" -> le-monde). */
@@ -43,7 +36,8 @@ export class PressAnalysisService {
     @inject(TOKENS.MatchPipeline) private readonly pipeline: MatchPipeline,
     @inject(MatchRecorder) private readonly recorder: MatchRecorder,
     @inject(CreditNamesService) private readonly credits: CreditNamesService,
-    @inject(TOKENS.Config) private readonly config: AppConfig,
+    @inject(PRESS_SETTINGS.token) private readonly settings: PressSettings,
+    @inject(CORE_SETTINGS.token) private readonly core: CoreSettings,
     @inject(TOKENS.Events) private readonly events: EventPublisher,
   ) {}
 
@@ -74,8 +68,8 @@ export class PressAnalysisService {
       const known = new Map<string, SightingMatch[]>();
       const stored = new Set<string>();
       const pages = extractPdf(data, {
-        limits: limitsFrom(this.config),
-        ocr: this.ocr,
+        limits: limitsFrom(this.settings, this.core),
+        ocr: this.settings.ocr ? this.ocr : null,
         onStart: (total) => this.update(id, { pagesTotal: total }),
       });
       for await (const page of pages) {

@@ -2,7 +2,8 @@ import { mkdirSync, readdirSync, renameSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inject, injectable } from 'inversify';
-import { ApiError, TOKENS, type AppConfig } from '@filigrane/core';
+import { ApiError } from '@filigrane/core';
+import { PRESS_SETTINGS, type PressSettings } from './press.settings.js';
 import { PressIssueService } from './press-issue.service.js';
 
 /** "Le Monde 2026-11-20.pdf", "le-monde_2026-11-20.pdf": the publication, then the date. */
@@ -17,11 +18,11 @@ const NAMED = /^(.+?)[\s_-]+(\d{4}-\d{2}-\d{2})\.pdf$/i;
 export class PressInboxService {
   constructor(
     @inject(PressIssueService) private readonly issues: PressIssueService,
-    @inject(TOKENS.Config) private readonly config: AppConfig,
+    @inject(PRESS_SETTINGS.token) private readonly settings: PressSettings,
   ) {}
 
   get folder(): string | null {
-    return this.config.extra.PRESS_INBOX_DIR || null;
+    return this.settings.inboxDir || null;
   }
 
   /** Ingests every PDF waiting in the inbox; returns the ids of the issues created. */

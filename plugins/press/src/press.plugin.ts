@@ -1,5 +1,5 @@
 import { ContainerModule } from 'inversify';
-import { contribute, definePlugin, TRACKING_SOURCES, type TrackingSource } from '@filigrane/core';
+import { contribute, CORE_API_VERSION, definePlugin, TRACKING_SOURCES, type TrackingSource } from '@filigrane/core';
 import { SEARCH_EXECUTORS } from '@filigrane/plugin-search';
 import { DocumentSearchExecutor } from './document-search.executor.js';
 import { PressAnalysisService } from './press-analysis.service.js';
@@ -9,6 +9,7 @@ import { PRESS_QUEUE, PressIssueService } from './press-issue.service.js';
 import { PressIssues1763900000000 } from './press.migration.js';
 import { PressResolver } from './press.resolver.js';
 import { pressRoutes } from './press.routes.js';
+import { PRESS_SETTINGS } from './press.settings.js';
 
 export const PRESS_INBOX_QUEUE = 'press.inbox';
 
@@ -21,6 +22,8 @@ const pressSource: TrackingSource = { id: 'press', description: 'Images printed 
  */
 export const pressPlugin = definePlugin({
   id: 'press',
+  coreApi: CORE_API_VERSION,
+  settings: PRESS_SETTINGS,
   requires: ['media', 'matches', 'search', 'account'],
   entities: [PressIssue],
   migrations: [PressIssues1763900000000],

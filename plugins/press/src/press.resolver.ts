@@ -5,7 +5,7 @@ import { requirePrincipal, type GraphQLContext } from '@filigrane/core';
 import { resolveUrl } from '@filigrane/plugin-media';
 import { SearchService } from '@filigrane/plugin-search';
 import { parseIssueFields, PressIssueService } from './press-issue.service.js';
-import { requireIngest } from './press.routes.js';
+import { requireIngest } from './press-permission.js';
 
 /** Press issues (ingest, status, list, delete) and document searches; objects are the REST ones. */
 @injectable()

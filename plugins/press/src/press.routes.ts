@@ -1,14 +1,9 @@
 import type { DataSource } from 'typeorm';
-import { created, file, forbidden, isUploadedFile, listPage, noContent, notFound, ok, TOKENS, validationError, type BlobStore, type Principal, type RouteContext, type RouteSpec } from '@filigrane/core';
+import { created, file, isUploadedFile, listPage, noContent, notFound, ok, TOKENS, validationError, type BlobStore, type RouteContext, type RouteSpec } from '@filigrane/core';
+import { PRESS_INGEST, requireIngest } from './press-permission.js';
 import { resolveUrl } from '@filigrane/plugin-media';
 import { issueImageKey, parseIssueFields, PressIssueService } from './press-issue.service.js';
 
-/** Operators (and publishers' integrations) ingest press issues with this permission. */
-export const PRESS_INGEST = 'press:ingest';
-
-export function requireIngest(p: Principal): void {
-  if (!p.permissions.includes(PRESS_INGEST)) throw forbidden(`Press issues need the ${PRESS_INGEST} permission.`);
-}
 
 const FIELDS = ['file', 'url', 'name', 'date', 'domain'];
 
