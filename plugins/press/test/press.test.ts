@@ -1,9 +1,12 @@
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import test from 'ava';
 import sharp from 'sharp';
 import type { DataSource } from 'typeorm';
 import { TOKENS } from '@filigrane/core';
 import { defaultPlugins, startTestServer, type TestServer } from '@filigrane/gateway';
-import { PressAnalysisService, PressIssue } from '@filigrane/plugin-press';
+import { PressAnalysisService, PressInboxService, PressIssue } from '@filigrane/plugin-press';
 import { syntheticPhoto } from '@filigrane/vision';
 import { embed, encodeLmk, generateKey } from '@filigrane/watermark';
 import { composeIssue, pdfWithJavaScript, scannedPage } from './pdf-fixtures.js';
@@ -14,6 +17,7 @@ let alice: { apiKey: string; id: number };
 let bob: { apiKey: string; id: number };
 let carol: { apiKey: string; id: number };
 let pdf: Buffer;
+const inbox = mkdtempSync(join(tmpdir(), 'press-inbox-'));
 
 /** Registers a watermarked copy of `photo` in the account; returns the watermarked image. */
 async function registerMarked(key: string, path: string, photo: Buffer): Promise<Buffer> {
@@ -45,7 +49,7 @@ async function poll(path: string, key: string, done = (j: { status: string }) =>
 }
 
 test.before(async () => {
-  server = await startTestServer({ plugins: defaultPlugins(), workers: true });
+  server = await startTestServer({ plugins: defaultPlugins(), workers: true, env: { PRESS_INBOX_DIR: inbox } });
   ops = await server.createAccount('ops');
   alice = await server.createAccount('alice');
   bob = await server.createAccount('bob');
@@ -170,4 +174,39 @@ test.serial('document searches: asynchronous only, one match per media with its 
   const carols = await poll(new URL(viaUri.json.url).pathname, carol.apiKey);
   t.deepEqual(carols.matches.map((m: { page_numbers: number[] }) => m.page_numbers), [[1, 3, 4]]);
   t.false(carols.matches[0].watermarked, 'Carol registered the unmarked picture');
+});
+
+test.serial('the inbox folder: a dropped PDF becomes an issue named from its file; a non-PDF is set aside', async (t) => {
+  writeFileSync(join(inbox, 'Le Soir 2026-11-19.pdf'), await pdfWithJavaScript());
+  writeFileSync(join(inbox, 'notes 2026-11-19.pdf'), 'not a pdf');
+  const ids = await server.app.container.get(PressInboxService).scan();
+  t.is(ids.length, 1);
+  const issue = await poll(`/api/v3/press/issues/${ids[0]}/`, ops.apiKey);
+  t.like(issue, { name: 'Le Soir', date: '2026-11-19', origin: 'inbox', filename: 'Le Soir 2026-11-19.pdf', status: 'failed', error: { code: 'pdf_javascript' } });
+  t.true(readdirSync(join(inbox, '.done')).some((f) => f.endsWith('Le Soir 2026-11-19.pdf')));
+  t.true(existsSync(join(inbox, '.rejected', 'notes 2026-11-19.pdf')));
+  t.deepEqual(readdirSync(inbox).filter((f) => !f.startsWith('.')), []);
+});
+
+test.serial('GraphQL: ingest and follow an issue, press matches, document searches', async (t) => {
+  const gql = async (key: string, query: string, variables: Record<string, unknown> = {}) =>
+    (await server.call('POST', '/graphql', { key, json: { query, variables } })).json;
+  const uri = `data:application/pdf;base64,${pdf.toString('base64')}`;
+  const denied = await gql(alice.apiKey, 'mutation($u: String!) { ingestPressIssue(url: $u, name: "X", date: "2026-11-22") }', { u: uri });
+  t.is(denied.errors[0].extensions.code, 'permission_denied');
+  const ingested = await gql(ops.apiKey, 'mutation($u: String!) { ingestPressIssue(url: $u, name: "Le Quotidien", date: "2026-11-22") }', { u: uri });
+  const id = ingested.data.ingestPressIssue.id as number;
+  let status = '';
+  for (let i = 0; i < 240 && status !== 'complete' && status !== 'failed'; i++) {
+    await new Promise((r) => setTimeout(r, 250));
+    status = (await gql(ops.apiKey, 'query($id: Int!) { pressIssue(id: $id) }', { id })).data.pressIssue.status;
+  }
+  t.is(status, 'complete');
+  t.true((await gql(ops.apiKey, '{ pressIssues }')).data.pressIssues.some((i: { id: number }) => i.id === id));
+  const press = await gql(alice.apiKey, '{ v3Matches(kind: "press", filter: { watermarked: true }) { count results } }');
+  t.true(press.data.v3Matches.results.some((m: { issue: { date: string } }) => m.issue.date === '2026-11-22'));
+  t.true(press.data.v3Matches.results.every((m: { watermarked: boolean; type: string }) => m.watermarked && m.type === 'press'));
+  const search = await gql(bob.apiKey, 'mutation($u: String!) { documentSearch(url: $u, name: "mine") }', { u: uri });
+  t.like(search.data.documentSearch, { type: 'document', status: 'pending', name: 'mine' });
+  t.true((await gql(ops.apiKey, 'mutation($id: Int!) { deletePressIssue(id: $id) }', { id })).data.deletePressIssue);
 });
