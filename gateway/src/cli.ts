@@ -4,6 +4,8 @@ import { ApiError } from '@filigrane/core';
 import { AccountService } from '@filigrane/plugin-account';
 import { boot, ensureDemoAccount } from './server.js';
 import { buildGraphQLSchema } from './graphql/graphql.js';
+import { loadConfig } from './config.js';
+import { buildToolInBackground } from './tool-build.js';
 
 const USAGE = `Usage: filigrane <command> [options]
 
@@ -16,7 +18,11 @@ Commands:
   schema                        print the GraphQL schema (SDL)
 
 Environment: PORT (8080), HOST (127.0.0.1), DATA_DIR (./data), DATABASE_URL, PUBLIC_URL,
-  RATE_LIMIT_PER_SECOND (50), RATE_LIMIT_PER_DAY (100000), FILIGRANE_MASTER_KEY, LOG_LEVEL (info)`;
+  RATE_LIMIT_PER_SECOND (50), RATE_LIMIT_PER_DAY (100000), FILIGRANE_MASTER_KEY, LOG_LEVEL (info),
+  TOOL_DIR, TOOL_BUILD (auto | off)
+
+While \`filigrane start\` runs on the embedded database, the other commands use its database
+(through the port it records in DATA_DIR/pg.lock); a second \`start\` on the same DATA_DIR fails.`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -62,12 +68,15 @@ function untilSignal(): Promise<string> {
 }
 
 async function start(): Promise<number> {
-  const running = await boot('start');
+  const config = loadConfig();
+  const running = await boot('start', config);
   const demoKey = await ensureDemoAccount(running.app);
   console.log(`Filigrane listening on ${running.url} (database: ${running.db.embedded ? 'embedded, under DATA_DIR' : 'DATABASE_URL'})`);
   if (demoKey) console.log(`Created account "demo". API key: ${demoKey}\n  curl -H "Authorization: Token ${demoKey}" ${running.url}/api/v4/account/`);
+  const tool = buildToolInBackground(config, (line) => console.log(line));
   const signal = await untilSignal();
   console.log(`${signal}: stopping`);
+  tool?.stop();
   await running.stop();
   return 0;
 }

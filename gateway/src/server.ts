@@ -17,7 +17,8 @@ export async function boot(mode: 'start' | 'worker' | 'migrate', config: Gateway
   if (mode === 'worker' && !config.databaseUrl) {
     throw new Error('`filigrane worker` shares the API\'s database: set DATABASE_URL to the PostgreSQL that `filigrane start` uses.');
   }
-  const db = await openDatabase(config);
+  // Operator commands (migrate mode) reach a running server's embedded database instead of opening it.
+  const db = await openDatabase(config, { attach: mode === 'migrate' });
   let app: FiligraneApp;
   try {
     app = await createApp({

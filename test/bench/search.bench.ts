@@ -176,8 +176,10 @@ export async function run(args: string[]): Promise<void> {
     let synthetic = 0;
     const db = server.app.dataSource;
     const dbLimit = 10_000;
-    console.log('\n| indexed media | warm-up ms | p50 ms | p95 ms | recall@1 | index bytes/media |');
-    console.log('|---|---|---|---|---|---|');
+    if (levels.length) {
+      console.log('\n| indexed media | warm-up ms | p50 ms | p95 ms | recall@1 | index bytes/media |');
+      console.log('|---|---|---|---|---|---|');
+    }
     for (const level of levels) {
       const target = level - files.length;
       // Real rows up to dbLimit: media + visual_index, inserted in batches.
