@@ -17,7 +17,8 @@ export function flattenObject(value: Record<string, unknown>, prefix = '', out: 
   for (const [k, v] of Object.entries(value)) {
     const key = prefix ? `${prefix}.${k}` : k;
     if (Array.isArray(v)) {
-      if (v.every((x) => x === null || typeof x !== 'object')) out[key] = v.join(',');
+      // An empty list says nothing about its items: no cell (an empty one under fixed columns).
+      if (v.length > 0 && v.every((x) => x === null || typeof x !== 'object')) out[key] = v.join(',');
       continue;
     }
     if (v !== null && typeof v === 'object' && !(v instanceof Date)) flattenObject(v as Record<string, unknown>, key, out);
