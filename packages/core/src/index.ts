@@ -22,3 +22,4 @@ export * from './credit-lines.js';
 export * from './column-transformers.js';
 export * from './sql.js';
 export * from './graphql-context.js';
+export * from './settings.js';
