@@ -37,7 +37,7 @@ export interface ExtractedPage {
   /** Page size in points. */
   width: number;
   height: number;
-  /** Whether the page has a text layer (otherwise it is a scan: OCR applies). */
+  /** Whether the page has a text layer (otherwise it is a scan: OCR applies); pages without images are not read and count as text. */
   hasText: boolean;
   images: ExtractedImage[];
   /** Text lines of the page (points, top-left origin), from the text layer or OCR. */
@@ -335,10 +335,11 @@ async function extractPage(
       });
     }
   }
-  const text = await page.getTextContent();
-  let lines = textLines(text.items as TextItem[], pageHeight, vx0, vy0);
-  const hasText = lines.some((l) => l.text.trim().length > 0);
   const images = [...found.values()];
+  // Text only matters next to images (credit lines): pages without images skip it.
+  const text = images.length ? await page.getTextContent() : { items: [] };
+  let lines = textLines(text.items as TextItem[], pageHeight, vx0, vy0);
+  const hasText = !images.length || lines.some((l) => l.text.trim().length > 0);
   let source: 'text' | 'ocr' = 'text';
   if (!hasText && ocr && images.length) {
     // A scan: the page is (mostly) one picture; its words come from OCR, mapped back to points.
