@@ -3,7 +3,7 @@ import test from 'ava';
 import sharp from 'sharp';
 import { syntheticPhoto } from '@filigrane/vision';
 import { DocumentError, extractPdf, TesseractOcr, type ExtractedPage } from '@filigrane/plugin-press';
-import { composeIssue, encryptedPdf, pdfWithAttachment, pdfWithHugeImage, pdfWithIndexedAndBilevel, pdfWithJavaScript, scannedPage } from './pdf-fixtures.js';
+import { composeIssue, encryptedPdf, pdfWithTiledPhoto, pdfWithAttachment, pdfWithHugeImage, pdfWithIndexedAndBilevel, pdfWithJavaScript, scannedPage } from './pdf-fixtures.js';
 
 const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
 const ocr = new TesseractOcr();
@@ -67,6 +67,16 @@ test('every image of every page, with placement boxes, raw JPEG bytes kept and C
   t.regex(scan.credit ?? '', /Marie Curie/);
 
   t.is(pages[3]!.images[0]!.md5, first!.md5, 'a repeated image is the same analysed image');
+});
+
+test('a photo printed as tiles is also rendered as one picture; pages without tiles are not rendered', async (t) => {
+  const [page] = await all(await pdfWithTiledPhoto(photos[0]!));
+  t.is(page!.images.length, 3);
+  const rendered = page!.images.find((i) => i.rendered);
+  t.truthy(rendered);
+  t.deepEqual(rendered!.boxes.map((b) => [b.x, b.y, b.height].map(Math.round)), [[50, 142, 300]]);
+  t.true((await difference(rendered!.bytes, photos[0]!)) < 12, 'the rendered region is the whole photo');
+  t.false((await all(issue)).some((p) => p.images.some((i) => i.rendered)));
 });
 
 test('indexed and 1-bit images are decoded to their colours', async (t) => {

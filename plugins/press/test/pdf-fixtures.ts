@@ -1,3 +1,4 @@
+import sharp from 'sharp';
 import { degrees, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFString, StandardFonts } from 'pdf-lib';
 
 export { scannedPage } from '@filigrane/plugin-press';
@@ -119,4 +120,20 @@ export async function pdfWithIndexedAndBilevel(): Promise<Buffer> {
   page.node.setXObject(PDFName.of('Bw'), im2);
   page.node.set(PDFName.of('Contents'), doc.context.register(doc.context.stream('q 100 0 0 100 20 50 cm /Ix Do Q q 100 0 0 100 160 50 cm /Bw Do Q')));
   return Buffer.from(await doc.save({ useObjectStreams: false }));
+}
+
+/** A photo printed as two tiles (left and right halves, separate JPEG images placed edge to edge). */
+export async function pdfWithTiledPhoto(photo: Buffer): Promise<Buffer> {
+  const { width, height } = await sharp(photo).metadata();
+  const half = Math.floor(width! / 2);
+  const left = await sharp(photo).extract({ left: 0, top: 0, width: half, height: height! }).jpeg({ quality: 90 }).toBuffer();
+  const right = await sharp(photo).extract({ left: half, top: 0, width: width! - half, height: height! }).jpeg({ quality: 90 }).toBuffer();
+  const doc = await PDFDocument.create();
+  const page = doc.addPage([595, 842]);
+  const h = 300;
+  const w = (h * width!) / height!;
+  const wl = (w * half) / width!;
+  page.drawImage(await doc.embedJpg(left), { x: 50, y: 400, width: wl, height: h });
+  page.drawImage(await doc.embedJpg(right), { x: 50 + wl, y: 400, width: w - wl, height: h });
+  return Buffer.from(await doc.save());
 }
