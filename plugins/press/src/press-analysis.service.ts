@@ -69,7 +69,8 @@ export class PressAnalysisService {
       const stored = new Set<string>();
       const pages = extractPdf(data, {
         limits: limitsFrom(this.settings, this.core),
-        ocr: this.settings.ocr ? this.ocr : null,
+        // Credit lines serve matching only: without a tracking account, scans are not read.
+        ocr: this.settings.ocr && accounts.length ? this.ocr : null,
         onStart: (total) => this.update(id, { pagesTotal: total }),
       });
       for await (const page of pages) {
