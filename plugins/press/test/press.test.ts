@@ -112,6 +112,9 @@ test.serial('press matches: page numbers, issue, the printed image with its cred
   t.is(image.status, 200);
   t.is(image.headers.get('content-type'), 'image/jpeg');
   t.is((await fetch(byPage.get(1)!.image.url, { headers: { authorization: `Token ${carol.apiKey}` } })).status, 404, 'only for accounts it matched');
+  const page = await server.call('GET', new URL(byPage.get(3)!.image.page_url).pathname, { key: alice.apiKey });
+  t.like(page.json, { issue: { name: 'Le Quotidien', date: '2026-11-20' }, page_number: 3 });
+  t.is((await server.call('GET', new URL(byPage.get(3)!.image.page_url).pathname, { key: carol.apiKey })).status, 404);
 
   t.is((await server.call('GET', '/api/v3/matches/press/?watermarked=false', { key: alice.apiKey })).json.results.every((m: { watermarked: boolean }) => !m.watermarked), true);
   t.is((await server.call('GET', '/api/v3/matches/press/?date_gte=2099-01-01', { key: alice.apiKey })).json.count, 0);
