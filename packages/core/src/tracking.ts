@@ -14,7 +14,17 @@ export interface Sighting {
    * The image itself, or its URL (fetched through the SSRF-safe fetcher), and what the source
    * knows of the file: its Last-Modified date and its thumbnail, kept on the match as evidence.
    */
-  image: { bytes?: Buffer; url?: string; lastModified?: Date; thumbnail?: string };
+  image: {
+    bytes?: Buffer;
+    url?: string;
+    lastModified?: Date;
+    thumbnail?: string;
+    /**
+     * These bytes already prepared for identification (a `PreparedQuery` of @filigrane/vision):
+     * a source submitting one image for many accounts (the press) decodes and describes it once.
+     */
+    prepared?: unknown;
+  };
   /** Where the image file lives on the web (the query URL). */
   imageUrl?: string;
   page?: {

@@ -2,7 +2,7 @@ import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
 import { CORE_SETTINGS, TOKENS, type BlobStore, type CoreSettings, type EventPublisher, type MatchPipeline, type Sighting, type SightingMatch } from '@filigrane/core';
 import { CreditNamesService, MatchRecorder } from '@filigrane/plugin-matches';
-import { MediaError } from '@filigrane/vision';
+import { MediaError, PreparedQuery, prepareQuery } from '@filigrane/vision';
 import { DocumentError } from './document-error.js';
 import { extractPdf, type ExtractedImage, type ExtractionLimits } from './pdf-extraction.js';
 import { PressIssue } from './press-issue.entity.js';
@@ -79,8 +79,12 @@ export class PressAnalysisService {
           counts.images++;
           if (image.credit) counts.credits++;
           let matchedHere = false;
+          // Decoded and described once for every account (the pipeline reports what cannot be).
+          let prepared: PreparedQuery | undefined;
+          if (accounts.length && accounts.some((a) => !known.has(`${a}:${image.md5}`))) prepared = await prepareQuery(image.bytes).catch(() => undefined);
           for (const accountId of accounts) {
             const sighting = this.sighting(issue, accountId, page.pageNumber, image);
+            sighting.image.prepared = prepared;
             const key = `${accountId}:${image.md5}`;
             const previous = known.get(key);
             let matches: SightingMatch[];

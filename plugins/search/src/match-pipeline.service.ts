@@ -3,7 +3,7 @@ import { inject, injectable } from 'inversify';
 import { fetchResource } from '@filigrane/net';
 import { badRequest, CORE_SETTINGS, type CoreSettings, type MatchPipeline, type Sighting, type SightingMatch } from '@filigrane/core';
 import { CreditNamesService, MatchRecorder, type MatchInput } from '@filigrane/plugin-matches';
-import { prepareQuery, sniffFormat, type PreparedQuery } from '@filigrane/vision';
+import { PreparedQuery, prepareQuery, sniffFormat } from '@filigrane/vision';
 import { IdentificationService, withoutLookAlikes } from './identification.service.js';
 
 const MAX_SIGHTING_BYTES = 50 * 1024 * 1024;
@@ -28,7 +28,7 @@ export class MatchPipelineService implements MatchPipeline {
     let query: PreparedQuery | null = null;
     let failure: unknown = null;
     try {
-      query = await prepareQuery(bytes);
+      query = sighting.image.prepared instanceof PreparedQuery ? sighting.image.prepared : await prepareQuery(bytes);
     } catch (err) {
       failure = err;
     }
