@@ -3,7 +3,7 @@ import test from 'ava';
 import sharp from 'sharp';
 import { syntheticPhoto } from '@filigrane/vision';
 import { DocumentError, extractPdf, TesseractOcr, type ExtractedPage } from '@filigrane/plugin-press';
-import { composeIssue, encryptedPdf, pdfWithTiledPhoto, pdfWithAttachment, pdfWithHugeImage, pdfWithIndexedAndBilevel, pdfWithJavaScript, scannedPage } from './pdf-fixtures.js';
+import { blankPages, composeIssue, encryptedPdf, pdfWithTiledPhoto, pdfWithAttachment, pdfWithHugeImage, pdfWithIndexedAndBilevel, pdfWithJavaScript, scannedPage } from './pdf-fixtures.js';
 
 const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
 const ocr = new TesseractOcr();
@@ -112,5 +112,6 @@ test('bad documents are refused with a reason', async (t) => {
   t.is(await refused(await pdfWithAttachment()), 'pdf_embedded_files');
   t.is(await refused(await pdfWithHugeImage()), 'image_too_large');
   t.is(await refused(issue, { maxPages: 3 }), 'too_many_pages');
+  t.is(await refused(await blankPages(3000)), 'too_many_pages', 'thousands of pages, refused before any is read (default limit 2,000)');
   t.is(await refused(issue, { timeoutMs: 1 }), 'timeout');
 });

@@ -137,3 +137,10 @@ export async function pdfWithTiledPhoto(photo: Buffer): Promise<Buffer> {
   page.drawImage(await doc.embedJpg(right), { x: 50 + wl, y: 400, width: w - wl, height: h });
   return Buffer.from(await doc.save());
 }
+
+/** A document of `pages` blank pages. */
+export async function blankPages(pages: number): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  for (let i = 0; i < pages; i++) doc.addPage([100, 100]);
+  return Buffer.from(await doc.save());
+}
