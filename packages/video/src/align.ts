@@ -49,6 +49,11 @@ export function alignHits(hits: FrameHit[], options: AlignOptions): Alignment[] 
   for (const h of hits) byMedia.set(h.mediaId, [...(byMedia.get(h.mediaId) ?? []), h]);
   const out: Alignment[] = [];
   for (const [mediaId, list] of byMedia) {
+    // A hit counts by its share of its query frame's best vote: near-identical neighbouring frames
+    // (a still shot) all get votes, the right one gets the most.
+    const frameBest = new Map<number, number>();
+    for (const h of list) frameBest.set(h.queryTime, Math.max(frameBest.get(h.queryTime) ?? 0, h.score));
+    const weight = (h: FrameHit) => h.score / frameBest.get(h.queryTime)!;
     const offsets = list.map((h) => h.matchedTime - h.queryTime).sort((a, b) => a - b);
     // The offset whose tolerance window holds the most distinct query frames (sliding window).
     let best: { offset: number; agreeing: FrameHit[]; score: number } | null = null;
@@ -57,8 +62,8 @@ export function alignHits(hits: FrameHit[], options: AlignOptions): Alignment[] 
       const perFrame = new Map<number, FrameHit>();
       for (const h of agreeing) if ((perFrame.get(h.queryTime)?.score ?? -1) < h.score) perFrame.set(h.queryTime, h);
       const kept = [...perFrame.values()];
-      const score = kept.reduce((s, h) => s + h.score, 0);
-      if (!best || kept.length > best.agreeing.length || (kept.length === best.agreeing.length && score > best.score)) best = { offset: centre, agreeing: kept, score };
+      const score = kept.reduce((s, h) => s + weight(h), 0);
+      if (!best || score > best.score) best = { offset: centre, agreeing: kept, score };
     }
     if (!best || best.agreeing.length < minFrames) continue;
     const ds = best.agreeing.map((h) => h.matchedTime - h.queryTime).sort((a, b) => a - b);

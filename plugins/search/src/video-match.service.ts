@@ -8,10 +8,13 @@ import { keyFrame, VisualIndexService } from './visual-index.service.js';
 
 /** Query frames are sampled at the registered videos' rate, so offsets are found to half a frame. */
 export const QUERY_FPS = VIDEO_FPS;
-/** Index votes a query frame needs on a registered frame to count as a hit (a clip has many frames to agree). */
-const MIN_FRAME_VOTES = 6;
-/** Votes a single still image needs on a video frame (nothing else confirms it). */
-const MIN_STILL_VOTES = 14;
+/**
+ * Index votes a query frame needs on a registered frame, as a share of the query frame's features
+ * (measured: copies get 0.1-0.2, unrelated footage up to 0.05), with a floor for feature-poor frames.
+ */
+const FRAME_VOTES = { share: 0.06, floor: 12 };
+/** A single still image has nothing else to confirm it: a higher bar. */
+const STILL_VOTES = { share: 0.08, floor: 20 };
 /** Query frames that must agree on one time offset for a video match. */
 const MIN_ALIGNED_FRAMES = 3;
 /** Candidates read per query frame. */
@@ -37,7 +40,8 @@ export class VideoMatchService {
   ) {}
 
   /** Registered video frames a fingerprint votes for (frame keys only; still images are identification's). */
-  async frameHits(accountId: number, fp: VisualFingerprint, queryTime: number, minVotes = MIN_FRAME_VOTES): Promise<FrameHit[]> {
+  async frameHits(accountId: number, fp: VisualFingerprint, queryTime: number, bar = FRAME_VOTES): Promise<FrameHit[]> {
+    const minVotes = Math.max(bar.floor, Math.round(bar.share * fp.features.count));
     const { voted } = await this.index.candidates(accountId, fp, PER_FRAME);
     return voted
       .filter((c) => c.id < 0 && c.votes >= minVotes)
@@ -63,7 +67,7 @@ export class VideoMatchService {
 
   /** The best frame of each registered video a still image shows (a frame grab), with its time. */
   async matchStill(accountId: number, fp: VisualFingerprint, searchPath?: string): Promise<VideoMatch[]> {
-    const hits = await this.frameHits(accountId, fp, 0, MIN_STILL_VOTES);
+    const hits = await this.frameHits(accountId, fp, 0, STILL_VOTES);
     const best = new Map<number, FrameHit>();
     for (const h of hits) if ((best.get(h.mediaId)?.score ?? -1) < h.score) best.set(h.mediaId, h);
     const span = 1 / VIDEO_FPS;

@@ -1,14 +1,15 @@
 import test from 'ava';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultPlugins, startTestServer, type TestServer } from '@filigrane/gateway';
 import { FFMPEG } from '@filigrane/video';
+import { getSharp, syntheticPhoto } from '@filigrane/vision';
 
-// Real clips, made here with the same ffmpeg the service ships: a registered video (a zoom into
-// the Mandelbrot set: every frame differs), a re-encoded, half-size cut of it, a frame grab, an
-// unrelated video, and broken files.
+// Real clips, made here with the same ffmpeg the service ships: a registered video (shots of 2 s,
+// each a slow pan over a different photograph), a re-encoded, half-size cut of it, a frame grab,
+// an unrelated video, and broken files.
 const dir = mkdtempSync(join(tmpdir(), 'filigrane-video-test-'));
 const ff = (...args: string[]) => execFileSync(FFMPEG, ['-v', 'error', '-y', ...args]);
 const path = (name: string) => join(dir, name);
@@ -28,8 +29,25 @@ async function poll(url: string, k = key, done = (j: Record<string, unknown>) =>
   throw new Error(`${url} never finished`);
 }
 
+/** 20 s at 10 fps: ten shots, each panning across one synthetic photograph; encoded by ffmpeg from raw frames. */
+async function slideshow(file: string): Promise<void> {
+  const child = spawn(FFMPEG, ['-v', 'error', '-y', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-s', '320x240', '-r', '10', '-i', 'pipe:0', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', file], {
+    stdio: ['pipe', 'ignore', 'inherit'],
+  });
+  const done = new Promise<void>((resolve, reject) => child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`ffmpeg exited ${code}`)))));
+  for (let shot = 0; shot < 10; shot++) {
+    const photo = await getSharp()(await syntheticPhoto(300 + shot)).raw().toBuffer({ resolveWithObject: true });
+    for (let f = 0; f < 20; f++) {
+      const frame = await getSharp()(photo.data, { raw: photo.info }).extract({ left: 40 + f * 6, top: 60 + f * 3, width: 400, height: 300 }).resize(320, 240).raw().toBuffer();
+      if (!child.stdin.write(frame)) await new Promise((r) => child.stdin.once('drain', r));
+    }
+  }
+  child.stdin.end();
+  await done;
+}
+
 test.before(async () => {
-  ff('-f', 'lavfi', '-i', 'mandelbrot=size=320x240:rate=10', '-t', '20', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', path('registered.mp4'));
+  await slideshow(path('registered.mp4'));
   // 6 s from 8 s, another codec at a low bitrate, half size.
   ff('-ss', '8', '-t', '6', '-i', path('registered.mp4'), '-vf', 'scale=160:120', '-c:v', 'mpeg4', '-b:v', '150k', path('clip.mp4'));
   ff('-ss', '11', '-i', path('registered.mp4'), '-frames:v', '1', path('grab.png'));
