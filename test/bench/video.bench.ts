@@ -49,8 +49,8 @@ export async function run(args: string[]): Promise<void> {
   const clipsPer = Number(values.clips ?? 3);
   const work = mkdtempSync(join(tmpdir(), 'filigrane-video-bench-'));
   const files = readdirSync(dir).filter((f) => /\.(avi|mp4|mov)$/i.test(f));
-  const unrelated = files.filter((f) => f === 'tree.avi');
-  const bugy = files.filter((f) => f === 'Megamind_bugy.avi');
+  const unrelated: string[] = files.filter((f) => f === 'tree.avi');
+  const bugy: string[] = files.filter((f) => f === 'Megamind_bugy.avi');
   const registered = files.filter((f) => !unrelated.includes(f) && !bugy.includes(f));
   ff('-i', join(dir, 'vtest.avi'), '-vf', 'scale=1280:720', '-c:v', 'libx264', '-preset', 'veryfast', join(work, 'vtest-720p.mp4'));
 
