@@ -15,7 +15,12 @@ export interface Sighting {
    * knows of the file: its Last-Modified date and its thumbnail, kept on the match as evidence.
    */
   image: { bytes?: Buffer; url?: string; lastModified?: Date; thumbnail?: string };
-  /** Where the image file lives on the web (the query URL). */
+  /**
+   * A video seen instead of an image (a `video`/`source` tag, a link to a video file): its frames
+   * are aligned with the account's registered videos; `image` is then ignored.
+   */
+  video?: { bytes?: Buffer; url?: string };
+  /** Where the image (or video) file lives on the web (the query URL). */
   imageUrl?: string;
   page?: {
     url: string;

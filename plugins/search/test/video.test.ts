@@ -3,6 +3,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { TOKENS, type MatchPipeline } from '@filigrane/core';
 import { defaultPlugins, startTestServer, type TestServer } from '@filigrane/gateway';
 import { FFMPEG } from '@filigrane/video';
 import { getSharp, syntheticPhoto } from '@filigrane/vision';
@@ -69,6 +70,8 @@ test.serial('a video is registered at once and fingerprinted by a job; the Video
   t.is((ready.video as { status: string }).status, 'ready');
   const thumb = await fetch(res.json.video.thumbnail, { headers: { authorization: `Token ${key}` } });
   t.is(thumb.headers.get('content-type'), 'image/jpeg');
+  const gql = await server.call('POST', '/graphql', { key, json: { query: '{ media(path: "/vid/films/zoom.mp4") { type video { duration status format width } } }' } });
+  t.like(gql.json.data.media, { type: 'video', video: { status: 'ready', format: 'mp4', width: 320 } });
   const account = await server.call('GET', '/api/v4/account/', { key });
   t.true(account.json.disk_usage >= readFileSync(path('registered.mp4')).length, 'the video counts in disk usage');
 });
@@ -112,6 +115,25 @@ test.serial('bad videos: clear errors; synchronous video searches are refused', 
   const sync = await server.call('POST', '/api/v4/searches/', { key, json: { file: dataUri('clip.mp4', 'video/mp4'), sync: true } });
   t.is(sync.status, 400);
   t.is((await server.call('GET', '/api/v4/media/vid/bad/truncated.mp4', { key })).status, 404, 'nothing is kept of a refused video');
+});
+
+test.serial('a video seen on the web goes through the one match pipeline: a web match with the video and its six times', async (t) => {
+  const accountId = Number((await server.app.dataSource.query(`SELECT id FROM accounts WHERE username = 'vid'`))[0].id);
+  const pipeline = server.app.container.get<MatchPipeline>(TOKENS.MatchPipeline);
+  const sighting = { accountId, source: 'test', kind: 'web' as const, image: {}, video: { bytes: readFileSync(path('clip.mp4')) }, imageUrl: 'https://videos.example.org/clip.mp4', page: { url: 'https://videos.example.org/watch' } };
+  const [first] = await pipeline.submit(sighting);
+  t.truthy(first);
+  t.true(first!.created);
+  t.false((await pipeline.submit(sighting))[0]!.created, 'the same video on the same page updates its match');
+  const web = await server.call('GET', '/api/v3/matches/web/', { key });
+  t.is(web.json.results.length, 1);
+  const m = web.json.results[0];
+  t.like(m, { type: 'web', watermarked: false, query_url: 'https://videos.example.org/clip.mp4', query_page_url: 'https://videos.example.org/watch', video: { type: 'registered', duration: 20 } });
+  t.true(Math.abs(m.matched_video_start_time - 8) <= 1 && Math.abs(m.matched_video_end_time - 14) <= 1, JSON.stringify(m));
+  t.true(m.query_video_start_time <= 1 && m.query_video_match_duration >= 4);
+  t.is(m.image, undefined);
+  const v4 = await server.call('GET', '/api/v4/matches/', { key });
+  t.is(v4.json.results[0].media.type, 'video');
 });
 
 test.serial('deleting the video removes it from the index', async (t) => {
