@@ -25,7 +25,12 @@ export interface Sighting {
      */
     prepared?: unknown;
   };
-  /** Where the image file lives on the web (the query URL). */
+  /**
+   * A video seen instead of an image (a `video`/`source` tag, a link to a video file): its frames
+   * are aligned with the account's registered videos; `image` is then ignored.
+   */
+  video?: { bytes?: Buffer; url?: string };
+  /** Where the image (or video) file lives on the web (the query URL). */
   imageUrl?: string;
   page?: {
     url: string;
