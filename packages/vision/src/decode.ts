@@ -101,7 +101,8 @@ export async function decodeRaw(bytes: Uint8Array, info: ImageInfo, limits: Deco
   const maxPixels = limits.maxPixels ?? DEFAULT_MAX_PIXELS;
   try {
     let img = getSharp()(asBuffer(bytes), { limitInputPixels: maxPixels, failOn: 'error', ignoreIcc: true });
-    if (info.channels <= 2) img = img.toColourspace(info.depth === 16 ? 'grey16' : 'b-w');
+    // The stored interpretation, so that sharp converts nothing (its default output space is 8-bit sRGB).
+    img = img.toColourspace(info.channels <= 2 ? (info.depth === 16 ? 'grey16' : 'b-w') : info.depth === 16 ? 'rgb16' : 'srgb');
     const { data, info: out } = await img
       .raw({ depth: info.depth === 16 ? 'ushort' : 'uchar' })
       .toBuffer({ resolveWithObject: true });
