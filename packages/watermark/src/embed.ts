@@ -397,7 +397,7 @@ export function embedRaw(raw: RawImage, key: Uint8Array, options: EmbedOptions =
 /** Largest raise of the internal target PSNR used to absorb the output codec's loss (dB). */
 const MAX_CODEC_MARGIN = 2;
 /** First internal target above the file target for JPEG outputs (typical re-quantisation loss, dB). */
-const JPEG_START_MARGIN = 0.3;
+const JPEG_START_MARGIN = 0.5;
 
 /** Mean square error in 8-bit units for a PSNR in dB, and back. */
 const mseOf = (psnr: number): number => (255 * 255) / Math.pow(10, psnr / 10);
