@@ -77,8 +77,8 @@ export class MatchesSightedImage1763800000000 implements MigrationInterface {
 }
 
 /** Video matches: where the copy lies in the query video and in the registered one. */
-export class MatchesVideo1763900002000 implements MigrationInterface {
-  name = 'MatchesVideo1763900002000';
+export class MatchesVideo1763850000000 implements MigrationInterface {
+  name = 'MatchesVideo1763850000000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query('ALTER TABLE matches ADD COLUMN video jsonb');

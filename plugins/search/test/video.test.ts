@@ -134,6 +134,8 @@ test.serial('a video seen on the web goes through the one match pipeline: a web 
   t.is(m.image, undefined);
   const v4 = await server.call('GET', '/api/v4/matches/', { key });
   t.is(v4.json.results[0].media.type, 'video');
+  const group = await server.call('GET', '/api/v3/aggregations/group-path/?path=/vid/films/zoom.mp4', { key });
+  t.like(group.json.results[0], { match_count: 1, web_count: 1, video_count: 1 });
 });
 
 test.serial('deleting the video removes it from the index', async (t) => {
