@@ -43,6 +43,8 @@ export interface FiligraneApp {
   container: Container;
   dataSource: DataSource;
   http: FastifyInstance | null;
+  /** Every route mounted on `http` (method and Fastify path), plugins' and the gateway's own. */
+  routes: { method: string; url: string }[];
   jobs: JobRunner;
   plugins: FiligranePlugin[];
   /** Starts listening; returns the base URL. */
@@ -103,9 +105,15 @@ async function assemble(
   if (orphans.length) throw new Error(`contributions to extension points no loaded plugin declares: ${orphans.join(', ')}`);
 
   let http: FastifyInstance | null = null;
+  const routes: { method: string; url: string }[] = [];
   let apollo: ApolloServer<GraphQLContext> | null = null;
   if (options.http !== false) {
     http = createHttpServer(options.config, container, options.logger ?? false);
+    http.addHook('onRoute', (r) => {
+      // REST paths answer every method (405 for the undeclared ones): list the declared ones.
+      const declared = (r.config as { declaredMethods?: string[] } | undefined)?.declaredMethods;
+      for (const method of declared ?? [r.method].flat()) if (method !== 'HEAD' && method !== 'OPTIONS') routes.push({ method, url: r.url });
+    });
     const baseUrlOf = baseUrlResolver(options.config);
     mountRestRoutes(http, container, plugins, baseUrlOf);
     apollo = await mountGraphQL(http, plugins, container, baseUrlOf);
@@ -120,6 +128,7 @@ async function assemble(
     container,
     dataSource,
     http,
+    routes,
     jobs,
     plugins,
     async listen(port = options.config.port, host = options.config.host) {

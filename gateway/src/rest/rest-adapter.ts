@@ -50,6 +50,7 @@ export function mountRestRoutes(app: FastifyInstance, container: Container, plug
     app.route({
       method: [...METHODS, 'HEAD', 'OPTIONS'],
       url: path,
+      config: { declaredMethods: [...methods.keys()] },
       handler: async (req, reply) => {
         if (req.method === 'OPTIONS') return reply.code(200).header('allow', allow).send();
         const mounted = methods.get(req.method === 'HEAD' ? 'GET' : req.method);

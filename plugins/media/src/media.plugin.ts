@@ -7,7 +7,7 @@ import { MediaInit1763700004000 } from './media.migration.js';
 import { MediaResolver } from './media.resolver.js';
 import { mediaRoutes } from './media.routes.js';
 import { MediaService } from './media.service.js';
-import { RegistrationService } from './registration.service.js';
+import { ANNOUNCE_QUEUE, RegistrationService } from './registration.service.js';
 import { TextQueryService } from './text-query.service.js';
 
 /** The media tree and registration: registration files, URLs, data URIs, plain images. */
@@ -24,4 +24,7 @@ export const mediaPlugin = definePlugin({
   }),
   routes: mediaRoutes,
   resolvers: [MediaResolver],
+  jobs: (container) => [
+    { queue: ANNOUNCE_QUEUE, handler: async (data: { mediaId: number }) => container.get(RegistrationService).reannounce(data.mediaId) },
+  ],
 });

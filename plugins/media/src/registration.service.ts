@@ -1,11 +1,11 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
-import { ApiError, conflict, TOKENS, type AppConfig, type BlobStore, type ExtensionRegistry, type SecretBox } from '@filigrane/core';
+import { ApiError, conflict, TOKENS, type AppConfig, type BlobStore, type ExtensionRegistry, type JobQueue, type SecretBox } from '@filigrane/core';
 import { AccountService, AccountUsageService } from '@filigrane/plugin-account';
 import { decodeRaw, probeImage } from '@filigrane/vision';
 import { decodeLmk, pixelHash, type Registration, type ReducedOriginal } from '@filigrane/watermark';
 import { Media } from './media.entity.js';
-import { MEDIA_EVENTS } from './media-events.js';
+import { MEDIA_EVENTS, type RegisteredMedia } from './media-events.js';
 import { blobKeys, MediaService } from './media.service.js';
 import { nameOf, parentOf, type MediaPath } from './media-path.js';
 import type { Metadata } from './metadata.js';
@@ -20,6 +20,8 @@ interface Prepared {
   reduced?: ReducedOriginal;
   image?: Buffer;
 }
+
+export const ANNOUNCE_QUEUE = 'media.announce';
 
 export const LMK_MAGIC = Buffer.from('FLMK', 'latin1');
 
@@ -45,7 +47,12 @@ export class RegistrationService {
     @inject(MediaService) private readonly media: MediaService,
     @inject(AccountService) private readonly accounts: AccountService,
     @inject(AccountUsageService) private readonly usage: AccountUsageService,
+    @inject(TOKENS.JobQueue) private readonly jobs: JobQueue,
   ) {}
+
+  private log(message: string): void {
+    console.error(message);
+  }
 
   async register(location: MediaPath, input: RegistrationInput, metadata: Metadata): Promise<Media> {
     if (location.names.length === 0) throw new ApiError(400, 'filename_required', 'PUT needs a file name below the home directory.');
@@ -107,10 +114,42 @@ export class RegistrationService {
       if (err instanceof ApiError && err.code === 'quota_exceeded') await this.usage.recordQuotaExceeded(ownerId);
       throw err;
     }
-    for (const listener of this.extensions.get(MEDIA_EVENTS)) {
-      await listener.registered({ media, reduced: prepared.reduced, image: prepared.image });
-    }
+    await this.announce(media, { media, reduced: prepared.reduced, image: prepared.image });
     return media;
+  }
+
+  /**
+   * Tells MEDIA_EVENTS listeners (the visual index) about a committed media. The media is saved
+   * whatever they do: a failure is retried by the `media.announce` job (which rebuilds the event
+   * from the stored blobs), never answered as a failed registration.
+   */
+  private async announce(media: Media, event: RegisteredMedia): Promise<void> {
+    try {
+      for (const listener of this.extensions.get(MEDIA_EVENTS)) await listener.registered(event);
+    } catch (err) {
+      this.log(`media ${media.id}: indexing failed (${(err as Error).message}); retried by a job`);
+      await this.jobs
+        .send(ANNOUNCE_QUEUE, { mediaId: media.id }, { retryLimit: 10, retryDelaySeconds: 2 })
+        .catch((e: Error) => this.log(`media ${media.id}: could not queue the indexing retry (${e.message})`));
+    }
+  }
+
+  /** Job `media.announce`: the registration event of a stored media, rebuilt from its blobs. */
+  async reannounce(mediaId: number): Promise<void> {
+    const media = await this.db.manager.findOne(Media, { where: { id: mediaId } });
+    if (!media || media.type !== 'image') return; // deleted since: nothing to index
+    const keys = blobKeys(media.id);
+    const event: RegisteredMedia = { media };
+    if (media.kind === 'watermarked') {
+      const reduced = await this.blobs.get(keys.reduced);
+      if (!reduced) throw new Error(`media ${mediaId} has no reduced copy`);
+      event.reduced = decodeReduced(reduced);
+    } else {
+      const image = await this.blobs.get(keys.original);
+      if (!image) throw new Error(`media ${mediaId} has no original`);
+      event.image = image;
+    }
+    for (const listener of this.extensions.get(MEDIA_EVENTS)) await listener.registered(event);
   }
 
   private async fromRegistrationFile(ownerId: number, file: Buffer): Promise<Prepared> {
