@@ -22,6 +22,8 @@ import type { GatewayConfig } from './config.js';
 import { mountGraphQL } from './graphql/graphql.js';
 import { baseUrlResolver, createHttpServer } from './http-server.js';
 import { JobRunner } from './jobs/job-runner.js';
+import { masterKeyPlugin } from './master-key/master-key.plugin.js';
+import { settleMasterKey, type MasterKeySource } from './master-key/master-key.js';
 import { rateLimitPlugin } from './rate-limit/rate-limit.plugin.js';
 import { mountRestRoutes } from './rest/rest-adapter.js';
 
@@ -29,7 +31,8 @@ export interface AppOptions {
   config: GatewayConfig;
   plugins: FiligranePlugin[];
   databaseUrl: string;
-  masterKey: Buffer;
+  /** The master key, or the key file to read (created only for an empty database). */
+  masterKey: MasterKeySource;
   clock?: Clock;
   /** Run job workers and schedules in this process. */
   workers?: boolean;
@@ -55,14 +58,13 @@ export interface FiligraneApp {
 /** Boots Filigrane: one container, one DataSource, one REST surface, one GraphQL schema, one job runner. */
 export async function createApp(options: AppOptions): Promise<FiligraneApp> {
   const log = options.log ?? ((m: string) => console.log(m));
-  const plugins = resolvePlugins([rateLimitPlugin, ...options.plugins]);
+  const plugins = resolvePlugins([rateLimitPlugin, masterKeyPlugin, ...options.plugins]);
 
   const container = new Container({ autobind: true, defaultScope: 'Singleton' });
   const extensions = new ExtensionRegistry();
   const jobs = new JobRunner(options.databaseUrl, log);
   container.bind(TOKENS.Config).toConstantValue(options.config);
   container.bind(TOKENS.Clock).toConstantValue(options.clock ?? systemClock);
-  container.bind(TOKENS.SecretBox).toConstantValue(new SecretBox(options.masterKey));
   container.bind(TOKENS.Extensions).toConstantValue(extensions);
   container.bind(TOKENS.JobQueue).toConstantValue(jobs);
   container.bind(TOKENS.Events).toConstantValue(new EventBus(() => extensions.get(EVENT_LISTENERS), log));
@@ -94,6 +96,7 @@ async function assemble(
 ): Promise<FiligraneApp> {
   await dataSource.runMigrations();
   container.bind(TOKENS.DataSource).toConstantValue(dataSource);
+  container.bind(TOKENS.SecretBox).toConstantValue(new SecretBox(await settleMasterKey(dataSource, options.masterKey)));
 
   extensions.declare(EVENT_LISTENERS, 'core');
   for (const p of plugins) {

@@ -1,7 +1,7 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { AppConfig } from '@filigrane/core';
+import type { MasterKeySource } from './master-key/master-key.js';
 
 export interface GatewayConfig extends AppConfig {
   /** Any PostgreSQL; unset means the embedded one under dataDir/pg. */
@@ -51,19 +51,14 @@ function readVersion(): string {
 
 /**
  * The master key that encrypts secrets at rest: FILIGRANE_MASTER_KEY (base64, 32 bytes) when set,
- * as every process of a multi-machine deployment needs; else a key file created once in dataDir.
+ * as every process of a multi-machine deployment needs; else the key file in dataDir, which the
+ * gateway creates only for an empty database and checks against the database at every start.
  */
-export function loadMasterKey(config: GatewayConfig, env: NodeJS.ProcessEnv = process.env): Buffer {
+export function masterKeySource(config: GatewayConfig, env: NodeJS.ProcessEnv = process.env): MasterKeySource {
   if (env.FILIGRANE_MASTER_KEY) {
     const key = Buffer.from(env.FILIGRANE_MASTER_KEY, 'base64');
     if (key.length < 32) throw new Error('FILIGRANE_MASTER_KEY must be at least 32 bytes, base64-encoded');
     return key;
   }
-  const file = join(config.dataDir, 'master.key');
-  if (!existsSync(file)) {
-    mkdirSync(config.dataDir, { recursive: true });
-    writeFileSync(file, randomBytes(32).toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
-  }
-  chmodSync(file, 0o600);
-  return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+  return { file: join(config.dataDir, 'master.key') };
 }

@@ -1,7 +1,7 @@
 import { IdentityService } from '@filigrane/plugin-auth';
 import { AccountService } from '@filigrane/plugin-account';
 import { createApp, type FiligraneApp } from './app.js';
-import { loadConfig, loadMasterKey, type GatewayConfig } from './config.js';
+import { loadConfig, masterKeySource, type GatewayConfig } from './config.js';
 import { openDatabase, type Database } from './database.js';
 import { defaultPlugins } from './plugins.js';
 
@@ -24,7 +24,7 @@ export async function boot(mode: 'start' | 'worker' | 'migrate', config: Gateway
       config,
       plugins: defaultPlugins(),
       databaseUrl: db.url,
-      masterKey: loadMasterKey(config),
+      masterKey: masterKeySource(config),
       workers: mode !== 'migrate',
       http: mode === 'start',
       logger: mode === 'start' && config.logLevel !== 'silent',

@@ -52,6 +52,8 @@ export interface TestServer {
   url: string;
   app: FiligraneApp;
   databaseUrl: string;
+  /** The master key of this server (other apps on its database need the same). */
+  masterKey: Buffer;
   /** An HTTP call on loopback; JSON bodies are encoded and decoded. */
   call(method: string, path: string, options?: CallOptions): Promise<CallResult>;
   /** Creates an account and returns its username and API key. */
@@ -68,13 +70,14 @@ export async function startTestServer(options: { plugins?: FiligranePlugin[]; cl
   // Tests fire requests faster than any client should: limits are high unless a test sets them.
   const defaults: Partial<GatewayConfig> = { rateLimit: { perSecond: 100_000, perDay: 100_000_000 } };
   const config: GatewayConfig = { ...loadConfig({ ...process.env, DATA_DIR: mkdtempSync(join(tmpdir(), 'filigrane-test-')) }), ...defaults, ...options.config };
+  const masterKey = randomBytes(32);
   let app: FiligraneApp;
   try {
     app = await createApp({
       config,
       plugins: options.plugins ?? defaultPlugins(),
       databaseUrl: db.url,
-      masterKey: randomBytes(32),
+      masterKey,
       clock: options.clock,
       workers: options.workers ?? false,
       log: () => undefined,
@@ -88,6 +91,7 @@ export async function startTestServer(options: { plugins?: FiligranePlugin[]; cl
     url,
     app,
     databaseUrl: db.url,
+    masterKey,
     call: (method, path, opts) => call(url, method, path, opts),
     async createAccount(username, quotas) {
       const { account, apiKey } = await app.container.get(AccountService).create({ username, email: `${username}@example.com`, fullName: username }, quotas);

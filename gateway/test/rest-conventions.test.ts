@@ -1,5 +1,4 @@
 import test from 'ava';
-import { randomBytes } from 'node:crypto';
 import { ManualClock } from '@filigrane/core';
 import { createApp, defaultPlugins, startTestServer, call, type TestServer } from '../src/index.js';
 
@@ -87,7 +86,7 @@ test.serial('rate limits: 429 with Retry-After, and counters shared by two API p
   const frozen = new ManualClock(new Date('2026-06-02T13:00:00.500Z'));
   const config = { ...server.app.container.get<Record<string, unknown>>(Symbol.for('filigrane.Config')), rateLimit: { perSecond: 4, perDay: 6 } };
   const apps = await Promise.all(
-    [0, 1].map(() => createApp({ config: config as never, plugins: defaultPlugins(), databaseUrl: server.databaseUrl, masterKey: randomBytes(32), clock: frozen, log: () => undefined })),
+    [0, 1].map(() => createApp({ config: config as never, plugins: defaultPlugins(), databaseUrl: server.databaseUrl, masterKey: server.masterKey, clock: frozen, log: () => undefined })),
   );
   try {
     const urls = await Promise.all(apps.map((a) => a.listen(0, '127.0.0.1')));
@@ -128,7 +127,7 @@ test.serial('concurrent requests are counted exactly: no more than the limit pas
   const frozen = new ManualClock(new Date('2026-06-03T09:00:00.200Z'));
   const config = { ...server.app.container.get<Record<string, unknown>>(Symbol.for('filigrane.Config')), rateLimit: { perSecond: 5, perDay: 1000 } };
   const apps = await Promise.all(
-    [0, 1].map(() => createApp({ config: config as never, plugins: defaultPlugins(), databaseUrl: server.databaseUrl, masterKey: randomBytes(32), clock: frozen, log: () => undefined })),
+    [0, 1].map(() => createApp({ config: config as never, plugins: defaultPlugins(), databaseUrl: server.databaseUrl, masterKey: server.masterKey, clock: frozen, log: () => undefined })),
   );
   try {
     const urls = await Promise.all(apps.map((a) => a.listen(0, '127.0.0.1')));
