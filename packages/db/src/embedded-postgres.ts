@@ -1,30 +1,43 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { serveWire } from './wire-server.js';
 
 export interface EmbeddedPostgres {
-  /** postgres:// URL that any PostgreSQL client (pg, TypeORM, pg-boss, psql) can use. */
+  /** postgres:// URL (with the password) that any PostgreSQL client (pg, TypeORM, pg-boss, psql) can use. */
   url: string;
   stop(): Promise<void>;
 }
 
 /**
+ * The password of an embedded database: generated once per data directory and kept beside it
+ * (`<dataDir>.password`, mode 0600), so only the owner of the data can connect.
+ */
+export function embeddedPassword(dataDir: string): string {
+  const file = `${dataDir.replace(/\/+$/, '')}.password`;
+  if (!existsSync(file)) {
+    try {
+      writeFileSync(file, randomBytes(24).toString('base64url') + '\n', { mode: 0o600, flag: 'wx' });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+  chmodSync(file, 0o600);
+  return readFileSync(file, 'utf8').trim();
+}
+
+/**
  * PostgreSQL embedded in the process: PGlite (PostgreSQL compiled to WASM) served over the
- * Postgres wire protocol on loopback. `dataDir` undefined means in memory (tests).
+ * Postgres wire protocol on loopback, behind a password (wire-server.ts). `dataDir` undefined
+ * means in memory (tests), with a password made up for this run.
  */
 export async function startEmbeddedPostgres(options: { dataDir?: string; port?: number; maxConnections?: number } = {}): Promise<EmbeddedPostgres> {
-  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  const password = options.dataDir ? embeddedPassword(options.dataDir) : randomBytes(24).toString('base64url');
   const db = await PGlite.create(options.dataDir ?? 'memory://');
-  const server = new PGLiteSocketServer({
-    db,
-    host: '127.0.0.1',
-    port: options.port ?? 0,
-    maxConnections: options.maxConnections ?? 16,
-  });
-  await server.start();
-  const conn = server.getServerConn();
+  const server = await serveWire(db, { port: options.port ?? 0, password, maxConnections: options.maxConnections });
   return {
-    url: `postgres://postgres:postgres@${conn}/postgres?sslmode=disable`,
+    url: `postgres://postgres:${encodeURIComponent(password)}@${server.address}/postgres?sslmode=disable`,
     async stop() {
       await server.stop();
       await db.close();
