@@ -1,6 +1,7 @@
 export { createApp, type AppOptions, type FiligraneApp } from './app.js';
-export { loadConfig, masterKeySource, type GatewayConfig } from './config.js';
+export { loadConfig, masterKeySource, GATEWAY_SETTINGS, type GatewayConfig } from './config.js';
 export { MasterKeyError, type MasterKeySource } from './master-key/master-key.js';
-export { defaultPlugins } from './plugins.js';
-export { startTestServer, call, type TestServer, type CallOptions, type CallResult } from './testing.js';
+export { settingsDocument } from './settings-document.js';
+export { defaultPlugins, configuredPlugins, pluginsFromConfig } from './plugins.js';
+export { startTestServer, call, type TestServer, type TestServerOptions, type CallOptions, type CallResult } from './testing.js';
 export { boot } from './server.js';

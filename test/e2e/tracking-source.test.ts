@@ -1,9 +1,11 @@
 import test from 'ava';
+import { createHash } from 'node:crypto';
 import sharp from 'sharp';
-import { defaultPlugins, startTestServer, type TestServer } from '@filigrane/gateway';
+import { contribute, definePlugin, EVENT_LISTENERS, type DomainEvent } from '@filigrane/core';
+import { configuredPlugins, defaultPlugins, startTestServer, type TestServer } from '@filigrane/gateway';
 import { syntheticPhoto } from '@filigrane/vision';
 import { embed, encodeLmk, generateKey } from '@filigrane/watermark';
-import { feedSourcePlugin } from '../support/feed-source.plugin.js';
+import { execFileSync } from 'node:child_process';
 
 let server: TestServer;
 let key: string;
@@ -12,10 +14,17 @@ let original: Buffer;
 
 const dataUri = (b: Buffer) => `data:image/jpeg;base64,${b.toString('base64')}`;
 const feed = (image: Buffer, page: string, k = key, session?: number) =>
-  server.call('POST', '/api/v4/test-feed/sightings/', { key: k, json: { image: dataUri(image), page_url: page, image_url: `${page}/img.jpg`, session_id: session } });
+  server.call('POST', '/api/v4/partner-feed/sightings/', { key: k, json: { image: dataUri(image), page_url: page, image_url: `${page}/img.jpg`, session_id: session } });
+
+// Listens to domain events as webhooks and digests do, without importing the matches plugin.
+const events: DomainEvent[] = [];
+const eventProbe = definePlugin({ id: 'event-probe', contributions: [contribute(EVENT_LISTENERS, () => (e: DomainEvent) => void events.push(e))] });
 
 test.before(async () => {
-  server = await startTestServer({ plugins: [...defaultPlugins(), feedSourcePlugin] });
+  // The example is a package of its own: build it, then load it the way an operator would.
+  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-b', 'examples/feed-source'], { stdio: 'inherit' });
+  const env = { FILIGRANE_PLUGINS: './examples/feed-source' };
+  server = await startTestServer({ env, plugins: [...defaultPlugins(), ...(await configuredPlugins(env)), eventProbe] });
   key = (await server.createAccount('feeder')).apiKey;
   const der = Buffer.from(await (await fetch(`${server.url}/api/v4/account/download/public_key.der`, { headers: { authorization: `Token ${key}` } })).arrayBuffer());
   original = await syntheticPhoto(21);
@@ -48,6 +57,8 @@ test.serial('a third-party source feeds sightings; the pipeline identifies, dete
 
   const again = await feed(copy, 'https://www.news.example.fr/story', key, 42);
   t.false(again.json.matches[0].created, 'a repeated sighting updates the match');
+  t.deepEqual(events.map((e) => [e.type, e.data.id]), [['match.created', res.json.matches[0].matchId], ['match.updated', res.json.matches[0].matchId]]);
+  t.like(events[1]!.data, { kind: 'web', watermarked: true, session_id: 42, page_url: 'https://www.news.example.fr/story' });
   const updated = await server.call('GET', '/api/v4/matches/', { key });
   t.is(updated.json.count, 1);
   t.deepEqual(updated.json.results[0].sessions, [41, 42]);
@@ -55,6 +66,35 @@ test.serial('a third-party source feeds sightings; the pipeline identifies, dete
   const v3 = await server.call('GET', '/api/v3/matches/web/?session_id=42', { key });
   t.is(v3.json.results[0].query_width, 400);
   t.is(v3.json.results[0].query_format, 'jpeg');
+  // The web match's image is the file as it was seen, first found at the first sighting.
+  const image = v3.json.results[0].image;
+  t.like(image, { type: 'web', url: 'https://www.news.example.fr/story/img.jpg', width: 400, format: 'jpeg', page_url: 'https://www.news.example.fr/story' });
+  t.is(image.md5, createHash('md5').update(copy).digest('hex'));
+  t.is(image.crawl_date, v3.json.results[0].created);
+});
+
+test.serial('a credit line naming the account gives a credit match, with or without a pixel match; v4 lists media matches only', async (t) => {
+  const account = await server.createAccount('lumiere');
+  const unrelated = await sharp(await syntheticPhoto(77)).jpeg().toBuffer();
+  const post = (credit: string) =>
+    server.call('POST', '/api/v4/partner-feed/sightings/', {
+      key: account.apiKey,
+      json: { image: dataUri(unrelated), page_url: 'https://mag.example.com/a', image_url: 'https://mag.example.com/a.jpg', credit, last_modified: '2026-11-01T10:00:00Z' },
+    });
+  const first = await post('© Photo: LUMIÈRE / J. Doe');
+  t.is(first.status, 201, first.text);
+  t.deepEqual(first.json.matches.map((m: { kind: string; mediaId: unknown }) => [m.kind, m.mediaId]), [['credit', null]]);
+  t.true((await post('© Photo: LUMIÈRE / J. Doe')).json.matches.every((m: { created: boolean }) => !m.created), 'the same image on the same page is one credit match');
+  t.deepEqual((await post('Photo: Studio Soleil')).json.matches, [], 'a credit naming someone else is no match');
+
+  const credits = await server.call('GET', '/api/v3/matches/credit/', { key: account.apiKey });
+  t.is(credits.json.results.length, 1);
+  t.like(credits.json.results[0], {
+    type: 'credit', credit: '© Photo: LUMIÈRE / J. Doe', image_url: 'https://mag.example.com/a.jpg', page_url: 'https://mag.example.com/a',
+    image: { type: 'web', credit: '© Photo: LUMIÈRE / J. Doe', last_modified_date: '2026-11-01T10:00:00.000Z' },
+  });
+  t.is((await server.call('GET', '/api/v4/matches/', { key: account.apiKey })).json.count, 0);
+  t.is((await server.call('GET', '/api/v3/matches/credit/', { key })).json.results.length, 0, 'other accounts see none of it');
 });
 
 test.serial('the unmarked original of a watermarked media is matched but not watermarked; unrelated images match nothing', async (t) => {

@@ -17,6 +17,8 @@ export * from './csv.js';
 export * from './blob-store.js';
 export * from './tracking.js';
 export * from './events.js';
+export * from './credit-lines.js';
 export * from './column-transformers.js';
 export * from './sql.js';
 export * from './graphql-context.js';
+export * from './settings.js';

@@ -49,6 +49,9 @@ export interface UploadedFile {
 export const isUploadedFile = (v: unknown): v is UploadedFile =>
   typeof v === 'object' && v !== null && (v as UploadedFile).kind === 'file' && Buffer.isBuffer((v as UploadedFile).data);
 
+/** A JSON Schema object (draft 2020-12, the dialect of OpenAPI 3.1). */
+export type JsonSchema = Record<string, unknown>;
+
 export interface RouteSpec {
   /** API versions the route is mounted under (`/api/<v><path>`); omit for absolute paths like /o/token/. */
   versions?: ApiVersion[];
@@ -66,6 +69,17 @@ export interface RouteSpec {
   /** For csv: the list field to flatten (default `results`). */
   csvList?: string;
   summary?: string;
+  // Description for the OpenAPI document (`/api/schema/`); every field is optional: a route without
+  // them still appears, with its path parameters, the error body and a generic response.
+  description?: string;
+  /** Grouping in the API docs; defaults to the owning plugin's id. */
+  tags?: string[];
+  /** Query parameters (name -> JSON Schema, with an optional `description`). */
+  query?: Record<string, JsonSchema>;
+  /** JSON Schema (2020-12) of a JSON or form body. */
+  requestSchema?: JsonSchema;
+  /** JSON Schema of the success response bodies, by status (200, 201...). */
+  responses?: Record<number, { description?: string; schema?: JsonSchema }>;
   handler(ctx: RouteContext): Promise<RouteResponse>;
 }
 

@@ -10,8 +10,11 @@ export interface Sighting {
   /** Id of the tracking source (its plugin id). */
   source: string;
   kind: 'web' | 'press' | 'credit';
-  /** The image itself, or its URL (fetched through the SSRF-safe fetcher). */
-  image: { bytes?: Buffer; url?: string };
+  /**
+   * The image itself, or its URL (fetched through the SSRF-safe fetcher), and what the source
+   * knows of the file: its Last-Modified date and its thumbnail, kept on the match as evidence.
+   */
+  image: { bytes?: Buffer; url?: string; lastModified?: Date; thumbnail?: string };
   /** Where the image file lives on the web (the query URL). */
   imageUrl?: string;
   page?: {
@@ -28,6 +31,10 @@ export interface Sighting {
   seenAt?: Date;
   sessionId?: number;
   press?: { issueName: string; issueDate: string; pageNumber: number };
+  /**
+   * Credit line of the image (from its metadata, or printed next to it). When it names the
+   * account, the pipeline records a credit match, whether or not the pixels match a media.
+   */
   credit?: string;
   /** Only media at or below this path (default: the account's home). */
   searchPath?: string;
@@ -37,7 +44,10 @@ export interface Sighting {
 
 export interface SightingMatch {
   matchId: string;
-  mediaId: number;
+  /** The kind of match recorded: the sighting's own kind, or credit. */
+  kind: 'web' | 'press' | 'credit';
+  /** null for a credit match (a credit line names the account; no media needed). */
+  mediaId: number | null;
   watermarked: boolean;
   /** false when an existing match for the same image and page was updated. */
   created: boolean;

@@ -4,12 +4,14 @@ import { dateConditionsSql, decodeCursor, likeBelow, returnedRows, TOKENS, type 
 import { Media } from '@filigrane/plugin-media';
 import { BlacklistService } from '@filigrane/plugin-blacklist';
 import type { MatchFilters } from './match-filters.js';
+import type { SightedImage } from './match.entity.js';
 
 /** A match row joined with its site and media, as the views need it. */
 export interface MatchRow {
   id: string;
   account_id: number;
-  media_id: string;
+  /** null for credit matches. */
+  media_id: string | null;
   kind: 'web' | 'press' | 'credit';
   watermarked: boolean;
   exclusive: boolean | null;
@@ -25,6 +27,7 @@ export interface MatchRow {
   query_format: string | null;
   press: { issueName: string; issueDate: string; pageNumber: number } | null;
   credit: string | null;
+  image: SightedImage | null;
   date_created: Date;
   date_updated: Date;
   site_id: number | null;
@@ -41,7 +44,7 @@ export interface MatchPage {
   previous: Cursor | null;
 }
 
-const FROM = 'FROM matches m LEFT JOIN sites s ON s.id = m.site_id JOIN media md ON md.id = m.media_id';
+const FROM = 'FROM matches m LEFT JOIN sites s ON s.id = m.site_id LEFT JOIN media md ON md.id = m.media_id';
 const SELECT = `SELECT m.*, s.name AS site_name, s.domain AS site_domain, s.suffix AS site_suffix, s.country AS site_country ${FROM}`;
 
 /** Match listings: filters, newest first, cursor pagination (stable while new matches arrive). */
@@ -58,7 +61,8 @@ export class MatchQueryService {
       return `$${params.length}`;
     };
     const w = [`m.account_id = ${p(accountId)}`];
-    if (f.kind) w.push(`m.kind = ${p(f.kind)}`);
+    // v4 matches are media found somewhere: credit matches (no media) are listed by v3 only.
+    w.push(f.kind ? `m.kind = ${p(f.kind)}` : `m.kind <> 'credit'`);
     if (f.id !== undefined) w.push(`m.id = ${p(f.id)}`);
     w.push(...dateConditionsSql('m.date_created', f.created, params));
     if (f.watermarked !== undefined) w.push(`m.watermarked = ${p(f.watermarked)}`);
@@ -129,11 +133,16 @@ export class MatchQueryService {
     return rows[0] ?? null;
   }
 
-  /** Match objects of one version's view, for the rows whose media still exist (one query for the media). */
-  async views(rows: MatchRow[], view: (r: MatchRow, media: Media, baseUrl: string) => Record<string, unknown>, baseUrl: string): Promise<Record<string, unknown>[]> {
-    const ids = [...new Set(rows.map((r) => Number(r.media_id)))];
+  /**
+   * Match objects of one version's view, for the rows whose media still exist (one query for the
+   * media); credit matches have no media.
+   */
+  async views(rows: MatchRow[], view: (r: MatchRow, media: Media | null, baseUrl: string) => Record<string, unknown>, baseUrl: string): Promise<Record<string, unknown>[]> {
+    const ids = [...new Set(rows.filter((r) => r.media_id !== null).map((r) => Number(r.media_id)))];
     const media = new Map((ids.length ? await this.db.manager.findBy(Media, { id: In(ids) }) : []).map((m) => [m.id, m]));
-    return rows.filter((r) => media.has(Number(r.media_id))).map((r) => view(r, media.get(Number(r.media_id))!, baseUrl));
+    return rows
+      .filter((r) => r.media_id === null || media.has(Number(r.media_id)))
+      .map((r) => view(r, r.media_id === null ? null : media.get(Number(r.media_id))!, baseUrl));
   }
 
   /** Tags and export are the user's to change; everything else is evidence. */

@@ -1,6 +1,7 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
-import { TOKENS, type Clock, type Sighting } from '@filigrane/core';
+import { TOKENS, type Clock, type EventPublisher, type Sighting } from '@filigrane/core';
+import type { SightedImage } from './match.entity.js';
 import { siteOf } from './site-info.js';
 
 export interface RecordedMatch {
@@ -10,10 +11,30 @@ export interface RecordedMatch {
 
 export interface MatchInput {
   sighting: Sighting;
-  mediaId: number;
+  /** The registered media found; null for a credit match (kind credit). */
+  mediaId: number | null;
+  /** The kind recorded: the sighting's own (web, press) unless this is its credit match. */
+  kind?: Sighting['kind'];
   watermarked: boolean;
   exclusive: boolean | null;
-  query: { width: number | null; height: number | null; format: string | null };
+  query: { width: number | null; height: number | null; format: string | null; md5?: string | null };
+}
+
+/** The image as seen, as the match keeps it (crawl_date is kept from the first sighting on update). */
+export function sightedImage(s: Sighting, query: MatchInput['query'], seenAt: Date): SightedImage {
+  return {
+    url: s.imageUrl ?? s.image.url ?? null,
+    type: s.kind === 'press' ? 'press' : 'web',
+    width: query.width,
+    height: query.height,
+    format: query.format,
+    thumbnail: s.image.thumbnail ?? null,
+    credit: s.credit ?? null,
+    md5: query.md5 ?? null,
+    crawl_date: seenAt.toISOString(),
+    page_url: s.page?.url ?? null,
+    last_modified_date: s.image.lastModified?.toISOString() ?? null,
+  };
 }
 
 /**
@@ -25,10 +46,15 @@ export class MatchRecorder {
   constructor(
     @inject(TOKENS.DataSource) private readonly db: DataSource,
     @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(TOKENS.Events) private readonly events: EventPublisher,
   ) {}
 
   private async siteId(url: string | undefined, given: Sighting['site']): Promise<{ id: number | null; host: string | null }> {
-    const site = url ? siteOf(url, given ?? {}) : null;
+    // A source that knows the site (a publication, for the press) names it; otherwise the URL does.
+    const named = given?.domain
+      ? (siteOf(`https://${given.domain}/`, given) ?? { host: given.domain, domain: given.domain, suffix: '', name: given.name ?? given.domain, country: given.country?.toUpperCase() ?? null })
+      : null;
+    const site = named ?? (url ? siteOf(url, given ?? {}) : null);
     if (!site) return { id: null, host: null };
     const rows: { id: number }[] = await this.db.query(
       `INSERT INTO sites (domain, name, suffix, country) VALUES ($1, $2, $3, $4)
@@ -55,22 +81,33 @@ export class MatchRecorder {
       : {};
     const rows: { id: string; created: boolean }[] = await this.db.query(
       `INSERT INTO matches (account_id, media_id, kind, source, watermarked, exclusive, sessions, site_id, host, page_url, page,
-                            page_date_published, query_url, query_width, query_height, query_format, press, credit, date_created, date_updated)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19)
-       ON CONFLICT (account_id, media_id, kind, query_url, page_url) DO UPDATE SET
+                            page_date_published, query_url, query_width, query_height, query_format, press, credit, image, date_created, date_updated)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $20, $19, $19)
+       ON CONFLICT ON CONSTRAINT matches_sighting_key DO UPDATE SET
          watermarked = matches.watermarked OR EXCLUDED.watermarked,
          sessions = ARRAY(SELECT DISTINCT unnest(matches.sessions || EXCLUDED.sessions) ORDER BY 1),
          page = EXCLUDED.page,
          page_date_published = COALESCE(EXCLUDED.page_date_published, matches.page_date_published),
          query_width = EXCLUDED.query_width, query_height = EXCLUDED.query_height, query_format = EXCLUDED.query_format,
+         credit = COALESCE(EXCLUDED.credit, matches.credit),
+         image = EXCLUDED.image || jsonb_build_object('crawl_date', COALESCE(matches.image->'crawl_date', to_jsonb(matches.date_created))),
          date_updated = EXCLUDED.date_updated
        RETURNING id, (xmax = 0) AS created`,
       [
-        s.accountId, input.mediaId, s.kind, s.source, input.watermarked, input.exclusive, s.sessionId !== undefined ? [s.sessionId] : [],
+        s.accountId, input.mediaId, input.kind ?? s.kind, s.source, input.watermarked, input.exclusive, s.sessionId !== undefined ? [s.sessionId] : [],
         siteId, host, s.page?.url ?? '', page, s.page?.datePublished ?? null, s.imageUrl ?? '', input.query.width, input.query.height,
-        input.query.format, s.press ?? null, s.credit ?? null, now,
+        input.query.format, s.press ?? null, s.credit ?? null, now, sightedImage(s, input.query, now),
       ],
     );
-    return { id: Number(rows[0]!.id), created: rows[0]!.created };
+    const recorded = { id: Number(rows[0]!.id), created: rows[0]!.created };
+    await this.events.publish({
+      type: recorded.created ? 'match.created' : 'match.updated',
+      accountId: s.accountId,
+      data: {
+        id: String(recorded.id), kind: input.kind ?? s.kind, source: s.source, media_id: input.mediaId === null ? null : String(input.mediaId),
+        watermarked: input.watermarked, page_url: s.page?.url ?? null, image_url: s.imageUrl ?? null, host, session_id: s.sessionId ?? null, credit: s.credit ?? null,
+      },
+    });
+    return recorded;
   }
 }

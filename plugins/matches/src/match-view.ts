@@ -3,8 +3,8 @@ import type { MatchRow } from './match-query.service.js';
 
 const iso = (d: Date | string) => new Date(d).toISOString();
 
-/** The v4 Match object. */
-export function matchV4(r: MatchRow, media: Media, baseUrl: string): Record<string, unknown> {
+/** The v4 Match object (v4 lists media matches only; a credit match has no media). */
+export function matchV4(r: MatchRow, media: Media | null, baseUrl: string): Record<string, unknown> {
   const page = r.page as Record<string, unknown>;
   return {
     id: String(r.id),
@@ -15,7 +15,7 @@ export function matchV4(r: MatchRow, media: Media, baseUrl: string): Record<stri
     watermarked: r.watermarked,
     tags: r.tags,
     sessions: r.sessions,
-    media: {
+    media: media && {
       id: String(media.id),
       type: media.type === 'image' ? 'image' : media.type === 'video' ? 'video' : 'other',
       thumbnail: fileUrl(baseUrl, media.id, 'thumbnail'),
@@ -39,11 +39,14 @@ export function matchV4(r: MatchRow, media: Media, baseUrl: string): Record<stri
   };
 }
 
-/** The v3 web, press and credit match objects. */
-export function matchV3(r: MatchRow, media: Media, baseUrl: string): Record<string, unknown> {
+/**
+ * The v3 web, press and credit match objects. Their `image` is the image as it was seen (type web
+ * or press); matches recorded before sighted images were kept show the registered image.
+ */
+export function matchV3(r: MatchRow, media: Media | null, baseUrl: string): Record<string, unknown> {
   const common = { id: Number(r.id), url: `${baseUrl}/api/v3/matches/${r.kind}/${r.id}/`, created: iso(r.date_created), type: r.kind };
-  const image = imageView(media, baseUrl);
-  if (r.kind === 'credit') return { ...common, credit: r.credit, image_url: r.query_url || null, page_url: r.page_url || null, image };
+  const image = r.image ?? (media ? imageView(media, baseUrl) : null);
+  if (r.kind === 'credit' || !media) return { ...common, credit: r.credit, image_url: r.query_url || null, page_url: r.page_url || null, image };
   const paths = [mediaView(media, baseUrl)];
   if (r.kind === 'press') {
     return { ...common, watermarked: r.watermarked, issue: { name: r.press?.issueName ?? null, date: r.press?.issueDate ?? null }, page_number: r.press?.pageNumber ?? null, paths, image };

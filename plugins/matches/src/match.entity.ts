@@ -22,6 +22,22 @@ export class Site {
   country!: string | null;
 }
 
+/** The image as it was seen where it was found: the spec's Image object of type web (or press). */
+export interface SightedImage {
+  url: string | null;
+  type: 'web' | 'press';
+  width: number | null;
+  height: number | null;
+  format: string | null;
+  thumbnail: string | null;
+  credit: string | null;
+  md5: string | null;
+  /** First found. */
+  crawl_date: string;
+  page_url: string | null;
+  last_modified_date: string | null;
+}
+
 /** A registered media found somewhere: one row per (media, image, page), updated on new sightings. */
 @Entity({ name: 'matches' })
 export class Match {
@@ -31,8 +47,9 @@ export class Match {
   @Column({ type: 'integer', name: 'account_id' })
   accountId!: number;
 
-  @Column({ type: 'bigint', name: 'media_id', transformer: bigintAsNumber })
-  mediaId!: number;
+  /** null for credit matches: a credit line named the account, no media needed. */
+  @Column({ type: 'bigint', name: 'media_id', nullable: true, transformer: bigintAsNumber })
+  mediaId!: number | null;
 
   @Column({ type: 'text' })
   kind!: 'web' | 'press' | 'credit';
@@ -88,6 +105,10 @@ export class Match {
 
   @Column({ type: 'text', nullable: true })
   credit!: string | null;
+
+  /** The image as it was seen (null for matches recorded before this column existed). */
+  @Column({ type: 'jsonb', nullable: true })
+  image!: SightedImage | null;
 
   @CreateDateColumn({ type: 'timestamptz', name: 'date_created' })
   dateCreated!: Date;

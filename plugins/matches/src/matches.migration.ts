@@ -50,3 +50,28 @@ export class MatchesInit1763700008000 implements MigrationInterface {
     await q.query('DROP TABLE sites');
   }
 }
+
+/**
+ * Matches keep the image as it was seen (web file, printed image) beside the registered media,
+ * and credit matches (a credit line names the account) need no media at all.
+ */
+export class MatchesSightedImage1763800000000 implements MigrationInterface {
+  name = 'MatchesSightedImage1763800000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query('ALTER TABLE matches ADD COLUMN image jsonb');
+    await q.query('ALTER TABLE matches ALTER COLUMN media_id DROP NOT NULL');
+    await q.query(`ALTER TABLE matches ADD CONSTRAINT matches_media_unless_credit CHECK (media_id IS NOT NULL OR kind = 'credit')`);
+    await q.query('ALTER TABLE matches DROP CONSTRAINT matches_account_id_media_id_kind_query_url_page_url_key');
+    await q.query('ALTER TABLE matches ADD CONSTRAINT matches_sighting_key UNIQUE NULLS NOT DISTINCT (account_id, media_id, kind, query_url, page_url)');
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query(`DELETE FROM matches WHERE media_id IS NULL`);
+    await q.query('ALTER TABLE matches DROP CONSTRAINT matches_sighting_key');
+    await q.query('ALTER TABLE matches ADD CONSTRAINT matches_account_id_media_id_kind_query_url_page_url_key UNIQUE (account_id, media_id, kind, query_url, page_url)');
+    await q.query('ALTER TABLE matches DROP CONSTRAINT matches_media_unless_credit');
+    await q.query('ALTER TABLE matches ALTER COLUMN media_id SET NOT NULL');
+    await q.query('ALTER TABLE matches DROP COLUMN image');
+  }
+}

@@ -1,8 +1,9 @@
+import { createHash } from 'node:crypto';
 import { inject, injectable } from 'inversify';
-import { allowHostsFromEnv, fetchResource } from '@filigrane/net';
-import { badRequest, TOKENS, type AppConfig, type MatchPipeline, type Sighting, type SightingMatch } from '@filigrane/core';
-import { MatchRecorder } from '@filigrane/plugin-matches';
-import { prepareQuery, sniffFormat } from '@filigrane/vision';
+import { fetchResource } from '@filigrane/net';
+import { badRequest, CORE_SETTINGS, type CoreSettings, type MatchPipeline, type Sighting, type SightingMatch } from '@filigrane/core';
+import { CreditNamesService, MatchRecorder, type MatchInput } from '@filigrane/plugin-matches';
+import { prepareQuery, sniffFormat, type PreparedQuery } from '@filigrane/vision';
 import { IdentificationService } from './identification.service.js';
 
 const MAX_SIGHTING_BYTES = 50 * 1024 * 1024;
@@ -10,19 +11,43 @@ const MAX_SIGHTING_BYTES = 50 * 1024 * 1024;
 /**
  * The match pipeline every tracking source feeds: identify the registered originals a sighting
  * derives from (visual index + geometric validation), test the watermark with each original's
- * key, and record or update the match.
+ * key, and record or update the match. A credit line that names the account is recorded as a
+ * credit match, whether or not the pixels match.
  */
 @injectable()
 export class MatchPipelineService implements MatchPipeline {
   constructor(
     @inject(IdentificationService) private readonly identification: IdentificationService,
     @inject(MatchRecorder) private readonly recorder: MatchRecorder,
-    @inject(TOKENS.Config) private readonly config: AppConfig,
+    @inject(CreditNamesService) private readonly credits: CreditNamesService,
+    @inject(CORE_SETTINGS.token) private readonly core: CoreSettings,
   ) {}
 
   async submit(sighting: Sighting): Promise<SightingMatch[]> {
     const bytes = sighting.image.bytes ?? (await this.fetch(sighting.image.url));
-    const query = await prepareQuery(bytes);
+    let query: PreparedQuery | null = null;
+    let failure: unknown = null;
+    try {
+      query = await prepareQuery(bytes);
+    } catch (err) {
+      failure = err;
+    }
+    const info: MatchInput['query'] = {
+      width: query?.image.originalWidth ?? null,
+      height: query?.image.originalHeight ?? null,
+      format: sniffFormat(bytes) ?? null,
+      md5: createHash('md5').update(bytes).digest('hex'),
+    };
+
+    const matches: SightingMatch[] = [];
+    // The credit stands on its own: recorded even when the pixels cannot be identified.
+    if (sighting.credit && (await this.credits.named(sighting.accountId, sighting.credit))) {
+      const recorded = await this.recorder.record({ sighting, mediaId: null, kind: 'credit', watermarked: false, exclusive: null, query: info });
+      matches.push({ matchId: String(recorded.id), kind: 'credit', mediaId: null, watermarked: false, created: recorded.created });
+    }
+    if (sighting.kind === 'credit') return matches;
+    if (!query) throw failure;
+
     const found = await this.identification.identify(sighting.accountId, query, {
       mode: 'near_duplicate',
       transforms: sighting.transforms ?? ['scale', 'perspective'],
@@ -30,22 +55,16 @@ export class MatchPipelineService implements MatchPipeline {
       detect: true,
       limit: 5,
     });
-    const matches: SightingMatch[] = [];
     for (const f of found) {
-      const recorded = await this.recorder.record({
-        sighting,
-        mediaId: f.media.id,
-        watermarked: f.watermarked === true,
-        exclusive: f.media.exclusive,
-        query: { width: query.image.originalWidth, height: query.image.originalHeight, format: sniffFormat(bytes) ?? null },
-      });
-      matches.push({ matchId: String(recorded.id), mediaId: f.media.id, watermarked: f.watermarked === true, created: recorded.created });
+      const watermarked = f.watermarked === true;
+      const recorded = await this.recorder.record({ sighting, mediaId: f.media.id, watermarked, exclusive: f.media.exclusive, query: info });
+      matches.push({ matchId: String(recorded.id), kind: sighting.kind, mediaId: f.media.id, watermarked, created: recorded.created });
     }
     return matches;
   }
 
   private async fetch(url: string | undefined): Promise<Buffer> {
     if (!url) throw badRequest('invalid_sighting', 'A sighting needs the image bytes or its URL.');
-    return (await fetchResource(url, { maxBytes: MAX_SIGHTING_BYTES, allowHosts: allowHostsFromEnv(this.config.extra) })).body;
+    return (await fetchResource(url, { maxBytes: MAX_SIGHTING_BYTES, allowHosts: this.core.fetchAllowHosts })).body;
   }
 }

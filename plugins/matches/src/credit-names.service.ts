@@ -1,0 +1,29 @@
+import { inject, injectable } from 'inversify';
+import type { DataSource } from 'typeorm';
+import { creditNames, TOKENS } from '@filigrane/core';
+
+/**
+ * Whether a credit line names an account. An account is named by its full name, its username, or
+ * the credit of any media it registered (`user.credit`): a photographer's or agency's own credit
+ * printed or embedded with a copy is evidence whatever the pixels say.
+ */
+@injectable()
+export class CreditNamesService {
+  constructor(@inject(TOKENS.DataSource) private readonly db: DataSource) {}
+
+  async namesOf(accountId: number): Promise<string[]> {
+    const rows: { name: string }[] = await this.db.query(
+      `SELECT full_name AS name FROM accounts WHERE id = $1 AND full_name <> ''
+       UNION SELECT username FROM accounts WHERE id = $1
+       UNION SELECT DISTINCT credit FROM media WHERE account_id = $1 AND credit IS NOT NULL AND credit <> ''`,
+      [accountId],
+    );
+    // Longest first, so the most specific name is the one reported.
+    return rows.map((r) => r.name).sort((a, b) => b.length - a.length);
+  }
+
+  /** The account's name that `credit` names, or null. */
+  async named(accountId: number, credit: string): Promise<string | null> {
+    return creditNames(credit, await this.namesOf(accountId));
+  }
+}
