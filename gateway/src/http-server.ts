@@ -12,6 +12,9 @@ export function baseUrlResolver(config: GatewayConfig): (req: FastifyRequest) =>
   return (req) => config.publicUrl ?? `${req.protocol}://${req.host || `${config.host}:${config.port}`}`;
 }
 
+/** proxy-addr asks about each address from the socket (hop 0) leftwards: trust the first n. */
+const trustHops = (n: number) => (_address: string, hop: number) => hop < n;
+
 /**
  * Fastify with the spec's conventions applied to every response, known route or not:
  * X-Request-Id, credentials, rate-limit headers and 429, raw bodies (routes parse them),
@@ -24,7 +27,8 @@ export function createHttpServer(config: GatewayConfig, container: Container, lo
     genReqId: (req) => requestIdFor(req.headers['x-request-id']),
     requestIdHeader: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2000 },
-    trustProxy: process.env.TRUST_PROXY === '1',
+    // A hop count or the proxies' addresses (config.ts): the client's own X-Forwarded-For entries are never believed.
+    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     // Errors Fastify raises before routing (malformed URL, bad Content-Type header) get our body too.
     frameworkErrors: (err, _req, reply) => {
       const api = toApiError(err);

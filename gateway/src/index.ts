@@ -1,5 +1,5 @@
 export { createApp, type AppOptions, type FiligraneApp } from './app.js';
-export { loadConfig, masterKeySource, GATEWAY_SETTINGS, type GatewayConfig } from './config.js';
+export { loadConfig, masterKeySource, parseTrustProxy, GATEWAY_SETTINGS, type GatewayConfig } from './config.js';
 export { MasterKeyError, type MasterKeySource } from './master-key/master-key.js';
 export { settingsDocument } from './settings-document.js';
 export { defaultPlugins, configuredPlugins, pluginsFromConfig } from './plugins.js';
