@@ -137,7 +137,7 @@ async function assemble(
       for (const method of declared ?? [r.method].flat()) if (method !== 'HEAD' && method !== 'OPTIONS') routes.push({ method, url: r.url });
     });
     const baseUrlOf = baseUrlResolver(options.config);
-    mountRestRoutes(http, container, plugins, baseUrlOf);
+    mountRestRoutes(http, container, plugins, baseUrlOf, options.config.bodyLimitBytes);
     apollo = await mountGraphQL(http, plugins, container, baseUrlOf);
   }
 

@@ -12,6 +12,16 @@ export function baseUrlResolver(config: GatewayConfig): (req: FastifyRequest) =>
   return (req) => config.publicUrl ?? `${req.protocol}://${req.host || `${config.host}:${config.port}`}`;
 }
 
+/** Wrong credentials anywhere, or none where the route requires them: the error, before any body is read. */
+function rejectUnauthenticated(req: FastifyRequest): void {
+  const required = (req.routeOptions.config as { authRequired?: Record<string, boolean> } | undefined)?.authRequired;
+  const needed = required?.[req.method === 'HEAD' ? 'GET' : req.method];
+  if (req.authError && (needed !== undefined || req.url.startsWith('/graphql'))) throw req.authError;
+  if (needed && !req.principal) {
+    throw new ApiError(401, 'not_authenticated', 'Authentication credentials were not provided.', undefined, { 'www-authenticate': 'Token' });
+  }
+}
+
 /** proxy-addr asks about each address from the socket (hop 0) leftwards: trust the first n. */
 const trustHops = (n: number) => (_address: string, hop: number) => hop < n;
 
@@ -60,6 +70,8 @@ export function createHttpServer(config: GatewayConfig, container: Container, lo
         'retry-after': String(state.retryAfter),
       });
     }
+    // Refuse before the body is read: a stranger cannot make us buffer 64 MiB.
+    rejectUnauthenticated(req);
   });
 
   app.setErrorHandler((err, req, reply) => {
