@@ -13,6 +13,7 @@ import {
   SecretBox,
   systemClock,
   TOKENS,
+  WorkPool,
   type Clock,
   type FiligranePlugin,
   type GraphQLContext,
@@ -83,6 +84,7 @@ export async function createApp(options: AppOptions): Promise<FiligraneApp> {
   const jobs = new JobRunner(options.databaseUrl, log);
   container.bind(TOKENS.Config).toConstantValue(options.config);
   container.bind(TOKENS.Clock).toConstantValue(options.clock ?? systemClock);
+  container.bind(TOKENS.WorkPool).toConstantValue(new WorkPool());
   container.bind(TOKENS.Extensions).toConstantValue(extensions);
   container.bind(TOKENS.JobQueue).toConstantValue(jobs);
   container.bind(TOKENS.Events).toConstantValue(new EventBus(() => extensions.get(EVENT_LISTENERS), log));

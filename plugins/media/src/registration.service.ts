@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
-import { ApiError, conflict, CORE_SETTINGS, TOKENS, type CoreSettings, type BlobStore, type ExtensionRegistry, type JobQueue, type SecretBox } from '@filigrane/core';
+import { ApiError, conflict, CORE_SETTINGS, TOKENS, type CoreSettings, type BlobStore, type ExtensionRegistry, type JobQueue, type SecretBox, type WorkPool } from '@filigrane/core';
 import { AccountService, AccountUsageService } from '@filigrane/plugin-account';
 import { decodeRaw, probeImage } from '@filigrane/vision';
 import { decodeLmk, pixelHash, type Registration, type ReducedOriginal } from '@filigrane/watermark';
@@ -48,6 +48,7 @@ export class RegistrationService {
     @inject(AccountService) private readonly accounts: AccountService,
     @inject(AccountUsageService) private readonly usage: AccountUsageService,
     @inject(TOKENS.JobQueue) private readonly jobs: JobQueue,
+    @inject(TOKENS.WorkPool) private readonly pool: WorkPool,
   ) {}
 
   private log(message: string): void {
@@ -59,7 +60,8 @@ export class RegistrationService {
     const ownerId = await this.media.accountIdOfHome(location.home);
     let prepared: Prepared;
     try {
-      prepared = input.kind === 'lmk' ? await this.fromRegistrationFile(ownerId, input.file) : await this.fromImage(input.bytes);
+      // Decoding is the memory-heavy part: bounded (503 + Retry-After when the pool is full).
+      prepared = await this.pool.run(() => (input.kind === 'lmk' ? this.fromRegistrationFile(ownerId, input.file) : this.fromImage(input.bytes)));
     } catch (err) {
       throw mediaApiError(err);
     }
