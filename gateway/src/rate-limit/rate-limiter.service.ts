@@ -11,6 +11,8 @@ export interface RateLimitState {
 const DAY_MS = 86_400_000;
 
 interface Waiter {
+  /** How many requests this one counts as (a costly GraphQL query counts several). */
+  weight: number;
   resolve(state: RateLimitState): void;
   reject(err: unknown): void;
 }
@@ -32,10 +34,10 @@ export class RateLimiter {
     @inject(TOKENS.Clock) private readonly clock: Clock,
   ) {}
 
-  hit(subject: string): Promise<RateLimitState> {
+  hit(subject: string, weight = 1): Promise<RateLimitState> {
     return new Promise((resolve, reject) => {
       const waiters = this.pending.get(subject) ?? [];
-      waiters.push({ resolve, reject });
+      waiters.push({ weight: Math.max(1, Math.floor(weight)), resolve, reject });
       this.pending.set(subject, waiters);
       if (!this.scheduled) {
         this.scheduled = true;
@@ -52,7 +54,7 @@ export class RateLimiter {
     const second = new Date(now - (now % 1000));
     const day = new Date(now - (now % DAY_MS));
     const subjects = [...batch.keys()];
-    const counts = subjects.map((s) => batch.get(s)!.length);
+    const counts = subjects.map((s) => batch.get(s)!.reduce((n, w) => n + w.weight, 0));
     const { perSecond, perDay } = this.config.rateLimit;
     try {
       // One statement: the second window counts every request; the day window counts only those
@@ -85,12 +87,23 @@ export class RateLimiter {
         const passed = row?.day_added ?? 0;
         // The requests that passed the second window hold day positions dayTotal-passed+1..dayTotal.
         let dayPosition = dayTotal - passed;
-        batch.get(subject)!.forEach((w, k) => {
-          const secondHits = secondTotal - n + k + 1;
-          if (secondHits > perSecond) return w.resolve(this.state(secondHits, Math.min(dayTotal, perDay), now, day, false));
-          dayPosition++;
+        let position = secondTotal - n; // second-window hits before this batch's first request
+        batch.get(subject)!.forEach((w) => {
+          // A request of weight k takes k places; it passes when its last place is within the limit.
+          position += w.weight;
+          const secondHits = position;
+          if (secondHits > perSecond) {
+            // The SQL counted in the day those of its places that were within the second limit.
+            const counted = Math.max(0, Math.min(w.weight, perSecond - (position - w.weight)));
+            if (counted) {
+              refunds.set(subject, (refunds.get(subject) ?? 0) + counted);
+              dayPosition += counted;
+            }
+            return w.resolve(this.state(secondHits, Math.min(dayTotal, perDay), now, day, false));
+          }
+          dayPosition += w.weight;
           const overDay = dayPosition > perDay;
-          if (overDay) refunds.set(subject, (refunds.get(subject) ?? 0) + 1);
+          if (overDay) refunds.set(subject, (refunds.get(subject) ?? 0) + w.weight);
           w.resolve(this.state(secondHits, dayPosition, now, day, overDay));
         });
       });
