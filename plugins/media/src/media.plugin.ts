@@ -7,7 +7,7 @@ import { MediaInit1763700004000, MediaVideo1763900000000 } from './media.migrati
 import { MediaResolver } from './media.resolver.js';
 import { mediaRoutes } from './media.routes.js';
 import { MediaService } from './media.service.js';
-import { RegistrationService } from './registration.service.js';
+import { ANNOUNCE_QUEUE, RegistrationService } from './registration.service.js';
 import { TextQueryService } from './text-query.service.js';
 import { VIDEO_QUEUE, VideoProcessingService } from './video-processing.service.js';
 
@@ -26,5 +26,8 @@ export const mediaPlugin = definePlugin({
   }),
   routes: mediaRoutes,
   resolvers: [MediaResolver],
-  jobs: (c) => [{ queue: VIDEO_QUEUE, handler: (data: { mediaId: number }) => c.get(VideoProcessingService).process(data.mediaId) }],
+  jobs: (c) => [
+    { queue: VIDEO_QUEUE, handler: (data: { mediaId: number }) => c.get(VideoProcessingService).process(data.mediaId) },
+    { queue: ANNOUNCE_QUEUE, handler: async (data: { mediaId: number }) => c.get(RegistrationService).reannounce(data.mediaId) },
+  ],
 });

@@ -1,13 +1,13 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
-import { ApiError, conflict, CORE_SETTINGS, TOKENS, type CoreSettings, type BlobStore, type ExtensionRegistry, type JobQueue, type SecretBox } from '@filigrane/core';
+import { ApiError, conflict, CORE_SETTINGS, TOKENS, type CoreSettings, type BlobStore, type ExtensionRegistry, type JobQueue, type SecretBox, type WorkPool } from '@filigrane/core';
 import { probeVideo, sampleFrames, sniffVideo, VideoError } from '@filigrane/video';
 import { VIDEO_QUEUE, withTempFile } from './video-processing.service.js';
 import { AccountService, AccountUsageService } from '@filigrane/plugin-account';
 import { decodeRaw, getSharp, probeImage } from '@filigrane/vision';
 import { decodeLmk, pixelHash, type Registration, type ReducedOriginal } from '@filigrane/watermark';
 import { Media } from './media.entity.js';
-import { MEDIA_EVENTS } from './media-events.js';
+import { MEDIA_EVENTS, type RegisteredMedia } from './media-events.js';
 import { blobKeys, MediaService } from './media.service.js';
 import { nameOf, parentOf, type MediaPath } from './media-path.js';
 import type { Metadata } from './metadata.js';
@@ -22,6 +22,8 @@ interface Prepared {
   reduced?: ReducedOriginal;
   image?: Buffer;
 }
+
+export const ANNOUNCE_QUEUE = 'media.announce';
 
 export const LMK_MAGIC = Buffer.from('FLMK', 'latin1');
 
@@ -51,15 +53,22 @@ export class RegistrationService {
     @inject(AccountService) private readonly accounts: AccountService,
     @inject(AccountUsageService) private readonly usage: AccountUsageService,
     @inject(TOKENS.JobQueue) private readonly jobs: JobQueue,
+    @inject(TOKENS.WorkPool) private readonly pool: WorkPool,
   ) {}
+
+  private log(message: string): void {
+    console.error(message);
+  }
 
   async register(location: MediaPath, input: RegistrationInput, metadata: Metadata): Promise<Media> {
     if (location.names.length === 0) throw new ApiError(400, 'filename_required', 'PUT needs a file name below the home directory.');
     const ownerId = await this.media.accountIdOfHome(location.home);
     let prepared: Prepared;
     try {
-      prepared =
-        input.kind === 'lmk' ? await this.fromRegistrationFile(ownerId, input.file) : input.kind === 'video' ? await this.fromVideo(input.bytes) : await this.fromImage(input.bytes);
+      // Decoding is the memory-heavy part: bounded (503 + Retry-After when the pool is full).
+      prepared = await this.pool.run(() =>
+        input.kind === 'lmk' ? this.fromRegistrationFile(ownerId, input.file) : input.kind === 'video' ? this.fromVideo(input.bytes) : this.fromImage(input.bytes),
+      );
     } catch (err) {
       throw mediaApiError(err);
     }
@@ -119,10 +128,42 @@ export class RegistrationService {
       await this.jobs.send(VIDEO_QUEUE, { mediaId: media.id });
       return media;
     }
-    for (const listener of this.extensions.get(MEDIA_EVENTS)) {
-      await listener.registered({ media, reduced: prepared.reduced, image: prepared.image });
-    }
+    await this.announce(media, { media, reduced: prepared.reduced, image: prepared.image });
     return media;
+  }
+
+  /**
+   * Tells MEDIA_EVENTS listeners (the visual index) about a committed media. The media is saved
+   * whatever they do: a failure is retried by the `media.announce` job (which rebuilds the event
+   * from the stored blobs), never answered as a failed registration.
+   */
+  private async announce(media: Media, event: RegisteredMedia): Promise<void> {
+    try {
+      for (const listener of this.extensions.get(MEDIA_EVENTS)) await listener.registered(event);
+    } catch (err) {
+      this.log(`media ${media.id}: indexing failed (${(err as Error).message}); retried by a job`);
+      await this.jobs
+        .send(ANNOUNCE_QUEUE, { mediaId: media.id }, { retryLimit: 10, retryDelaySeconds: 2 })
+        .catch((e: Error) => this.log(`media ${media.id}: could not queue the indexing retry (${e.message})`));
+    }
+  }
+
+  /** Job `media.announce`: the registration event of a stored media, rebuilt from its blobs. */
+  async reannounce(mediaId: number): Promise<void> {
+    const media = await this.db.manager.findOne(Media, { where: { id: mediaId } });
+    if (!media || media.type !== 'image') return; // deleted since: nothing to index
+    const keys = blobKeys(media.id);
+    const event: RegisteredMedia = { media };
+    if (media.kind === 'watermarked') {
+      const reduced = await this.blobs.get(keys.reduced);
+      if (!reduced) throw new Error(`media ${mediaId} has no reduced copy`);
+      event.reduced = decodeReduced(reduced);
+    } else {
+      const image = await this.blobs.get(keys.original);
+      if (!image) throw new Error(`media ${mediaId} has no original`);
+      event.image = image;
+    }
+    for (const listener of this.extensions.get(MEDIA_EVENTS)) await listener.registered(event);
   }
 
   private async fromRegistrationFile(ownerId: number, file: Buffer): Promise<Prepared> {

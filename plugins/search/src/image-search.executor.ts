@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'inversify';
-import { forbidden, isUploadedFile, TOKENS, validationError, type BlobStore, type ErrorItem } from '@filigrane/core';
+import { ApiError, forbidden, isUploadedFile, TOKENS, validationError, type BlobStore, type ErrorItem } from '@filigrane/core';
 import { imageView, mediaApiError } from '@filigrane/plugin-media';
-import { prepareQuery, queryFingerprint, type GeometricModel } from '@filigrane/vision';
+import { prepareQuery, queryFingerprint, sniffFormat, type GeometricModel } from '@filigrane/vision';
 import { IdentificationService, type IdentifyOptions } from './identification.service.js';
 import type { SearchExecutor, SearchScope } from './search-executors.js';
 import { VideoMatchService, type VideoMatch } from './video-match.service.js';
@@ -67,6 +67,8 @@ export class ImageSearchExecutor implements SearchExecutor<ImageQuery> {
     if (!isUploadedFile(file)) errors.push({ field: 'file', code: 'required', details: 'file must be an uploaded image, a URL or a data URI.' });
     else if (file.data.length === 0) errors.push({ field: 'file', code: 'empty', details: 'The file is empty.' });
     else if (file.data.length > MAX_QUERY_BYTES) errors.push({ field: 'file', code: 'too_large', details: `At most ${MAX_QUERY_BYTES} bytes.` });
+    // The spec's formats only, by their bytes: SVG, TIFF and the rest never reach an image decoder.
+    else if (!sniffFormat(file.data)) throw new ApiError(415, 'unsupported_format', 'The query image must be a JPEG, PNG or GIF image.');
     const mode = (body.mode ?? 'near_duplicate') as ImageSearchMode;
     if (!MODES.includes(mode)) errors.push({ field: 'mode', code: 'invalid_choice', details: 'mode is near_duplicate, similar or leaks.' });
     const categories = body.categories === undefined ? ['default'] : list(body.categories);
