@@ -9,10 +9,11 @@ import { matchesPlugin } from '@filigrane/plugin-matches';
 import { mediaPlugin } from '@filigrane/plugin-media';
 import { searchPlugin } from '@filigrane/plugin-search';
 import { watermarkingPlugin } from '@filigrane/plugin-watermarking';
+import { webhooksPlugin } from '@filigrane/plugin-webhooks';
 
 /** The plugins `filigrane start` loads. Order does not matter: `requires` decides. */
 export function defaultPlugins(): FiligranePlugin[] {
-  return [authPlugin, accountPlugin, blacklistPlugin, mediaPlugin, matchesPlugin, searchPlugin, watermarkingPlugin];
+  return [authPlugin, accountPlugin, blacklistPlugin, mediaPlugin, matchesPlugin, searchPlugin, watermarkingPlugin, webhooksPlugin];
 }
 
 /**

@@ -22,3 +22,4 @@ export * from './column-transformers.js';
 export * from './sql.js';
 export * from './graphql-context.js';
 export * from './settings.js';
+export * from './schemas.js';

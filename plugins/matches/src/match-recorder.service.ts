@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
-import { TOKENS, type Clock, type Sighting } from '@filigrane/core';
+import { TOKENS, type Clock, type EventPublisher, type Sighting } from '@filigrane/core';
 import type { SightedImage } from './match.entity.js';
 import { siteOf } from './site-info.js';
 
@@ -46,24 +46,25 @@ export class MatchRecorder {
   constructor(
     @inject(TOKENS.DataSource) private readonly db: DataSource,
     @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(TOKENS.Events) private readonly events: EventPublisher,
   ) {}
 
-  private async siteId(url: string | undefined, given: Sighting['site']): Promise<{ id: number | null; host: string | null }> {
+  private async siteId(url: string | undefined, given: Sighting['site']): Promise<{ id: number | null; host: string | null; domain: string | null; country: string | null }> {
     const site = url ? siteOf(url, given ?? {}) : null;
-    if (!site) return { id: null, host: null };
-    const rows: { id: number }[] = await this.db.query(
+    if (!site) return { id: null, host: null, domain: null, country: null };
+    const rows: { id: number; country: string | null }[] = await this.db.query(
       `INSERT INTO sites (domain, name, suffix, country) VALUES ($1, $2, $3, $4)
        ON CONFLICT (domain) DO UPDATE SET country = COALESCE(sites.country, EXCLUDED.country)
-       RETURNING id`,
+       RETURNING id, country`,
       [site.domain, site.name, site.suffix, site.country],
     );
-    return { id: rows[0]!.id, host: site.host };
+    return { id: rows[0]!.id, host: site.host, domain: site.domain, country: rows[0]!.country ?? null };
   }
 
   async record(input: MatchInput): Promise<RecordedMatch> {
     const s = input.sighting;
     const now = s.seenAt ?? this.clock.now();
-    const { id: siteId, host } = await this.siteId(s.page?.url ?? s.imageUrl, s.site);
+    const { id: siteId, host, domain, country } = await this.siteId(s.page?.url ?? s.imageUrl, s.site);
     const page = s.page
       ? {
           type: s.page.type ?? (s.kind === 'press' ? 'article' : 'web'),
@@ -94,6 +95,24 @@ export class MatchRecorder {
         input.query.format, s.press ?? null, s.credit ?? null, now, sightedImage(s, input.query, now),
       ],
     );
-    return { id: Number(rows[0]!.id), created: rows[0]!.created };
+    const recorded = { id: Number(rows[0]!.id), created: rows[0]!.created };
+    // After the write: listeners (webhooks, digests, aggregations) may read the match back.
+    await this.events.publish({
+      type: recorded.created ? 'match.created' : 'match.updated',
+      accountId: s.accountId,
+      occurredAt: now,
+      data: {
+        id: recorded.id,
+        kind: input.kind ?? s.kind,
+        source: s.source,
+        media_id: input.mediaId,
+        watermarked: input.watermarked,
+        page_url: s.page?.url ?? null,
+        image_url: s.imageUrl ?? s.image.url ?? null,
+        site: domain ? { domain, host, country } : null,
+        session_id: s.sessionId ?? null,
+      },
+    });
+    return recorded;
   }
 }

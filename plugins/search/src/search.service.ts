@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
-import { ApiError, badRequest, notFound, TOKENS, type Clock, type ExtensionRegistry, type JobQueue } from '@filigrane/core';
+import { ApiError, badRequest, notFound, TOKENS, type Clock, type EventPublisher, type ExtensionRegistry, type JobQueue } from '@filigrane/core';
 import { Search } from './search.entity.js';
 import { SEARCH_EXECUTORS, type SearchExecutor, type SearchScope } from './search-executors.js';
 
@@ -22,6 +22,7 @@ export class SearchService {
     @inject(TOKENS.Extensions) private readonly extensions: ExtensionRegistry,
     @inject(TOKENS.JobQueue) private readonly jobs: JobQueue,
     @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(TOKENS.Events) private readonly events: EventPublisher,
   ) {}
 
   private executor(body: Record<string, unknown>): SearchExecutor {
@@ -41,7 +42,11 @@ export class SearchService {
     const input = body as Record<string, unknown>;
     const executor = this.executor(input);
     const { query, sync, name } = await executor.parse(input, scope);
-    if (sync) return { status: 200, body: { status: 'complete', matches: await executor.run(query, scope) } };
+    if (sync) {
+      const matches = await executor.run(query, scope);
+      await this.events.publish({ type: 'search.completed', accountId: scope.accountId, data: { id: null, url: null, type: executor.kind, name, status: 'complete', sync: true, match_count: matches.length } });
+      return { status: 200, body: { status: 'complete', matches } };
+    }
     const search = this.db.manager.create(Search, {
       id: randomUUID(),
       accountId: scope.accountId,
@@ -69,10 +74,20 @@ export class SearchService {
     try {
       const matches = await this.byKind(search.kind).run(search.query, scope);
       await this.db.manager.update(Search, { id }, { status: 'complete', matches: matches as never, finished: this.clock.now() });
+      await this.completed(search, 'complete', matches.length);
     } catch (err) {
       const e = err instanceof ApiError ? { code: err.code, details: err.details } : { code: 'server_error', details: 'The search failed; retry later.' };
       await this.db.manager.update(Search, { id }, { status: 'failed', error: e as never, finished: this.clock.now() });
+      await this.completed(search, 'failed', 0);
     }
+  }
+
+  private completed(search: Search, status: 'complete' | 'failed', matchCount: number): Promise<void> {
+    return this.events.publish({
+      type: 'search.completed',
+      accountId: search.accountId,
+      data: { id: search.id, url: searchUrl(search.baseUrl, search.id), type: search.kind, name: search.name, status, sync: false, match_count: matchCount },
+    });
   }
 
   async get(accountId: number, id: string, baseUrl: string): Promise<Record<string, unknown>> {
