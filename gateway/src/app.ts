@@ -81,7 +81,7 @@ export async function createApp(options: AppOptions): Promise<FiligraneApp> {
   container.bind(TOKENS.SecretBox).toConstantValue(new SecretBox(options.masterKey));
   container.bind(TOKENS.Extensions).toConstantValue(extensions);
   container.bind(TOKENS.JobQueue).toConstantValue(jobs);
-  container.bind(TOKENS.Events).toConstantValue(new EventBus(() => extensions.get(EVENT_LISTENERS), log));
+  container.bind(TOKENS.Events).toConstantValue(new EventBus(() => extensions.get(EVENT_LISTENERS), log, () => (options.clock ?? systemClock).now()));
   for (const [token, values] of parseAllSettings(plugins, options.config)) container.bind(token).toConstantValue(values);
   container.bind(TOKENS.BlobStore).toConstantValue(new FsBlobStore(join(options.config.dataDir, 'blobs')));
 

@@ -102,7 +102,7 @@ export class MatchRecorder {
       accountId: s.accountId,
       occurredAt: now,
       data: {
-        id: recorded.id,
+        id: String(recorded.id), // as the v4 match's id reads
         kind: input.kind ?? s.kind,
         source: s.source,
         media_id: input.mediaId,

@@ -69,7 +69,17 @@ export class WebhookDeliveryService {
         [deliveryId, this.settings.timeoutMs / 1000 + 30],
       ),
     );
-    if (claimed.length === 0) return;
+    if (claimed.length === 0) {
+      // Not due yet, or being attempted by a worker that may have died: look again when the lock
+      // expires, so a crash mid-attempt never strands a delivery (this job is the only one we hold).
+      const [row]: { wait: number }[] = await this.db.query(
+        `SELECT EXTRACT(EPOCH FROM GREATEST(COALESCE(locked_until, now()), COALESCE(next_attempt_at, now())) - now())::float8 AS wait
+         FROM webhook_deliveries WHERE id = $1 AND status = 'pending'`,
+        [deliveryId],
+      );
+      if (row) await this.jobs.send<DeliverJob>(DELIVER_QUEUE, { deliveryId }, { startAfterSeconds: Math.ceil(row.wait) + 1 });
+      return;
+    }
     const delivery = await this.db.getRepository(WebhookDelivery).findOneByOrFail({ id: deliveryId });
     const endpoint = await this.db.getRepository(WebhookEndpoint).findOneBy({ id: delivery.endpointId });
     if (!endpoint || !endpoint.enabled) {
