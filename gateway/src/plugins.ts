@@ -7,13 +7,14 @@ import { authPlugin } from '@filigrane/plugin-auth';
 import { blacklistPlugin } from '@filigrane/plugin-blacklist';
 import { matchesPlugin } from '@filigrane/plugin-matches';
 import { mediaPlugin } from '@filigrane/plugin-media';
+import { pressPlugin } from '@filigrane/plugin-press';
 import { searchPlugin } from '@filigrane/plugin-search';
 import { watermarkingPlugin } from '@filigrane/plugin-watermarking';
 import { webhooksPlugin } from '@filigrane/plugin-webhooks';
 
 /** The plugins `filigrane start` loads. Order does not matter: `requires` decides. */
 export function defaultPlugins(): FiligranePlugin[] {
-  return [authPlugin, accountPlugin, blacklistPlugin, mediaPlugin, matchesPlugin, searchPlugin, watermarkingPlugin, webhooksPlugin];
+  return [authPlugin, accountPlugin, blacklistPlugin, mediaPlugin, matchesPlugin, searchPlugin, watermarkingPlugin, pressPlugin, webhooksPlugin];
 }
 
 /**

@@ -1,7 +1,8 @@
 import test from 'ava';
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
-import { startTestServer, type TestServer } from '@filigrane/gateway';
+import { contribute, definePlugin, EVENT_LISTENERS, type DomainEvent } from '@filigrane/core';
+import { configuredPlugins, defaultPlugins, startTestServer, type TestServer } from '@filigrane/gateway';
 import { syntheticPhoto } from '@filigrane/vision';
 import { embed, encodeLmk, generateKey } from '@filigrane/watermark';
 import { execFileSync } from 'node:child_process';
@@ -15,10 +16,15 @@ const dataUri = (b: Buffer) => `data:image/jpeg;base64,${b.toString('base64')}`;
 const feed = (image: Buffer, page: string, k = key, session?: number) =>
   server.call('POST', '/api/v4/partner-feed/sightings/', { key: k, json: { image: dataUri(image), page_url: page, image_url: `${page}/img.jpg`, session_id: session } });
 
+// Listens to domain events as webhooks and digests do, without importing the matches plugin.
+const events: DomainEvent[] = [];
+const eventProbe = definePlugin({ id: 'event-probe', contributions: [contribute(EVENT_LISTENERS, () => (e: DomainEvent) => void events.push(e))] });
+
 test.before(async () => {
   // The example is a package of its own: build it, then load it the way an operator would.
   execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-b', 'examples/feed-source'], { stdio: 'inherit' });
-  server = await startTestServer({ env: { FILIGRANE_PLUGINS: './examples/feed-source' } });
+  const env = { FILIGRANE_PLUGINS: './examples/feed-source' };
+  server = await startTestServer({ env, plugins: [...defaultPlugins(), ...(await configuredPlugins(env)), eventProbe] });
   key = (await server.createAccount('feeder')).apiKey;
   const der = Buffer.from(await (await fetch(`${server.url}/api/v4/account/download/public_key.der`, { headers: { authorization: `Token ${key}` } })).arrayBuffer());
   original = await syntheticPhoto(21);
@@ -55,6 +61,8 @@ test.serial('a third-party source feeds sightings; the pipeline identifies, dete
 
   const again = await feed(copy, 'https://www.news.example.fr/story', key, 42);
   t.false(again.json.matches[0].created, 'a repeated sighting updates the match');
+  t.deepEqual(events.map((e) => [e.type, e.data.id]), [['match.created', res.json.matches[0].matchId], ['match.updated', res.json.matches[0].matchId]]);
+  t.like(events[1]!.data, { kind: 'web', watermarked: true, session_id: 42, page_url: 'https://www.news.example.fr/story' });
   const updated = await server.call('GET', '/api/v4/matches/', { key });
   t.is(updated.json.count, 1);
   t.deepEqual(updated.json.results[0].sessions, [41, 42]);
@@ -62,7 +70,7 @@ test.serial('a third-party source feeds sightings; the pipeline identifies, dete
   t.is(log.json.count, 1, 'one delivery: the repeated sighting (the first came before the endpoint existed)');
   t.like(log.json.results[0].payload, {
     type: 'match.updated',
-    data: { id: updated.json.results[0].id, kind: 'web', source: 'partner-feed', watermarked: true, page_url: 'https://www.news.example.fr/story', session_id: 42, site: { domain: 'example.fr', country: 'FR' } },
+    data: { id: updated.json.results[0].id, kind: 'web', source: 'partner-feed', watermarked: true, page_url: 'https://www.news.example.fr/story', session_id: 42, site: { domain: 'example.fr', country: 'FR' }, host: 'www.news.example.fr' },
   });
 
   const v3 = await server.call('GET', '/api/v3/matches/web/?session_id=42', { key });

@@ -50,7 +50,11 @@ export class MatchRecorder {
   ) {}
 
   private async siteId(url: string | undefined, given: Sighting['site']): Promise<{ id: number | null; host: string | null; domain: string | null; country: string | null }> {
-    const site = url ? siteOf(url, given ?? {}) : null;
+    // A source that knows the site (a publication, for the press) names it; otherwise the URL does.
+    const named = given?.domain
+      ? (siteOf(`https://${given.domain}/`, given) ?? { host: given.domain, domain: given.domain, suffix: '', name: given.name ?? given.domain, country: given.country?.toUpperCase() ?? null })
+      : null;
+    const site = named ?? (url ? siteOf(url, given ?? {}) : null);
     if (!site) return { id: null, host: null, domain: null, country: null };
     const rows: { id: number; country: string | null }[] = await this.db.query(
       `INSERT INTO sites (domain, name, suffix, country) VALUES ($1, $2, $3, $4)
@@ -102,15 +106,9 @@ export class MatchRecorder {
       accountId: s.accountId,
       occurredAt: now,
       data: {
-        id: String(recorded.id), // as the v4 match's id reads
-        kind: input.kind ?? s.kind,
-        source: s.source,
-        media_id: input.mediaId,
-        watermarked: input.watermarked,
-        page_url: s.page?.url ?? null,
-        image_url: s.imageUrl ?? s.image.url ?? null,
-        site: domain ? { domain, host, country } : null,
-        session_id: s.sessionId ?? null,
+        id: String(recorded.id), kind: input.kind ?? s.kind, source: s.source, media_id: input.mediaId === null ? null : String(input.mediaId),
+        watermarked: input.watermarked, page_url: s.page?.url ?? null, image_url: s.imageUrl ?? null, host, session_id: s.sessionId ?? null, credit: s.credit ?? null,
+        site: domain ? { domain, country } : null,
       },
     });
     return recorded;

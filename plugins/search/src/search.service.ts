@@ -26,7 +26,8 @@ export class SearchService {
   ) {}
 
   private executor(body: Record<string, unknown>): SearchExecutor {
-    const executor = this.extensions.get(SEARCH_EXECUTORS).find((e) => e.accepts(body));
+    const executors = [...this.extensions.get(SEARCH_EXECUTORS)].sort((a, b) => (b.priority ?? 0) - (a.priority ?? 0));
+    const executor = executors.find((e) => e.accepts(body));
     if (!executor) throw new ApiError(501, 'search_kind_unavailable', 'No installed plugin handles this kind of search.');
     return executor;
   }
@@ -79,6 +80,14 @@ export class SearchService {
       const e = err instanceof ApiError ? { code: err.code, details: err.details } : { code: 'server_error', details: 'The search failed; retry later.' };
       await this.db.manager.update(Search, { id }, { status: 'failed', error: e as never, finished: this.clock.now() });
       await this.completed(search, 'failed', 0);
+    }
+    const done = await this.db.manager.findOne(Search, { where: { id } });
+    if (done) {
+      await this.events.publish({
+        type: 'search.completed',
+        accountId: done.accountId,
+        data: { id: done.id, url: searchUrl(done.baseUrl, done.id), kind: done.kind, name: done.name, status: done.status, matches: done.matches?.length ?? 0, error: done.error },
+      });
     }
   }
 
