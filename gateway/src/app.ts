@@ -22,6 +22,7 @@ import { createDataSource, FsBlobStore } from '@filigrane/db';
 import { join } from 'node:path';
 import type { GatewayConfig } from './config.js';
 import { mountGraphQL } from './graphql/graphql.js';
+import { docsPlugin } from './openapi/docs.plugin.js';
 import { baseUrlResolver, createHttpServer } from './http-server.js';
 import { JobRunner } from './jobs/job-runner.js';
 import { rateLimitPlugin } from './rate-limit/rate-limit.plugin.js';
@@ -71,7 +72,8 @@ export function checkBoot(plugins: FiligranePlugin[], config: GatewayConfig): vo
 /** Boots Filigrane: one container, one DataSource, one REST surface, one GraphQL schema, one job runner. */
 export async function createApp(options: AppOptions): Promise<FiligraneApp> {
   const log = options.log ?? ((m: string) => console.log(m));
-  const plugins = resolvePlugins([rateLimitPlugin, ...options.plugins]);
+  // The docs plugin describes every loaded plugin, itself included.
+  const plugins: FiligranePlugin[] = resolvePlugins([rateLimitPlugin, docsPlugin(() => plugins, options.config.toolVersion), ...options.plugins]);
 
   const container = new Container({ autobind: true, defaultScope: 'Singleton' });
   const extensions = new ExtensionRegistry();

@@ -12,6 +12,17 @@ export function baseUrlResolver(config: GatewayConfig): (req: FastifyRequest) =>
   return (req) => config.publicUrl ?? `${req.protocol}://${req.host || `${config.host}:${config.port}`}`;
 }
 
+export interface MountedHttpRoute {
+  method: string;
+  url: string;
+}
+const mounted = new WeakMap<FastifyInstance, MountedHttpRoute[]>();
+
+/** Every method and URL Fastify has mounted (REST, GraphQL, docs), as registered. */
+export function mountedRoutes(app: FastifyInstance): MountedHttpRoute[] {
+  return [...(mounted.get(app) ?? [])];
+}
+
 /**
  * Fastify with the spec's conventions applied to every response, known route or not:
  * X-Request-Id, credentials, rate-limit headers and 429, raw bodies (routes parse them),
@@ -30,6 +41,11 @@ export function createHttpServer(config: GatewayConfig, container: Container, lo
       const api = toApiError(err);
       void (reply as FastifyReply).code(api.statusCode).type('application/json; charset=utf-8').send(JSON.stringify(api.toBody()));
     },
+  });
+  const routes: MountedHttpRoute[] = [];
+  mounted.set(app, routes);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routes.push({ method: String(method), url: route.url });
   });
   app.decorateRequest('principal', null);
   app.decorateRequest('authError', null);
