@@ -102,6 +102,13 @@ test('real responses validate against their documented schemas', async (t) => {
     t.true(res.status < 500, `${method} ${path}: ${res.status}`);
     conforms(t, method, template, res);
   }
+  const app = (await server.call('POST', '/api/v3/account/oauth/applications/', { key, json: { name: 'token app' } })).json;
+  const form = { 'content-type': 'application/x-www-form-urlencoded' };
+  const token = await server.call('POST', '/o/token/', { headers: form, body: `grant_type=client_credentials&client_id=${app.client_id}&client_secret=${app.client_secret}` });
+  t.is(token.status, 200);
+  conforms(t, 'POST', '/o/token/', token);
+  conforms(t, 'GET', '/api/v3/account/oauth/applications/{id}/', await server.call('GET', `/api/v3/account/oauth/applications/${app.id}/`, { bearer: token.json.access_token }));
+  conforms(t, 'POST', '/o/token/', await server.call('POST', '/o/token/', { headers: form, body: 'grant_type=password' }));
   const anonymous = await server.call('GET', '/api/v4/account/');
   t.is(anonymous.status, 401);
   conforms(t, 'GET', '/api/v4/account/', anonymous);
