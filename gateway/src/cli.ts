@@ -10,6 +10,8 @@ import { boot, ensureDemoAccount } from './server.js';
 import { buildGraphQLSchema } from './graphql/graphql.js';
 import { pluginsFromConfig } from './plugins.js';
 import { settingsDocument } from './settings-document.js';
+import { loadConfig } from './config.js';
+import { buildToolInBackground } from './tool-build.js';
 
 const USAGE = `Usage: filigrane <command> [options]
 
@@ -27,7 +29,10 @@ Commands:
   outbox [--limit N]            print the latest notification mails (the outbox when SMTP_URL is unset)
 
 Environment: PORT (8080), HOST (127.0.0.1), DATA_DIR (./data), DATABASE_URL, FILIGRANE_PLUGINS...
-  \`filigrane settings\` lists them all (docs/configuration.md).`;
+  \`filigrane settings\` lists them all (docs/configuration.md).
+
+While \`filigrane start\` runs on the embedded database, the other commands use its database
+(through the port it records in DATA_DIR/pg.lock); a second \`start\` on the same DATA_DIR fails.`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -98,12 +103,15 @@ function untilSignal(): Promise<string> {
 }
 
 async function start(): Promise<number> {
-  const running = await boot('start');
+  const config = loadConfig();
+  const running = await boot('start', config);
   const demoKey = await ensureDemoAccount(running.app);
   console.log(`Filigrane listening on ${running.url} (database: ${running.db.embedded ? 'embedded, under DATA_DIR' : 'DATABASE_URL'})`);
   if (demoKey) console.log(`Created account "demo". API key: ${demoKey}\n  curl -H "Authorization: Token ${demoKey}" ${running.url}/api/v4/account/`);
+  const tool = buildToolInBackground(config, (line) => console.log(line));
   const signal = await untilSignal();
   console.log(`${signal}: stopping`);
+  tool?.stop();
   await running.stop();
   return 0;
 }

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { checkCoreApi, isPlugin, PluginConfigError, type FiligranePlugin } from '@filigrane/core';
+import { aggregationsPlugin } from '@filigrane/plugin-aggregations';
 import { accountPlugin } from '@filigrane/plugin-account';
 import { authPlugin } from '@filigrane/plugin-auth';
 import { blacklistPlugin } from '@filigrane/plugin-blacklist';
@@ -15,7 +16,7 @@ import { notificationsPlugin } from '@filigrane/plugin-notifications';
 
 /** The plugins `filigrane start` loads. Order does not matter: `requires` decides. */
 export function defaultPlugins(): FiligranePlugin[] {
-  return [authPlugin, accountPlugin, blacklistPlugin, mediaPlugin, matchesPlugin, searchPlugin, watermarkingPlugin, pressPlugin, webhooksPlugin, notificationsPlugin];
+  return [authPlugin, accountPlugin, blacklistPlugin, mediaPlugin, matchesPlugin, aggregationsPlugin, searchPlugin, watermarkingPlugin, pressPlugin, webhooksPlugin, notificationsPlugin];
 }
 
 /**

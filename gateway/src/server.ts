@@ -19,7 +19,8 @@ export async function boot(mode: 'start' | 'worker' | 'migrate', config: Gateway
   }
   const plugins = await pluginsFromConfig(config.env);
   checkBoot(plugins, config);
-  const db = await openDatabase(config);
+  // Operator commands (migrate mode) reach a running server's embedded database instead of opening it.
+  const db = await openDatabase(config, { attach: mode === 'migrate' });
   let app: FiligraneApp;
   try {
     app = await createApp({

@@ -1,4 +1,5 @@
 import type { Container } from 'inversify';
+import type { CsvExport } from './csv.js';
 import type { Principal } from './request-context.js';
 
 export type ApiVersion = 'v1' | 'v2' | 'v3' | 'v4';
@@ -33,6 +34,8 @@ export interface RouteResponse {
   headers?: Record<string, string>;
   /** Set for non-JSON payloads (files). */
   contentType?: string;
+  /** A streamed CSV export (format=csv on routes that declare it), written batch by batch. */
+  csv?: CsvExport;
 }
 
 export type BodyKind = 'json' | 'form' | 'binary' | 'multipart' | 'none';
@@ -85,6 +88,9 @@ export interface RouteSpec {
 
 export const ok = (body: unknown, headers?: Record<string, string>): RouteResponse => ({ status: 200, body, headers });
 export const created = (body: unknown): RouteResponse => ({ status: 201, body });
+export const csvExport = (exp: CsvExport): RouteResponse => ({ status: 200, csv: exp });
+/** True when the request asks for CSV (the adapter has already refused formats the route does not declare). */
+export const wantsCsv = (ctx: Pick<RouteContext, 'query'>): boolean => queryString(ctx.query, 'format') === 'csv';
 export const noContent = (): RouteResponse => ({ status: 204 });
 export const file = (data: Buffer, contentType: string, filename?: string): RouteResponse => ({
   status: 200,

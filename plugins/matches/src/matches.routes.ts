@@ -1,4 +1,5 @@
 import {
+  csvExport,
   encodeCursor,
   linkWith,
   notFound,
@@ -6,12 +7,14 @@ import {
   parsePage,
   queryString,
   validationError,
+  wantsCsv,
   type Cursor,
   type ErrorItem,
   type RouteContext,
   type RouteSpec,
 } from '@filigrane/core';
 import { parseMatchChange } from './match-change.js';
+import { matchesCsv } from './match-csv.js';
 import { parseV3Filters, parseV4Filters } from './match-filters.js';
 import { MatchQueryService, type MatchPage, type MatchRow } from './match-query.service.js';
 import { matchV3, matchV4 } from './match-view.js';
@@ -46,7 +49,9 @@ const v3List = (kind: 'web' | 'press' | 'credit'): RouteSpec => ({
   formats: ['csv'],
   summary: `${kind} matches, newest first`,
   async handler(ctx) {
-    const page = await ctx.container.get(MatchQueryService).list(ctx.principal!.accountId, parseV3Filters(kind, ctx.query), queryString(ctx.query, 'cursor'), parsePage(ctx).pageSize);
+    const filters = parseV3Filters(kind, ctx.query);
+    if (wantsCsv(ctx)) return csvExport(matchesCsv(ctx, filters, 'v3'));
+    const page = await ctx.container.get(MatchQueryService).list(ctx.principal!.accountId, filters, queryString(ctx.query, 'cursor'), parsePage(ctx).pageSize);
     return ok(await envelope(ctx, page, matchV3));
   },
 });
@@ -70,7 +75,9 @@ export const matchRoutes: RouteSpec[] = [
     formats: ['csv'],
     summary: 'Matches with filters, newest first, cursor pagination',
     async handler(ctx) {
-      const page = await ctx.container.get(MatchQueryService).list(ctx.principal!.accountId, parseV4Filters(ctx.query), queryString(ctx.query, 'cursor'), parsePage(ctx).pageSize);
+      const filters = parseV4Filters(ctx.query);
+      if (wantsCsv(ctx)) return csvExport(matchesCsv(ctx, filters, 'v4'));
+      const page = await ctx.container.get(MatchQueryService).list(ctx.principal!.accountId, filters, queryString(ctx.query, 'cursor'), parsePage(ctx).pageSize);
       return ok(await envelope(ctx, page, matchV4));
     },
   },

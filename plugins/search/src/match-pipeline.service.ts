@@ -4,7 +4,7 @@ import { fetchResource } from '@filigrane/net';
 import { badRequest, CORE_SETTINGS, type CoreSettings, type MatchPipeline, type Sighting, type SightingMatch } from '@filigrane/core';
 import { CreditNamesService, MatchRecorder, type MatchInput } from '@filigrane/plugin-matches';
 import { prepareQuery, sniffFormat, type PreparedQuery } from '@filigrane/vision';
-import { IdentificationService } from './identification.service.js';
+import { IdentificationService, withoutLookAlikes } from './identification.service.js';
 
 const MAX_SIGHTING_BYTES = 50 * 1024 * 1024;
 
@@ -55,7 +55,7 @@ export class MatchPipelineService implements MatchPipeline {
       detect: true,
       limit: 5,
     });
-    for (const f of found) {
+    for (const f of withoutLookAlikes(found)) {
       const watermarked = f.watermarked === true;
       const recorded = await this.recorder.record({ sighting, mediaId: f.media.id, watermarked, exclusive: f.media.exclusive, query: info });
       matches.push({ matchId: String(recorded.id), kind: sighting.kind, mediaId: f.media.id, watermarked, created: recorded.created });
