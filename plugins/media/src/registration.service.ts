@@ -1,8 +1,10 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
-import { ApiError, conflict, CORE_SETTINGS, TOKENS, type CoreSettings, type BlobStore, type ExtensionRegistry, type SecretBox } from '@filigrane/core';
+import { ApiError, conflict, CORE_SETTINGS, TOKENS, type CoreSettings, type BlobStore, type ExtensionRegistry, type JobQueue, type SecretBox } from '@filigrane/core';
+import { probeVideo, sampleFrames, sniffVideo, VideoError } from '@filigrane/video';
+import { VIDEO_QUEUE, withTempFile } from './video-processing.service.js';
 import { AccountService, AccountUsageService } from '@filigrane/plugin-account';
-import { decodeRaw, probeImage } from '@filigrane/vision';
+import { decodeRaw, getSharp, probeImage } from '@filigrane/vision';
 import { decodeLmk, pixelHash, type Registration, type ReducedOriginal } from '@filigrane/watermark';
 import { Media } from './media.entity.js';
 import { MEDIA_EVENTS } from './media-events.js';
@@ -12,7 +14,7 @@ import type { Metadata } from './metadata.js';
 import { decodeReduced, encodeReduced, renderReduced, renderThumbnail } from './reduced-image.js';
 
 /** What a PUT carries once its transport (binary body, URL, data URI) is resolved. */
-export type RegistrationInput = { kind: 'lmk'; file: Buffer } | { kind: 'image'; bytes: Buffer };
+export type RegistrationInput = { kind: 'lmk'; file: Buffer } | { kind: 'image'; bytes: Buffer } | { kind: 'video'; bytes: Buffer };
 
 interface Prepared {
   row: Partial<Media>;
@@ -28,6 +30,9 @@ export function mediaApiError(err: unknown): unknown {
   const code = (err as { code?: unknown }).code;
   if (typeof code !== 'string' || !(err instanceof Error) || err instanceof ApiError) return err;
   if (code === 'unsupported_format') return new ApiError(415, code, err.message);
+  if (code === 'video_unreadable' || code === 'video_no_stream' || code === 'video_empty') return new ApiError(422, code, err.message);
+  if (code === 'video_too_long' || code === 'video_too_large') return new ApiError(413, code, err.message);
+  if (code === 'video_timeout') return new ApiError(422, code, err.message);
   if (code === 'lmk_truncated' || code === 'lmk_invalid') return new ApiError(400, code, `Invalid registration file: ${err.message}`);
   if (code.startsWith('lmk_') || ['image_too_large', 'image_too_small', 'corrupt_image'].includes(code)) return new ApiError(422, code, err.message);
   return err;
@@ -45,6 +50,7 @@ export class RegistrationService {
     @inject(MediaService) private readonly media: MediaService,
     @inject(AccountService) private readonly accounts: AccountService,
     @inject(AccountUsageService) private readonly usage: AccountUsageService,
+    @inject(TOKENS.JobQueue) private readonly jobs: JobQueue,
   ) {}
 
   async register(location: MediaPath, input: RegistrationInput, metadata: Metadata): Promise<Media> {
@@ -52,7 +58,8 @@ export class RegistrationService {
     const ownerId = await this.media.accountIdOfHome(location.home);
     let prepared: Prepared;
     try {
-      prepared = input.kind === 'lmk' ? await this.fromRegistrationFile(ownerId, input.file) : await this.fromImage(input.bytes);
+      prepared =
+        input.kind === 'lmk' ? await this.fromRegistrationFile(ownerId, input.file) : input.kind === 'video' ? await this.fromVideo(input.bytes) : await this.fromImage(input.bytes);
     } catch (err) {
       throw mediaApiError(err);
     }
@@ -73,7 +80,7 @@ export class RegistrationService {
             path: location.path,
             parent: parentOf(location.path),
             name: nameOf(location.path),
-            type: 'image',
+            type: prepared.row.type ?? 'image',
             diskUsage: size,
             metadata,
             credit: typeof metadata['user.credit'] === 'string' ? metadata['user.credit'] : null,
@@ -106,6 +113,11 @@ export class RegistrationService {
       for (const key of written) await this.blobs.delete(key).catch(() => undefined);
       if (err instanceof ApiError && err.code === 'quota_exceeded') await this.usage.recordQuotaExceeded(ownerId);
       throw err;
+    }
+    if (media.type === 'video') {
+      // Fingerprinting takes seconds to minutes: a job does it; the media says `processing`.
+      await this.jobs.send(VIDEO_QUEUE, { mediaId: media.id });
+      return media;
     }
     for (const listener of this.extensions.get(MEDIA_EVENTS)) {
       await listener.registered({ media, reduced: prepared.reduced, image: prepared.image });
@@ -152,6 +164,24 @@ export class RegistrationService {
     };
   }
 
+  private async fromVideo(bytes: Buffer): Promise<Prepared> {
+    return withTempFile(bytes, async (file) => {
+      const info = await probeVideo(file);
+      let thumbnail: Buffer | null = null;
+      for await (const f of sampleFrames(file, { fps: 1, side: 256, width: info.width, height: info.height, maxFrames: 1 })) {
+        thumbnail = await getSharp()(Buffer.from(f.luma), { raw: { width: f.width, height: f.height, channels: 1 } }).jpeg({ quality: 80 }).toBuffer();
+      }
+      if (!thumbnail) throw new VideoError('video_empty', 'no frame could be decoded');
+      return {
+        row: { type: 'video', kind: 'plain', mode: null, width: info.width, height: info.height, format: info.format, duration: info.duration, processing: 'pending' },
+        blobs: [
+          { key: 'original', data: bytes },
+          { key: 'thumbnail', data: thumbnail },
+        ],
+      };
+    });
+  }
+
   private async fromImage(bytes: Buffer): Promise<Prepared> {
     const limits = { maxPixels: this.core.maxImagePixels };
     const info = await probeImage(bytes, limits);
@@ -167,7 +197,8 @@ export class RegistrationService {
   }
 }
 
-/** A registration file or an image, told apart by its first bytes. */
+/** A registration file, a video or an image, told apart by their first bytes. */
 export function inputOf(bytes: Buffer): RegistrationInput {
-  return bytes.subarray(0, 4).equals(LMK_MAGIC) ? { kind: 'lmk', file: bytes } : { kind: 'image', bytes };
+  if (bytes.subarray(0, 4).equals(LMK_MAGIC)) return { kind: 'lmk', file: bytes };
+  return sniffVideo(bytes) ? { kind: 'video', bytes } : { kind: 'image', bytes };
 }
