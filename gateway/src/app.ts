@@ -23,6 +23,7 @@ import { createDataSource, FsBlobStore } from '@filigrane/db';
 import { join } from 'node:path';
 import type { GatewayConfig } from './config.js';
 import { mountGraphQL } from './graphql/graphql.js';
+import { docsPlugin } from './openapi/docs.plugin.js';
 import { baseUrlResolver, createHttpServer } from './http-server.js';
 import { JobRunner } from './jobs/job-runner.js';
 import { masterKeyPlugin } from './master-key/master-key.plugin.js';
@@ -77,7 +78,8 @@ export function checkBoot(plugins: FiligranePlugin[], config: GatewayConfig): vo
 /** Boots Filigrane: one container, one DataSource, one REST surface, one GraphQL schema, one job runner. */
 export async function createApp(options: AppOptions): Promise<FiligraneApp> {
   const log = options.log ?? ((m: string) => console.log(m));
-  const plugins = resolvePlugins([rateLimitPlugin, masterKeyPlugin, ...options.plugins]);
+  // The docs plugin describes every loaded plugin, itself included.
+  const plugins: FiligranePlugin[] = resolvePlugins([rateLimitPlugin, masterKeyPlugin, docsPlugin(() => plugins, options.config.toolVersion), ...options.plugins]);
 
   const container = new Container({ autobind: true, defaultScope: 'Singleton' });
   const extensions = new ExtensionRegistry();
@@ -87,7 +89,7 @@ export async function createApp(options: AppOptions): Promise<FiligraneApp> {
   container.bind(TOKENS.WorkPool).toConstantValue(new WorkPool());
   container.bind(TOKENS.Extensions).toConstantValue(extensions);
   container.bind(TOKENS.JobQueue).toConstantValue(jobs);
-  container.bind(TOKENS.Events).toConstantValue(new EventBus(() => extensions.get(EVENT_LISTENERS), log));
+  container.bind(TOKENS.Events).toConstantValue(new EventBus(() => extensions.get(EVENT_LISTENERS), log, () => (options.clock ?? systemClock).now()));
   for (const [token, values] of parseAllSettings(plugins, options.config)) container.bind(token).toConstantValue(values);
   container.bind(TOKENS.BlobStore).toConstantValue(new FsBlobStore(join(options.config.dataDir, 'blobs')));
 

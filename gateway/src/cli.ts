@@ -4,6 +4,7 @@ import { ApiError } from '@filigrane/core';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { AccountService } from '@filigrane/plugin-account';
+import { NotificationService } from '@filigrane/plugin-notifications';
 import { ApiKeyService, IdentityService } from '@filigrane/plugin-auth';
 import { PressIssueService } from '@filigrane/plugin-press';
 import { boot, ensureDemoAccount } from './server.js';
@@ -30,6 +31,7 @@ Commands:
                                 --wait polls until it is complete or failed
   schema                        print the GraphQL schema (SDL)
   settings                      print every setting (environment variable) as a Markdown table
+  outbox [--limit N]            print the latest notification mails (the outbox when SMTP_URL is unset)
 
 Environment: PORT (8080), HOST (127.0.0.1), DATA_DIR (./data), DATABASE_URL, FILIGRANE_PLUGINS...
   \`filigrane settings\` lists them all (docs/configuration.md).
@@ -58,6 +60,8 @@ async function main(argv: string[]): Promise<number> {
     case 'press':
       if (rest[0] === 'ingest') return pressIngest(rest.slice(1));
       break;
+    case 'outbox':
+      return printOutbox(rest);
     case 'settings':
       console.log(settingsDocument(await pluginsFromConfig()).trimEnd());
       return 0;
@@ -79,6 +83,23 @@ async function main(argv: string[]): Promise<number> {
   }
   console.error(`unknown command: ${argv.join(' ')}\n\n${USAGE}`);
   return 2;
+}
+
+async function printOutbox(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { limit: { type: 'string', default: '50' } }, strict: true });
+  const limit = Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1) throw new Error('--limit must be a positive whole number');
+  const running = await boot('migrate');
+  try {
+    const messages = await running.app.container.get(NotificationService).outbox(limit);
+    if (messages.length === 0) console.log('The outbox is empty.');
+    for (const m of messages) {
+      console.log(`#${m.id} ${m.created.toISOString()} [${m.status}] ${m.reason}\nTo: ${m.toAddress}\nSubject: ${m.subject}\n\n${m.body}\n${'-'.repeat(60)}`);
+    }
+    return 0;
+  } finally {
+    await running.stop();
+  }
 }
 
 function untilSignal(): Promise<string> {

@@ -25,6 +25,17 @@ function rejectUnauthenticated(req: FastifyRequest): void {
 /** proxy-addr asks about each address from the socket (hop 0) leftwards: trust the first n. */
 const trustHops = (n: number) => (_address: string, hop: number) => hop < n;
 
+export interface MountedHttpRoute {
+  method: string;
+  url: string;
+}
+const mounted = new WeakMap<FastifyInstance, MountedHttpRoute[]>();
+
+/** Every method and URL Fastify has mounted (REST, GraphQL, docs), as registered. */
+export function mountedRoutes(app: FastifyInstance): MountedHttpRoute[] {
+  return [...(mounted.get(app) ?? [])];
+}
+
 /**
  * Fastify with the spec's conventions applied to every response, known route or not:
  * X-Request-Id, credentials, rate-limit headers and 429, raw bodies (routes parse them),
@@ -44,6 +55,11 @@ export function createHttpServer(config: GatewayConfig, container: Container, lo
       const api = toApiError(err);
       void (reply as FastifyReply).code(api.statusCode).type('application/json; charset=utf-8').send(JSON.stringify(api.toBody()));
     },
+  });
+  const routes: MountedHttpRoute[] = [];
+  mounted.set(app, routes);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routes.push({ method: String(method), url: route.url });
   });
   app.decorateRequest('principal', null);
   app.decorateRequest('authError', null);

@@ -11,10 +11,12 @@ import { mediaPlugin } from '@filigrane/plugin-media';
 import { pressPlugin } from '@filigrane/plugin-press';
 import { searchPlugin } from '@filigrane/plugin-search';
 import { watermarkingPlugin } from '@filigrane/plugin-watermarking';
+import { webhooksPlugin } from '@filigrane/plugin-webhooks';
+import { notificationsPlugin } from '@filigrane/plugin-notifications';
 
 /** The plugins `filigrane start` loads. Order does not matter: `requires` decides. */
 export function defaultPlugins(): FiligranePlugin[] {
-  return [authPlugin, accountPlugin, blacklistPlugin, mediaPlugin, matchesPlugin, aggregationsPlugin, searchPlugin, watermarkingPlugin, pressPlugin];
+  return [authPlugin, accountPlugin, blacklistPlugin, mediaPlugin, matchesPlugin, aggregationsPlugin, searchPlugin, watermarkingPlugin, pressPlugin, webhooksPlugin, notificationsPlugin];
 }
 
 /**

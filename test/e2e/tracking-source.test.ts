@@ -55,6 +55,10 @@ test.serial('a third-party source feeds sightings; the pipeline identifies, dete
   t.like(list.json.results[0], { watermarked: true, sessions: [41], media: { path: '/feeder/marked/photo.png' }, site: { domain: 'example.fr', country: 'FR' } });
   t.is(list.json.results[0].page.url, 'https://www.news.example.fr/story');
 
+  // The recorder published match.created: a webhook endpoint of the account has it in its log.
+  const hook = await server.call('POST', '/api/v4/account/webhooks/', { key, json: { url: 'https://hooks.example.com/in', events: ['match.created', 'match.updated'] } });
+  t.is(hook.status, 201, hook.text);
+
   const again = await feed(copy, 'https://www.news.example.fr/story', key, 42);
   t.false(again.json.matches[0].created, 'a repeated sighting updates the match');
   t.deepEqual(events.map((e) => [e.type, e.data.id]), [['match.created', res.json.matches[0].matchId], ['match.updated', res.json.matches[0].matchId]]);
@@ -62,6 +66,12 @@ test.serial('a third-party source feeds sightings; the pipeline identifies, dete
   const updated = await server.call('GET', '/api/v4/matches/', { key });
   t.is(updated.json.count, 1);
   t.deepEqual(updated.json.results[0].sessions, [41, 42]);
+  const log = await server.call('GET', `/api/v4/account/webhooks/${hook.json.id}/deliveries/`, { key });
+  t.is(log.json.count, 1, 'one delivery: the repeated sighting (the first came before the endpoint existed)');
+  t.like(log.json.results[0].payload, {
+    type: 'match.updated',
+    data: { id: updated.json.results[0].id, kind: 'web', source: 'partner-feed', watermarked: true, page_url: 'https://www.news.example.fr/story', session_id: 42, site: { domain: 'example.fr', country: 'FR' }, host: 'www.news.example.fr' },
+  });
 
   const v3 = await server.call('GET', '/api/v3/matches/web/?session_id=42', { key });
   t.is(v3.json.results[0].query_width, 400);

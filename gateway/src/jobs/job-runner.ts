@@ -42,8 +42,14 @@ export class JobRunner implements JobQueue {
   async work(specs: JobSpec<never>[]): Promise<void> {
     for (const spec of specs) {
       const boss = await this.queue(spec.queue);
-      await boss.work(spec.queue, async (jobs) => {
-        for (const job of jobs) await spec.handler(job.data as never, { id: job.id });
+      const options = { batchSize: spec.concurrency ?? 1, pollingIntervalSeconds: spec.pollingIntervalSeconds ?? 2 };
+      let workerId = '';
+      workerId = await boss.work(spec.queue, options, async (jobs) => {
+        if (jobs.length === 1) await spec.handler(jobs[0].data as never, { id: jobs[0].id });
+        else await Promise.all(jobs.map((job) => spec.handler(job.data as never, { id: job.id })));
+        // pg-boss waits a polling interval after every fetch; a full batch means more may be
+        // waiting, so fetch again at once (throughput is then not capped at batchSize/interval).
+        if (spec.concurrency !== undefined && jobs.length === options.batchSize && workerId) boss.notifyWorker(workerId);
       });
       if (spec.schedule) await boss.schedule(spec.queue, spec.schedule);
       else await boss.unschedule(spec.queue).catch(() => undefined);

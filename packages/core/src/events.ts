@@ -35,10 +35,11 @@ export class EventBus implements EventPublisher {
   constructor(
     private readonly listeners: () => EventListener[],
     private readonly log: (message: string) => void,
+    private readonly now: () => Date = () => new Date(),
   ) {}
 
   async publish(event: DomainEvent): Promise<void> {
-    const stamped = { ...event, occurredAt: event.occurredAt ?? new Date() };
+    const stamped = { ...event, occurredAt: event.occurredAt ?? this.now() };
     for (const listener of this.listeners()) {
       try {
         await listener(stamped);

@@ -24,3 +24,4 @@ export * from './sql.js';
 export * from './graphql-context.js';
 export * from './settings.js';
 export * from './work-pool.js';
+export * from './schemas.js';

@@ -9,6 +9,10 @@ export interface JobSpec<T = unknown> {
   handler: (data: T, ctx: JobContext) => Promise<void>;
   /** Cron expression for recurring work. */
   schedule?: string;
+  /** Jobs one worker fetches and runs at once (default 1: one after the other). */
+  concurrency?: number;
+  /** How often an idle worker looks for jobs (seconds, at least 0.5; pg-boss default 2). */
+  pollingIntervalSeconds?: number;
 }
 
 export interface JobQueue {

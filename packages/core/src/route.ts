@@ -72,8 +72,8 @@ export interface RouteSpec {
   bodyLimitBytes?: number;
   /** Media types accepted for binary bodies, for example ['application/lmk', 'image/*']. */
   binaryTypes?: string[];
-  /** Output formats besides json (the adapter answers 406 for any other). */
-  formats?: ('json' | 'csv')[];
+  /** Output formats besides json (the adapter answers 406 for any other; for yaml the handler returns the bytes). */
+  formats?: ('json' | 'csv' | 'yaml')[];
   /** For csv: the list field to flatten (default `results`). */
   csvList?: string;
   summary?: string;

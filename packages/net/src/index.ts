@@ -5,4 +5,5 @@ export { guardedLookup, type Resolver } from './guarded-lookup.js';
 export { parseDataUri } from './data-uri.js';
 export { safeFetch, type SafeFetchOptions, type FetchedResource } from './safe-fetch.js';
 export { fetchResource } from './fetch-resource.js';
+export { checkTarget } from './safe-fetch.js';
 export { resolveClientUrl, fetchErrorStatus, type LocalResolver, type ResolveUrlOptions } from './url-resolver.js';

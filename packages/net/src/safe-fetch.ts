@@ -17,6 +17,11 @@ export interface SafeFetchOptions {
   allowHosts?: string[];
   accept?: string;
   userAgent?: string;
+  /** Default GET. A POST (webhook deliveries) sends `body` on the first hop only: redirects are not followed with it. */
+  method?: 'GET' | 'POST';
+  body?: Buffer | string;
+  /** Extra request headers (content type, signatures). */
+  headers?: Record<string, string>;
 }
 
 export interface FetchedResource {
@@ -36,6 +41,8 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 interface Hop {
   url: URL;
+  method: 'GET' | 'POST';
+  body?: Buffer;
   headers: OutgoingHttpHeaders;
   allow: AllowList;
   signal: AbortSignal;
@@ -54,6 +61,10 @@ export async function safeFetch(url: string, options: SafeFetchOptions = {}): Pr
     connection: 'close',
   };
   if (options.accept !== undefined) headers.accept = options.accept;
+  Object.assign(headers, options.headers);
+  const method = options.method ?? 'GET';
+  const requestBody = options.body === undefined ? undefined : Buffer.from(options.body);
+  if (requestBody) headers['content-length'] = String(requestBody.length);
 
   const deadline = new AbortController();
   const timer = setTimeout(
@@ -63,11 +74,11 @@ export async function safeFetch(url: string, options: SafeFetchOptions = {}): Pr
   try {
     let target = checkTarget(url, allow);
     for (let redirects = 0; ; redirects++) {
-      const res = await send({ url: target, headers, allow, signal: deadline.signal });
+      const res = await send({ url: target, method, body: requestBody, headers, allow, signal: deadline.signal });
       const location = res.headers.location;
       if (REDIRECTS.has(res.statusCode!) && location !== undefined) {
         res.destroy();
-        if (redirects >= maxRedirects) {
+        if (redirects >= maxRedirects || method !== 'GET') {
           throw new FetchError('too_many_redirects', `more than ${maxRedirects} redirects`);
         }
         target = checkTarget(location, allow, target);
@@ -134,7 +145,7 @@ function send(hop: Hop): Promise<IncomingMessage> {
         hostname: host,
         port: url.port === '' ? undefined : Number(url.port),
         path: url.pathname + url.search,
-        method: 'GET',
+        method: hop.method,
         headers: hop.headers,
         agent: false, // a fresh socket per hop: never a pooled one connected under other rules
         lookup: guardedLookup(allow),
@@ -155,7 +166,7 @@ function send(hop: Hop): Promise<IncomingMessage> {
     );
     req.on('response', resolve);
     req.on('error', (err) => reject(asFetchError(err, signal)));
-    req.end();
+    req.end(hop.body);
   });
 }
 

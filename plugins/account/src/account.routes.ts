@@ -1,6 +1,7 @@
 import { ApiError, badRequest, file, notFound, ok, type RouteContext, type RouteSpec } from '@filigrane/core';
 import { ApiKeyService, requireTokenScheme } from '@filigrane/plugin-auth';
 import { AccountService } from './account.service.js';
+import { ACCOUNT_SCHEMA, SETTINGS_SCHEMA, SETTINGS_UPDATE_SCHEMA } from './account.schemas.js';
 import { DownloadService } from './download.service.js';
 import { parseSettingsUpdate, SettingsService } from './settings.service.js';
 
@@ -13,12 +14,14 @@ export const accountRoutes: RouteSpec[] = [
     versions: [...BOTH],
     method: 'GET',
     path: '/account/',
+    responses: { 200: { schema: ACCOUNT_SCHEMA } },
     handler: async (ctx) => ok(await ctx.container.get(AccountService).view(me(ctx))),
   },
   {
     versions: [...BOTH],
     method: 'GET',
     path: '/account/settings/',
+    responses: { 200: { schema: SETTINGS_SCHEMA } },
     handler: async (ctx) => ok(await ctx.container.get(SettingsService).get(me(ctx))),
   },
   {
@@ -26,6 +29,8 @@ export const accountRoutes: RouteSpec[] = [
     method: 'POST',
     path: '/account/settings/',
     summary: 'Partial update of lang, notifications and notif_site_countries',
+    requestSchema: SETTINGS_UPDATE_SCHEMA,
+    responses: { 200: { schema: SETTINGS_SCHEMA } },
     handler: async (ctx) => ok(await ctx.container.get(SettingsService).update(me(ctx), parseSettingsUpdate(ctx.body))),
   },
   {
@@ -33,6 +38,7 @@ export const accountRoutes: RouteSpec[] = [
     method: 'GET',
     path: '/account/settings/api_key/',
     summary: 'The account API key, as shown in the account settings (Token scheme only)',
+    responses: { 200: { schema: { type: 'object', required: ['api_key'], properties: { api_key: { type: 'string' } } } } },
     async handler(ctx) {
       requireTokenScheme(ctx.principal!);
       return ok({ api_key: await ctx.container.get(ApiKeyService).reveal(me(ctx)) });
@@ -44,6 +50,7 @@ export const accountRoutes: RouteSpec[] = [
     path: '/account/settings/api_key/',
     accepts: ['none', 'json'],
     summary: 'Rotates the API key: a new key is returned and the old one stops working at once (Token scheme only)',
+    responses: { 200: { schema: { type: 'object', required: ['api_key'], properties: { api_key: { type: 'string' } } } } },
     async handler(ctx) {
       requireTokenScheme(ctx.principal!);
       const body = ctx.body;

@@ -1,6 +1,7 @@
 import {
-
   created,
+  pageSchema,
+  type JsonSchema,
   noContent,
   notFound,
   ok,
@@ -13,6 +14,7 @@ import type { OAuthApplication } from './auth.entities.js';
 import { OAuthError, OAuthService } from './oauth.service.js';
 import { parseApplicationName } from './oauth-input.js';
 
+const APPLICATION_SCHEMA: JsonSchema = { type: 'object', required: ['id', 'name', 'client_id', 'created'], properties: { id: { type: 'integer' }, name: { type: 'string' }, client_id: { type: 'string' }, created: { type: 'string', format: 'date-time' } } };
 const applicationView = (a: OAuthApplication) => ({ id: a.id, name: a.name, client_id: a.clientId, created: a.created.toISOString() });
 
 function applicationId(ctx: RouteContext): number {
@@ -50,6 +52,8 @@ export const oauthRoutes: RouteSpec[] = [
     method: 'POST',
     path: '/account/oauth/applications/',
     summary: 'Create an OAuth application (client_secret is shown only here)',
+    requestSchema: { type: 'object', required: ['name'], properties: { name: { type: 'string', maxLength: 255 } } },
+    responses: { 201: { schema: { ...APPLICATION_SCHEMA, required: ['id', 'name', 'client_id', 'created', 'client_secret'], properties: { ...(APPLICATION_SCHEMA.properties as object), client_secret: { type: 'string' } } } } },
     async handler(ctx) {
       const name = parseApplicationName(ctx.body);
       const { application, clientSecret } = await ctx.container.get(OAuthService).createApplication(ctx.principal!.accountId, name);
@@ -60,6 +64,7 @@ export const oauthRoutes: RouteSpec[] = [
     versions: ['v3'],
     method: 'GET',
     path: '/account/oauth/applications/',
+    responses: { 200: { schema: pageSchema(APPLICATION_SCHEMA, { withCount: false }) } },
     async handler(ctx) {
       const oauth = ctx.container.get(OAuthService);
       return ok(await listPage(ctx, (offset, limit) => oauth.listApplications(ctx.principal!.accountId, offset, limit), applicationView, { withCount: false }));
@@ -69,6 +74,7 @@ export const oauthRoutes: RouteSpec[] = [
     versions: ['v3'],
     method: 'GET',
     path: '/account/oauth/applications/:id/',
+    responses: { 200: { schema: APPLICATION_SCHEMA } },
     async handler(ctx) {
       const app = await ctx.container.get(OAuthService).getApplication(ctx.principal!.accountId, applicationId(ctx));
       if (!app) throw notFound('No such application.');
@@ -92,6 +98,8 @@ export const oauthRoutes: RouteSpec[] = [
     auth: 'none',
     accepts: ['form', 'json'],
     summary: 'OAuth 2.0 client-credentials grant',
+    requestSchema: { type: 'object', required: ['grant_type'], properties: { grant_type: { type: 'string', enum: ['client_credentials'] }, client_id: { type: 'string' }, client_secret: { type: 'string' }, scope: { type: 'string' } } },
+    responses: { 200: { schema: { type: 'object', required: ['access_token', 'token_type', 'expires_in'], properties: { access_token: { type: 'string' }, token_type: { type: 'string' }, expires_in: { type: 'integer' }, scope: { type: 'string' } } } } },
     async handler(ctx) {
       const body = (ctx.body ?? {}) as Record<string, unknown>;
       const grant = body.grant_type;

@@ -51,26 +51,26 @@ export class MatchRecorder {
     @inject(TOKENS.Events) private readonly events: EventPublisher,
   ) {}
 
-  private async siteId(url: string | undefined, given: Sighting['site']): Promise<{ id: number | null; host: string | null }> {
+  private async siteId(url: string | undefined, given: Sighting['site']): Promise<{ id: number | null; host: string | null; domain: string | null; country: string | null }> {
     // A source that knows the site (a publication, for the press) names it; otherwise the URL does.
     const named = given?.domain
       ? (siteOf(`https://${given.domain}/`, given) ?? { host: given.domain, domain: given.domain, suffix: '', name: given.name ?? given.domain, country: given.country?.toUpperCase() ?? null })
       : null;
     const site = named ?? (url ? siteOf(url, given ?? {}) : null);
-    if (!site) return { id: null, host: null };
-    const rows: { id: number }[] = await this.db.query(
+    if (!site) return { id: null, host: null, domain: null, country: null };
+    const rows: { id: number; country: string | null }[] = await this.db.query(
       `INSERT INTO sites (domain, name, suffix, country) VALUES ($1, $2, $3, $4)
        ON CONFLICT (domain) DO UPDATE SET country = COALESCE(sites.country, EXCLUDED.country)
-       RETURNING id`,
+       RETURNING id, country`,
       [site.domain, site.name, site.suffix, site.country],
     );
-    return { id: rows[0]!.id, host: site.host };
+    return { id: rows[0]!.id, host: site.host, domain: site.domain, country: rows[0]!.country ?? null };
   }
 
   async record(input: MatchInput): Promise<RecordedMatch> {
     const s = input.sighting;
     const now = s.seenAt ?? this.clock.now();
-    const { id: siteId, host } = await this.siteId(s.page?.url ?? s.imageUrl, s.site);
+    const { id: siteId, host, domain, country } = await this.siteId(s.page?.url ?? s.imageUrl, s.site);
     const page = s.page
       ? {
           type: s.page.type ?? (s.kind === 'press' ? 'article' : 'web'),
@@ -103,12 +103,15 @@ export class MatchRecorder {
       ],
     );
     const recorded = { id: Number(rows[0]!.id), created: rows[0]!.created };
+    // After the write: listeners (webhooks, digests, aggregations) may read the match back.
     await this.events.publish({
       type: recorded.created ? 'match.created' : 'match.updated',
       accountId: s.accountId,
+      occurredAt: now,
       data: {
         id: String(recorded.id), kind: input.kind ?? s.kind, source: s.source, media_id: input.mediaId === null ? null : String(input.mediaId),
         watermarked: input.watermarked, page_url: s.page?.url ?? null, image_url: s.imageUrl ?? null, host, session_id: s.sessionId ?? null, credit: s.credit ?? null,
+        site: domain ? { domain, country } : null,
       },
     });
     return recorded;

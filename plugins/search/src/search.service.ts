@@ -45,7 +45,11 @@ export class SearchService {
     const executor = this.executor(input);
     const { query, sync, name } = await executor.parse(input, scope);
     // A synchronous search works inside the request: bounded (503 + Retry-After when the pool is full).
-    if (sync) return { status: 200, body: { status: 'complete', matches: await this.pool.run(() => executor.run(query, scope)) } };
+    if (sync) {
+      const matches = await this.pool.run(() => executor.run(query, scope));
+      await this.events.publish({ type: 'search.completed', accountId: scope.accountId, data: { id: null, url: null, type: executor.kind, name, status: 'complete', sync: true, match_count: matches.length } });
+      return { status: 200, body: { status: 'complete', matches } };
+    }
     const search = this.db.manager.create(Search, {
       id: randomUUID(),
       accountId: scope.accountId,
@@ -73,9 +77,11 @@ export class SearchService {
     try {
       const matches = await this.byKind(search.kind).run(search.query, scope);
       await this.db.manager.update(Search, { id }, { status: 'complete', matches: matches as never, finished: this.clock.now() });
+      await this.completed(search, 'complete', matches.length);
     } catch (err) {
       const e = err instanceof ApiError ? { code: err.code, details: err.details } : { code: 'server_error', details: 'The search failed; retry later.' };
       await this.db.manager.update(Search, { id }, { status: 'failed', error: e as never, finished: this.clock.now() });
+      await this.completed(search, 'failed', 0);
     }
     const done = await this.db.manager.findOne(Search, { where: { id } });
     if (done) {
@@ -85,6 +91,14 @@ export class SearchService {
         data: { id: done.id, url: searchUrl(done.baseUrl, done.id), kind: done.kind, name: done.name, status: done.status, matches: done.matches?.length ?? 0, error: done.error },
       });
     }
+  }
+
+  private completed(search: Search, status: 'complete' | 'failed', matchCount: number): Promise<void> {
+    return this.events.publish({
+      type: 'search.completed',
+      accountId: search.accountId,
+      data: { id: search.id, url: searchUrl(search.baseUrl, search.id), type: search.kind, name: search.name, status, sync: false, match_count: matchCount },
+    });
   }
 
   async get(accountId: number, id: string, baseUrl: string): Promise<Record<string, unknown>> {

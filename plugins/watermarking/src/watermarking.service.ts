@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { inject, injectable } from 'inversify';
 import { In, LessThanOrEqual, MoreThan, type DataSource } from 'typeorm';
-import { ApiError, CORE_SETTINGS, notFound, returnedRows, TOKENS, type BlobStore, type Clock, type CoreSettings, type JobQueue } from '@filigrane/core';
+import { ApiError, CORE_SETTINGS, notFound, returnedRows, TOKENS, type BlobStore, type Clock, type CoreSettings, type EventPublisher, type JobQueue } from '@filigrane/core';
 import { WATERMARKING_SETTINGS, type WatermarkingSettings } from './watermarking.settings.js';
 import { AccountService, AccountUsageService } from '@filigrane/plugin-account';
 import { mediaApiError } from '@filigrane/plugin-media';
@@ -81,6 +81,7 @@ export class WatermarkingService {
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(CORE_SETTINGS.token) private readonly core: CoreSettings,
     @inject(WATERMARKING_SETTINGS.token) private readonly settings: WatermarkingSettings,
+    @inject(TOKENS.Events) private readonly events: EventPublisher,
     @inject(AccountService) private readonly accounts: AccountService,
     @inject(AccountUsageService) private readonly usage: AccountUsageService,
   ) {}
@@ -201,6 +202,7 @@ export class WatermarkingService {
       const done = await this.db.manager.update(WatermarkingJob, { id, status: 'running' }, { status: 'complete', finished: this.clock.now() });
       // Purged while we worked: do not leave orphan blobs behind.
       if (!done.affected) await this.blobs.deletePrefix(jobPrefix(id));
+      else await this.events.publish({ type: 'watermarking.completed', accountId: job.accountId, data: { id, status: 'complete', error: null } });
       return;
     } catch (err) {
       const mapped = mediaApiError(err);
@@ -210,7 +212,8 @@ export class WatermarkingService {
     }
     // Failures are final (an image that cannot be watermarked will not become one on retry); the
     // client sees the same error body a synchronous request would have had.
-    await this.db.manager.update(WatermarkingJob, { id, status: 'running' }, { status: 'failed', error: error as never, finished: this.clock.now() });
+    const failed = await this.db.manager.update(WatermarkingJob, { id, status: 'running' }, { status: 'failed', error: error as never, finished: this.clock.now() });
+    if (failed.affected) await this.events.publish({ type: 'watermarking.completed', accountId: job.accountId, data: { id, status: 'failed', error } });
   }
 
   expired(job: WatermarkingJob): boolean {
