@@ -16,16 +16,19 @@ test('the first start builds the tool in the background; the download endpoint t
   const toolDir = join(root, 'tool');
   const lines: string[] = [];
   let built!: () => void;
+  let building!: () => void;
   const builtLine = new Promise<void>((r) => (built = r));
+  const buildingLine = new Promise<void>((r) => (building = r));
   const t0 = Date.now();
   const server = await startServer(cliEnv(join(root, 'data'), { TOOL_DIR: toolDir, TOOL_BUILD: 'auto' }), (line) => {
     lines.push(line);
+    if (/Building the offline tool filigrane-mark-linux-x64 in the background/.test(line)) building();
     if (/Offline tool built|tool build failed|could not be built/.test(line)) built();
   });
   try {
     const apiKey = /API key: (\S+)/.exec(server.output())![1]!;
     const get = (path: string) => fetch(`${server.url}${path}`, { headers: { authorization: `Token ${apiKey}` } });
-    t.true(lines.some((l) => /Building the offline tool filigrane-mark-linux-x64 in the background/.test(l)), 'a log line says so');
+    await buildingLine; // logged right after the listening line
 
     const during = (await (await get('/api/v4/account/download/')).json()) as { software: Record<string, string>; building?: string[] };
     t.deepEqual(during.software, {}, 'nothing half-built is listed');
