@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { inject, injectable } from 'inversify';
-import { allowHostsFromEnv, fetchResource } from '@filigrane/net';
-import { badRequest, TOKENS, type AppConfig, type MatchPipeline, type Sighting, type SightingMatch } from '@filigrane/core';
+import { fetchResource } from '@filigrane/net';
+import { badRequest, CORE_SETTINGS, type CoreSettings, type MatchPipeline, type Sighting, type SightingMatch } from '@filigrane/core';
 import { CreditNamesService, MatchRecorder, type MatchInput } from '@filigrane/plugin-matches';
 import { prepareQuery, sniffFormat, type PreparedQuery } from '@filigrane/vision';
 import { IdentificationService, withoutLookAlikes } from './identification.service.js';
@@ -20,7 +20,7 @@ export class MatchPipelineService implements MatchPipeline {
     @inject(IdentificationService) private readonly identification: IdentificationService,
     @inject(MatchRecorder) private readonly recorder: MatchRecorder,
     @inject(CreditNamesService) private readonly credits: CreditNamesService,
-    @inject(TOKENS.Config) private readonly config: AppConfig,
+    @inject(CORE_SETTINGS.token) private readonly core: CoreSettings,
   ) {}
 
   async submit(sighting: Sighting): Promise<SightingMatch[]> {
@@ -65,6 +65,6 @@ export class MatchPipelineService implements MatchPipeline {
 
   private async fetch(url: string | undefined): Promise<Buffer> {
     if (!url) throw badRequest('invalid_sighting', 'A sighting needs the image bytes or its URL.');
-    return (await fetchResource(url, { maxBytes: MAX_SIGHTING_BYTES, allowHosts: allowHostsFromEnv(this.config.extra) })).body;
+    return (await fetchResource(url, { maxBytes: MAX_SIGHTING_BYTES, allowHosts: this.core.fetchAllowHosts })).body;
   }
 }
