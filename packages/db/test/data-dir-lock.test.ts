@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
@@ -32,5 +32,13 @@ test('a lock left by a killed process (dead pid, or a pid reused by another proc
   // Our own pid with another kernel start time: the holder that wrote it is gone.
   writeFileSync(lockPath(d), JSON.stringify({ pid: process.pid, command: 'node earlier', started: '2026-01-01T00:00:00Z', procStart: '1' }));
   t.is(dataDirHolder(d), null);
+  lockDataDir(d).release();
+});
+
+test('a lock file without a record yet (being written) is not taken over; an old unreadable one is', (t) => {
+  const d = dir();
+  writeFileSync(lockPath(d), '');
+  t.throws(() => lockDataDir(d), { instanceOf: DataDirLockedError });
+  utimesSync(lockPath(d), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
   lockDataDir(d).release();
 });
