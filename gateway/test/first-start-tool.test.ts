@@ -19,14 +19,18 @@ test('the first start builds the tool in the background; the download endpoint t
   let building!: () => void;
   const builtLine = new Promise<void>((r) => (built = r));
   const buildingLine = new Promise<void>((r) => (building = r));
+  let keyed!: (key: string) => void;
+  const demoKey = new Promise<string>((r) => (keyed = r));
   const t0 = Date.now();
   const server = await startServer(cliEnv(join(root, 'data'), { TOOL_DIR: toolDir, TOOL_BUILD: 'auto' }), (line) => {
     lines.push(line);
+    const key = /API key: (\S+)/.exec(line);
+    if (key) keyed(key[1]!);
     if (/Building the offline tool filigrane-mark-linux-x64 in the background/.test(line)) building();
     if (/Offline tool built|tool build failed|could not be built/.test(line)) built();
   });
   try {
-    const apiKey = /API key: (\S+)/.exec(server.output())![1]!;
+    const apiKey = await demoKey; // printed after the listening line
     const get = (path: string) => fetch(`${server.url}${path}`, { headers: { authorization: `Token ${apiKey}` } });
     await buildingLine; // logged right after the listening line
 
