@@ -34,7 +34,13 @@ test('the first start builds the tool in the background; the download endpoint t
     const get = (path: string) => fetch(`${server.url}${path}`, { headers: { authorization: `Token ${apiKey}` } });
     await buildingLine; // logged right after the listening line
 
-    const during = (await (await get('/api/v4/account/download/')).json()) as { software: Record<string, string>; building?: string[] };
+    type Info = { software: Record<string, string>; building?: string[] };
+    // The build process takes its lock a moment after the log line (its own Node start-up).
+    let during: Info = { software: {} };
+    for (let i = 0; i < 100 && !during.building; i++) {
+      during = (await (await get('/api/v4/account/download/')).json()) as Info;
+      if (!during.building) await new Promise((r) => setTimeout(r, 100));
+    }
     t.deepEqual(during.software, {}, 'nothing half-built is listed');
     t.deepEqual(during.building, ['filigrane-mark-linux-x64']);
     const early = await get('/api/v4/account/download/software/filigrane-mark-linux-x64');
@@ -43,7 +49,7 @@ test('the first start builds the tool in the background; the download endpoint t
 
     await builtLine;
     t.log(`tool built ${((Date.now() - t0) / 1000).toFixed(0)} s after the start`);
-    const after = (await (await get('/api/v4/account/download/')).json()) as { software: Record<string, string>; building?: string[] };
+    const after = (await (await get('/api/v4/account/download/')).json()) as Info;
     t.deepEqual(Object.keys(after.software), ['filigrane-mark-linux-x64'], lines.join('\n'));
     t.is(after.building, undefined);
     const res = await get(new URL(after.software['filigrane-mark-linux-x64']!).pathname);
