@@ -10,6 +10,8 @@ export interface GatewayConfig extends AppConfig {
   embeddedPgPort: number;
   bodyLimitBytes: number;
   logLevel: string;
+  /** `auto`: `filigrane start` builds the offline tool in the background when it is missing. */
+  toolBuild: string;
   /** Proxies whose X-Forwarded-For is believed: a hop count, or their addresses/CIDRs; false: none. */
   trustProxy: number | string[] | false;
   /** The raw environment plugin settings are parsed from (never handed to plugins as such). */
@@ -41,6 +43,7 @@ export const GATEWAY_SETTINGS = defineSettings('gateway', {
   }),
   toolDir: setting.optionalString({ env: 'TOOL_DIR', description: 'Folder of the offline tool\'s binaries (default `packages/tool/release`)' }),
   toolVersion: setting.optionalString({ env: 'TOOL_VERSION', description: 'Version name the download endpoint shows (default: the package version)' }),
+  toolBuild: setting.string({ env: 'TOOL_BUILD', default: 'auto', choices: ['auto', 'off'], description: '`auto`: the first `start` builds the linux-x64 offline tool in the background when `TOOL_DIR` lacks it; `off`: never' }),
 });
 
 /** Settings from the environment; every one has a default that works on a fresh machine. */
@@ -60,6 +63,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     toolVersion: s.toolVersion ?? readVersion(),
     bodyLimitBytes: s.bodyLimitBytes,
     logLevel: s.logLevel,
+    toolBuild: s.toolBuild,
     trustProxy: parseTrustProxy(s.trustProxy),
     env: { ...env },
     extra: Object.fromEntries(Object.entries(env).filter(([k]) => !NOT_FOR_PLUGINS.includes(k))),

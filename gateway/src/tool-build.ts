@@ -20,8 +20,7 @@ export interface ToolBuild {
  * tool another way). Returns null when nothing is to be built.
  */
 export function buildToolInBackground(config: GatewayConfig, log: (line: string) => void): ToolBuild | null {
-  const setting = config.extra.TOOL_BUILD ?? 'auto';
-  if (setting === 'off' || process.platform !== 'linux' || process.arch !== 'x64') return null;
+  if (config.toolBuild === 'off' || process.platform !== 'linux' || process.arch !== 'x64') return null;
   const target = join(config.toolDir, TOOL_NAME);
   if (existsSync(target)) return null;
   if (!existsSync(BUILD_SCRIPT)) {

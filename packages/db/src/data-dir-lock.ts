@@ -1,4 +1,4 @@
-import { readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 /** Who holds an embedded database directory, as recorded in the lock file beside it. */
@@ -54,6 +54,14 @@ function alive(holder: DataDirHolder): boolean {
   return holder.procStart === null || now === null || now === holder.procStart;
 }
 
+function mtime(file: string): number {
+  try {
+    return statSync(file).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
 function read(file: string): DataDirHolder | null {
   try {
     return JSON.parse(readFileSync(file, 'utf8')) as DataDirHolder;
@@ -94,6 +102,10 @@ export function lockDataDir(dataDir: string): DataDirLock {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 3) throw err;
       const holder = read(file);
       if (holder && alive(holder)) throw new DataDirLockedError(dataDir, holder);
+      // An empty file just created by another process that has not written its record yet.
+      if (!holder && Date.now() - mtime(file) < 10_000) {
+        throw new DataDirLockedError(dataDir, { pid: 0, command: 'another process, taking the lock now', started: new Date().toISOString(), procStart: null });
+      }
       // Stale: moved aside atomically, so that of two processes replacing it only one succeeds.
       const aside = `${file}.stale-${process.pid}`;
       try {
