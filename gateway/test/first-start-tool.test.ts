@@ -52,7 +52,7 @@ test('the first start builds the tool in the background; the download endpoint t
     const after = (await (await get('/api/v4/account/download/')).json()) as Info;
     t.deepEqual(Object.keys(after.software), ['filigrane-mark-linux-x64'], lines.join('\n'));
     t.is(after.building, undefined);
-    const res = await get(new URL(after.software['filigrane-mark-linux-x64']!).pathname);
+    const res = await get(new URL(after.software['filigrane-mark-linux-x64']!, server.url).pathname);
     t.is(res.status, 200);
     const exe = join(root, 'filigrane-mark');
     writeFileSync(exe, Buffer.from(await res.arrayBuffer()));
