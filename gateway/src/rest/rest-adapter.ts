@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Container } from 'inversify';
+import { Readable } from 'node:stream';
 import {
   ApiError,
   toCsv,
@@ -101,6 +102,7 @@ function send(reply: FastifyReply, spec: RouteSpec, res: RouteResponse, format: 
   reply.code(res.status);
   if (res.headers) reply.headers(res.headers);
   if (res.body === undefined || res.status === 204) return reply.send();
+  if (res.body instanceof Readable) return reply.type(res.contentType ?? 'application/octet-stream').send(res.body);
   if (Buffer.isBuffer(res.body)) return reply.type(res.contentType ?? 'application/octet-stream').send(res.body);
   if (format === 'csv') {
     const list = (res.body as Record<string, unknown>)[spec.csvList ?? 'results'];

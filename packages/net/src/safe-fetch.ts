@@ -1,4 +1,4 @@
-import { ClientRequest, IncomingMessage, OutgoingHttpHeaders, request as httpRequest } from 'node:http';
+import { ClientRequest, IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
 import { AllowList } from './allow-list.js';
@@ -17,6 +17,15 @@ export interface SafeFetchOptions {
   allowHosts?: string[];
   accept?: string;
   userAgent?: string;
+  /** Extra request headers (conditional GET: If-None-Match, If-Modified-Since). */
+  headers?: Record<string, string>;
+  /**
+   * false: a redirect is returned to the caller (a crawler follows it itself, under its own rules).
+   * Default true.
+   */
+  followRedirects?: boolean;
+  /** true: any status is returned with its body instead of throwing 'http_error' (304, 429, 5xx). */
+  returnAnyStatus?: boolean;
 }
 
 export interface FetchedResource {
@@ -26,6 +35,12 @@ export interface FetchedResource {
   /** Media type, lower case, without parameters. */
   contentType: string | null;
   body: Buffer;
+  /** Response head, as received (absent for data: URIs). */
+  headers?: IncomingHttpHeaders;
+  statusMessage?: string;
+  httpVersion?: string;
+  /** The request head that was sent for the final hop. */
+  requestHeaders?: OutgoingHttpHeaders;
 }
 
 export const DEFAULT_MAX_BYTES = 50 * 1024 * 1024;
@@ -54,6 +69,7 @@ export async function safeFetch(url: string, options: SafeFetchOptions = {}): Pr
     connection: 'close',
   };
   if (options.accept !== undefined) headers.accept = options.accept;
+  for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value;
 
   const deadline = new AbortController();
   const timer = setTimeout(
@@ -65,7 +81,7 @@ export async function safeFetch(url: string, options: SafeFetchOptions = {}): Pr
     for (let redirects = 0; ; redirects++) {
       const res = await send({ url: target, headers, allow, signal: deadline.signal });
       const location = res.headers.location;
-      if (REDIRECTS.has(res.statusCode!) && location !== undefined) {
+      if (REDIRECTS.has(res.statusCode!) && location !== undefined && options.followRedirects !== false) {
         res.destroy();
         if (redirects >= maxRedirects) {
           throw new FetchError('too_many_redirects', `more than ${maxRedirects} redirects`);
@@ -73,12 +89,15 @@ export async function safeFetch(url: string, options: SafeFetchOptions = {}): Pr
         target = checkTarget(location, allow, target);
         continue;
       }
-      if (res.statusCode! < 200 || res.statusCode! > 299) {
+      if ((res.statusCode! < 200 || res.statusCode! > 299) && !options.returnAnyStatus) {
         res.destroy();
         throw new FetchError('http_error', `${target.host} answered ${res.statusCode}`, res.statusCode);
       }
       const body = await readBody(res, maxBytes, deadline.signal);
-      return { url: target.href, status: res.statusCode!, contentType: mediaType(res.headers['content-type']), body };
+      return {
+        url: target.href, status: res.statusCode!, contentType: mediaType(res.headers['content-type']), body,
+        headers: res.headers, statusMessage: res.statusMessage, httpVersion: res.httpVersion, requestHeaders: { ...headers, host: target.host },
+      };
     }
   } finally {
     clearTimeout(timer);
