@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { returnedRows } from '@filigrane/core';
 import { FetchError, safeFetch, type FetchedResource } from '@filigrane/net';
 import type { CrawlerConfig } from './crawl-settings.js';
 import { robotsRules, type RobotsRules } from './robots-policy.js';
@@ -56,13 +57,13 @@ export class PoliteFetcher {
   /** Reserves the origin's next request slot (shared by all workers) and waits for it. */
   private async waitSlot(origin: string, delay: number): Promise<void> {
     await this.db.query('INSERT INTO crawl_hosts (origin) VALUES ($1) ON CONFLICT DO NOTHING', [origin]);
-    const rows: { wait_ms: number }[] = await this.db.query(
+    const rows = returnedRows<{ wait_ms: number }>(await this.db.query(
       `WITH cur AS (SELECT next_at FROM crawl_hosts WHERE origin = $1 FOR UPDATE)
        UPDATE crawl_hosts h SET next_at = GREATEST(cur.next_at, now()) + make_interval(secs => $2)
        FROM cur WHERE h.origin = $1
        RETURNING GREATEST(0, EXTRACT(EPOCH FROM (GREATEST(cur.next_at, now()) - now())) * 1000)::float8 AS wait_ms`,
       [origin, delay],
-    );
+    ));
     await sleep(rows[0]?.wait_ms ?? 0);
   }
 
@@ -107,6 +108,8 @@ export class PoliteFetcher {
           if (!(err instanceof FetchError)) throw err;
           failure = err;
         }
+        // The delay counts from the end of this exchange too, not only from its start.
+        await this.backOff(origin, req.delay);
         const retriable = failure ? RETRIED_ERRORS.has(failure.code) : RETRIED_STATUS.has(res!.status);
         if (!retriable || attempt > this.config.retries) {
           if (failure) throw failure;
