@@ -80,6 +80,7 @@ export interface CrawlerConfig {
   maxImageBytes: number;
   maxDepth: number;
   concurrency: number;
+  hostConnections: number;
   workersPerCrawl: number;
   crawlDelayCap: number;
   retries: number;
@@ -104,6 +105,7 @@ export function crawlerConfig(config: AppConfig): CrawlerConfig {
     maxImageBytes: n('CRAWL_MAX_IMAGE_BYTES', 30 * 1024 ** 2),
     maxDepth: n('CRAWL_MAX_DEPTH', 30),
     concurrency: Math.max(1, n('CRAWL_CONCURRENCY', 4)),
+    hostConnections: Math.max(1, n('CRAWL_HOST_CONNECTIONS', 1)),
     workersPerCrawl: Math.max(1, n('CRAWL_WORKERS_PER_CRAWL', 1)),
     crawlDelayCap: n('CRAWL_MAX_CRAWL_DELAY', 30),
     retries: n('CRAWL_RETRIES', 2),

@@ -33,7 +33,7 @@ export function retryAfterSeconds(header: string | string[] | undefined, now = D
  * errors with exponential backoff or the server's Retry-After, all through the SSRF-safe fetcher.
  */
 export class PoliteFetcher {
-  private readonly chains = new Map<string, Promise<unknown>>();
+  private readonly gates = new Map<string, { active: number; waiting: (() => void)[] }>();
   private readonly robots = new Map<string, { rules: RobotsRules; at: number }>();
 
   constructor(
@@ -42,16 +42,19 @@ export class PoliteFetcher {
     private readonly allowHosts: string[],
   ) {}
 
-  /** Runs `fn` when no other request of this process is talking to `origin`. */
-  private exclusive<T>(origin: string, fn: () => Promise<T>): Promise<T> {
-    const previous = this.chains.get(origin) ?? Promise.resolve();
-    const next = previous.then(fn, fn);
-    const tail = next.catch(() => undefined);
-    this.chains.set(origin, tail);
-    void tail.then(() => {
-      if (this.chains.get(origin) === tail) this.chains.delete(origin);
-    });
-    return next;
+  /** Runs `fn` when fewer than `hostConnections` requests of this process are talking to `origin` (default one). */
+  private async exclusive<T>(origin: string, fn: () => Promise<T>): Promise<T> {
+    let gate = this.gates.get(origin);
+    if (!gate) this.gates.set(origin, (gate = { active: 0, waiting: [] }));
+    if (gate.active >= this.config.hostConnections) await new Promise<void>((resolve) => gate!.waiting.push(resolve));
+    else gate.active++;
+    try {
+      return await fn();
+    } finally {
+      const next = gate.waiting.shift();
+      if (next) next(); // the slot passes straight to the next waiter
+      else if (--gate.active === 0) this.gates.delete(origin);
+    }
   }
 
   /** Reserves the origin's next request slot (shared by all workers) and waits for it. */
