@@ -4,8 +4,10 @@ import type { FastifyInstance } from 'fastify';
 import { Container } from 'inversify';
 import type { DataSource } from 'typeorm';
 import {
+  CORE_SETTINGS,
   EVENT_LISTENERS,
   EventBus,
+  parseSettings,
   ExtensionRegistry,
   resolvePlugins,
   SecretBox,
@@ -50,6 +52,22 @@ export interface FiligraneApp {
   close(): Promise<void>;
 }
 
+/**
+ * Typed settings of the platform and every plugin, parsed once: a bad value stops the boot naming
+ * its plugin and variable. Test overrides still given through the deprecated `extra` bag count.
+ */
+export function parseAllSettings(plugins: FiligranePlugin[], config: GatewayConfig): Map<symbol, unknown> {
+  const env = { ...config.env, ...config.extra };
+  const parsed = new Map<symbol, unknown>();
+  for (const decl of [CORE_SETTINGS, ...plugins.flatMap((p) => (p.settings ? [p.settings] : []))]) parsed.set(decl.token, parseSettings(decl, env));
+  return parsed;
+}
+
+/** What can be checked before touching a database: the plugin set and every setting. */
+export function checkBoot(plugins: FiligranePlugin[], config: GatewayConfig): void {
+  parseAllSettings(resolvePlugins([rateLimitPlugin, ...plugins]), config);
+}
+
 /** Boots Filigrane: one container, one DataSource, one REST surface, one GraphQL schema, one job runner. */
 export async function createApp(options: AppOptions): Promise<FiligraneApp> {
   const log = options.log ?? ((m: string) => console.log(m));
@@ -64,6 +82,7 @@ export async function createApp(options: AppOptions): Promise<FiligraneApp> {
   container.bind(TOKENS.Extensions).toConstantValue(extensions);
   container.bind(TOKENS.JobQueue).toConstantValue(jobs);
   container.bind(TOKENS.Events).toConstantValue(new EventBus(() => extensions.get(EVENT_LISTENERS), log));
+  for (const [token, values] of parseAllSettings(plugins, options.config)) container.bind(token).toConstantValue(values);
   container.bind(TOKENS.BlobStore).toConstantValue(new FsBlobStore(join(options.config.dataDir, 'blobs')));
 
   const dataSource = createDataSource({

@@ -1,9 +1,16 @@
 import { parseArgs } from 'node:util';
 import { printSchema } from 'graphql';
 import { ApiError } from '@filigrane/core';
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { AccountService } from '@filigrane/plugin-account';
+import { PressIssueService } from '@filigrane/plugin-press';
 import { boot, ensureDemoAccount } from './server.js';
 import { buildGraphQLSchema } from './graphql/graphql.js';
+import { pluginsFromConfig } from './plugins.js';
+import { settingsDocument } from './settings-document.js';
+import { loadConfig } from './config.js';
+import { buildToolInBackground } from './tool-build.js';
 
 const USAGE = `Usage: filigrane <command> [options]
 
@@ -13,10 +20,17 @@ Commands:
   migrate                       apply database migrations and exit
   account create --username U --email E [--full-name F] [--image-quota N] [--disk-quota BYTES] [--json]
                                 create an account and print its API key
+  press ingest FILE.pdf --name NAME --date YYYY-MM-DD [--domain D] [--wait] [--json]
+                                queue a press issue for analysis (workers of \`start\` or \`worker\` do it);
+                                --wait polls until it is complete or failed
   schema                        print the GraphQL schema (SDL)
+  settings                      print every setting (environment variable) as a Markdown table
 
-Environment: PORT (8080), HOST (127.0.0.1), DATA_DIR (./data), DATABASE_URL, PUBLIC_URL,
-  RATE_LIMIT_PER_SECOND (50), RATE_LIMIT_PER_DAY (100000), FILIGRANE_MASTER_KEY, LOG_LEVEL (info)`;
+Environment: PORT (8080), HOST (127.0.0.1), DATA_DIR (./data), DATABASE_URL, FILIGRANE_PLUGINS...
+  \`filigrane settings\` lists them all (docs/configuration.md).
+
+While \`filigrane start\` runs on the embedded database, the other commands use its database
+(through the port it records in DATA_DIR/pg.lock); a second \`start\` on the same DATA_DIR fails.`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -34,6 +48,12 @@ async function main(argv: string[]): Promise<number> {
     case 'account':
       if (rest[0] === 'create') return createAccount(rest.slice(1));
       break;
+    case 'press':
+      if (rest[0] === 'ingest') return pressIngest(rest.slice(1));
+      break;
+    case 'settings':
+      console.log(settingsDocument(await pluginsFromConfig()).trimEnd());
+      return 0;
     case 'schema': {
       const running = await boot('migrate');
       try {
@@ -62,12 +82,15 @@ function untilSignal(): Promise<string> {
 }
 
 async function start(): Promise<number> {
-  const running = await boot('start');
+  const config = loadConfig();
+  const running = await boot('start', config);
   const demoKey = await ensureDemoAccount(running.app);
   console.log(`Filigrane listening on ${running.url} (database: ${running.db.embedded ? 'embedded, under DATA_DIR' : 'DATABASE_URL'})`);
   if (demoKey) console.log(`Created account "demo". API key: ${demoKey}\n  curl -H "Authorization: Token ${demoKey}" ${running.url}/api/v4/account/`);
+  const tool = buildToolInBackground(config, (line) => console.log(line));
   const signal = await untilSignal();
   console.log(`${signal}: stopping`);
+  tool?.stop();
   await running.stop();
   return 0;
 }
@@ -111,6 +134,57 @@ async function createAccount(args: string[]): Promise<number> {
     if (values.json) console.log(JSON.stringify({ username: account.username, email: account.email, home: account.home, api_key: apiKey }));
     else console.log(`Created account "${account.username}" (home ${account.home}).\nAPI key: ${apiKey}`);
     return 0;
+  } catch (err) {
+    if (err instanceof ApiError) {
+      console.error(`error: ${err.code}: ${JSON.stringify(err.details)}`);
+      return 1;
+    }
+    throw err;
+  } finally {
+    await running.stop();
+  }
+}
+
+async function pressIngest(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: {
+      name: { type: 'string' },
+      date: { type: 'string' },
+      domain: { type: 'string' },
+      wait: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (positionals.length !== 1 || !values.name || !values.date) {
+    console.error('press ingest needs FILE.pdf, --name and --date');
+    return 2;
+  }
+  const data = await readFile(positionals[0]!);
+  const running = await boot('migrate');
+  try {
+    const issues = running.app.container.get(PressIssueService);
+    let issue = await issues.ingest({
+      data, name: values.name, date: values.date, domain: values.domain, origin: 'cli', ingestedBy: null,
+      filename: basename(positionals[0]!), sourceUrl: null, baseUrl: issues.defaultBaseUrl(),
+    });
+    const print = () => {
+      const view = issues.view(issue);
+      if (values.json) console.log(JSON.stringify(view));
+      else console.log(`press issue ${issue.id} "${issue.name}" ${issue.date}: ${issue.status}, pages ${issue.pagesDone}/${issue.pagesTotal ?? '?'}${issue.error ? `, ${issue.error.code}: ${issue.error.details}` : ''}`);
+    };
+    print();
+    while (values.wait && issue.status !== 'complete' && issue.status !== 'failed') {
+      await new Promise((r) => setTimeout(r, 1000));
+      const next = await issues.get(issue.id);
+      const changed = next.status !== issue.status || next.pagesDone !== issue.pagesDone;
+      issue = next;
+      if (changed && !values.json) print();
+    }
+    if (values.wait && values.json) print();
+    return issue.status === 'failed' ? 1 : 0;
   } catch (err) {
     if (err instanceof ApiError) {
       console.error(`error: ${err.code}: ${JSON.stringify(err.details)}`);

@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
-import type { AppConfig } from '@filigrane/core';
+import { defineSettings, parseSettings, setting, type AppConfig } from '@filigrane/core';
 
 export interface GatewayConfig extends AppConfig {
   /** Any PostgreSQL; unset means the embedded one under dataDir/pg. */
@@ -9,35 +9,52 @@ export interface GatewayConfig extends AppConfig {
   embeddedPgPort: number;
   bodyLimitBytes: number;
   logLevel: string;
+  /** The raw environment plugin settings are parsed from (never handed to plugins as such). */
+  env: Record<string, string | undefined>;
 }
+
+/** Never in the deprecated `extra` bag: plugins that need a secret get it through a typed setting or a token. */
+const NOT_FOR_PLUGINS = ['FILIGRANE_MASTER_KEY', 'DATABASE_URL'];
 
 const REPO_ROOT = resolve(__dirname, '..', '..', '..');
 
-function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
-  return n;
-}
+/** The gateway's own settings; with CORE_SETTINGS and every plugin's, one generated table (docs/configuration.md). */
+export const GATEWAY_SETTINGS = defineSettings('gateway', {
+  port: setting.integer({ env: 'PORT', default: 8080, min: 0, max: 65535, description: 'Port the API listens on' }),
+  host: setting.string({ env: 'HOST', default: '127.0.0.1', description: 'Address the API listens on' }),
+  dataDir: setting.string({ env: 'DATA_DIR', default: './data', description: 'Embedded database (`pg/`), master key, files' }),
+  databaseUrl: setting.optionalUrl({ env: 'DATABASE_URL', secret: true, description: 'Any PostgreSQL instead of the embedded one' }),
+  publicUrl: setting.optionalUrl({ env: 'PUBLIC_URL', description: 'Base URL for links when behind a proxy' }),
+  perSecond: setting.integer({ env: 'RATE_LIMIT_PER_SECOND', default: 50, min: 0, description: 'Requests per account per second' }),
+  perDay: setting.integer({ env: 'RATE_LIMIT_PER_DAY', default: 100_000, min: 0, description: 'Requests per account per day' }),
+  masterKey: setting.optionalString({ env: 'FILIGRANE_MASTER_KEY', secret: true, description: 'Base64 key (32 bytes) that encrypts secrets at rest; default `DATA_DIR/master.key`; set it for several processes' }),
+  logLevel: setting.string({ env: 'LOG_LEVEL', default: 'info', description: '`silent` turns request logs off' }),
+  plugins: setting.list({ env: 'FILIGRANE_PLUGINS', default: [], description: 'Third-party plugin modules to load, comma-separated, resolved from the working directory (docs/plugins.md)' }),
+  embeddedPgPort: setting.integer({ env: 'EMBEDDED_PG_PORT', default: 0, min: 0, max: 65535, description: 'Port of the embedded PostgreSQL (0: any free port)' }),
+  bodyLimitBytes: setting.integer({ env: 'BODY_LIMIT_BYTES', default: 64 * 1024 * 1024, min: 1, description: 'Largest request body' }),
+  toolDir: setting.optionalString({ env: 'TOOL_DIR', description: 'Folder of the offline tool\'s binaries (default `packages/tool/release`)' }),
+  toolVersion: setting.optionalString({ env: 'TOOL_VERSION', description: 'Version name the download endpoint shows (default: the package version)' }),
+});
 
 /** Settings from the environment; every one has a default that works on a fresh machine. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
-  const dataDir = resolve(env.DATA_DIR ?? join(process.cwd(), 'data'));
+  const s = parseSettings(GATEWAY_SETTINGS, env);
+  const dataDir = resolve(env.DATA_DIR ? s.dataDir : join(process.cwd(), 'data'));
   return {
-    host: env.HOST ?? '127.0.0.1',
-    port: int(env, 'PORT', 8080),
-    publicUrl: env.PUBLIC_URL?.replace(/\/+$/, ''),
+    host: s.host,
+    port: s.port,
+    publicUrl: s.publicUrl?.replace(/\/+$/, ''),
     dataDir,
-    databaseUrl: env.DATABASE_URL || undefined,
-    embeddedPgPort: int(env, 'EMBEDDED_PG_PORT', 0),
-    rateLimit: { perSecond: int(env, 'RATE_LIMIT_PER_SECOND', 50), perDay: int(env, 'RATE_LIMIT_PER_DAY', 100_000) },
+    databaseUrl: s.databaseUrl,
+    embeddedPgPort: s.embeddedPgPort,
+    rateLimit: { perSecond: s.perSecond, perDay: s.perDay },
     tokenLifetimeSeconds: 3600,
-    toolDir: resolve(env.TOOL_DIR ?? join(REPO_ROOT, 'packages', 'tool', 'release')),
-    toolVersion: env.TOOL_VERSION ?? readVersion(),
-    bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 64 * 1024 * 1024),
-    logLevel: env.LOG_LEVEL ?? 'info',
-    extra: { ...env },
+    toolDir: resolve(s.toolDir ?? join(REPO_ROOT, 'packages', 'tool', 'release')),
+    toolVersion: s.toolVersion ?? readVersion(),
+    bodyLimitBytes: s.bodyLimitBytes,
+    logLevel: s.logLevel,
+    env: { ...env },
+    extra: Object.fromEntries(Object.entries(env).filter(([k]) => !NOT_FOR_PLUGINS.includes(k))),
   };
 }
 

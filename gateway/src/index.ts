@@ -1,5 +1,6 @@
 export { createApp, type AppOptions, type FiligraneApp } from './app.js';
-export { loadConfig, type GatewayConfig } from './config.js';
-export { defaultPlugins } from './plugins.js';
-export { startTestServer, call, type TestServer, type CallOptions, type CallResult } from './testing.js';
+export { loadConfig, GATEWAY_SETTINGS, type GatewayConfig } from './config.js';
+export { settingsDocument } from './settings-document.js';
+export { defaultPlugins, configuredPlugins, pluginsFromConfig } from './plugins.js';
+export { startTestServer, call, type TestServer, type TestServerOptions, type CallOptions, type CallResult } from './testing.js';
 export { boot } from './server.js';

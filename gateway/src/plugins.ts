@@ -1,14 +1,53 @@
-import type { FiligranePlugin } from '@filigrane/core';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { checkCoreApi, isPlugin, PluginConfigError, type FiligranePlugin } from '@filigrane/core';
+import { aggregationsPlugin } from '@filigrane/plugin-aggregations';
 import { accountPlugin } from '@filigrane/plugin-account';
 import { authPlugin } from '@filigrane/plugin-auth';
 import { blacklistPlugin } from '@filigrane/plugin-blacklist';
 import { crawlerPlugin } from '@filigrane/plugin-crawler';
 import { matchesPlugin } from '@filigrane/plugin-matches';
 import { mediaPlugin } from '@filigrane/plugin-media';
+import { pressPlugin } from '@filigrane/plugin-press';
 import { searchPlugin } from '@filigrane/plugin-search';
 import { watermarkingPlugin } from '@filigrane/plugin-watermarking';
 
 /** The plugins `filigrane start` loads. Order does not matter: `requires` decides. */
 export function defaultPlugins(): FiligranePlugin[] {
-  return [authPlugin, accountPlugin, blacklistPlugin, mediaPlugin, matchesPlugin, searchPlugin, watermarkingPlugin, crawlerPlugin];
+  return [authPlugin, accountPlugin, blacklistPlugin, mediaPlugin, matchesPlugin, aggregationsPlugin, searchPlugin, watermarkingPlugin, pressPlugin, crawlerPlugin];
+}
+
+/**
+ * Third-party plugins named by FILIGRANE_PLUGINS: comma-separated module specifiers (a package
+ * name or a path such as `./examples/feed-source`), resolved from the working directory like
+ * `require` would. A module exports its plugin as `default`, as `plugin`, or as any named export
+ * that is a plugin object. Each must declare `coreApi`; errors name the module and the plugin.
+ */
+export async function configuredPlugins(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): Promise<FiligranePlugin[]> {
+  const specifiers = (env.FILIGRANE_PLUGINS ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const requireFromCwd = createRequire(join(resolve(cwd), 'noop.js'));
+  const loaded: FiligranePlugin[] = [];
+  for (const specifier of specifiers) {
+    let path: string;
+    try {
+      path = requireFromCwd.resolve(specifier);
+    } catch (err) {
+      throw new PluginConfigError(`FILIGRANE_PLUGINS: cannot find plugin module "${specifier}" from ${cwd} (${(err as Error).message.split('\n')[0]})`);
+    }
+    const mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+    // An ES module's exports, or a CommonJS module's `module.exports` (which import() puts on default).
+    const scopes = [mod, ...(typeof mod.default === 'object' && mod.default !== null ? [mod.default as Record<string, unknown>] : [])];
+    const candidates = scopes.flatMap((scope) => [scope.default, scope.plugin, ...Object.values(scope)]).flat();
+    const plugins = [...new Set(candidates.filter(isPlugin))];
+    if (plugins.length === 0) throw new PluginConfigError(`FILIGRANE_PLUGINS: module "${specifier}" exports no plugin (export one made with definePlugin)`);
+    for (const p of plugins) checkCoreApi(p, `"${specifier}"`);
+    loaded.push(...plugins);
+  }
+  return loaded;
+}
+
+/** The built-in plugins and those FILIGRANE_PLUGINS names. */
+export async function pluginsFromConfig(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): Promise<FiligranePlugin[]> {
+  return [...defaultPlugins(), ...(await configuredPlugins(env, cwd))];
 }

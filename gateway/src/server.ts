@@ -1,9 +1,9 @@
 import { IdentityService } from '@filigrane/plugin-auth';
 import { AccountService } from '@filigrane/plugin-account';
-import { createApp, type FiligraneApp } from './app.js';
+import { checkBoot, createApp, type FiligraneApp } from './app.js';
 import { loadConfig, loadMasterKey, type GatewayConfig } from './config.js';
 import { openDatabase, type Database } from './database.js';
-import { defaultPlugins } from './plugins.js';
+import { pluginsFromConfig } from './plugins.js';
 
 export interface Running {
   app: FiligraneApp;
@@ -17,12 +17,15 @@ export async function boot(mode: 'start' | 'worker' | 'migrate', config: Gateway
   if (mode === 'worker' && !config.databaseUrl) {
     throw new Error('`filigrane worker` shares the API\'s database: set DATABASE_URL to the PostgreSQL that `filigrane start` uses.');
   }
-  const db = await openDatabase(config);
+  const plugins = await pluginsFromConfig(config.env);
+  checkBoot(plugins, config);
+  // Operator commands (migrate mode) reach a running server's embedded database instead of opening it.
+  const db = await openDatabase(config, { attach: mode === 'migrate' });
   let app: FiligraneApp;
   try {
     app = await createApp({
       config,
-      plugins: defaultPlugins(),
+      plugins,
       databaseUrl: db.url,
       masterKey: loadMasterKey(config),
       workers: mode !== 'migrate',

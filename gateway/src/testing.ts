@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AccountService, type QuotaLimits } from '@filigrane/plugin-account';
 import type { Clock, FiligranePlugin } from '@filigrane/core';
-import { createApp, type FiligraneApp } from './app.js';
+import { checkBoot, createApp, type FiligraneApp } from './app.js';
 import { loadConfig, type GatewayConfig } from './config.js';
-import { defaultPlugins } from './plugins.js';
+import { configuredPlugins, defaultPlugins } from './plugins.js';
 
 export interface CallOptions {
   /** API key, sent as `Authorization: Token <key>`. */
@@ -63,18 +63,35 @@ export interface TestServer {
  * A real Filigrane on loopback over an isolated database (embedded, or a fresh database on
  * DATABASE_URL), for end-to-end tests.
  */
-export async function startTestServer(options: { plugins?: FiligranePlugin[]; clock?: Clock; config?: Partial<GatewayConfig>; workers?: boolean } = {}): Promise<TestServer> {
-  const db = await createTestDatabase();
+export interface TestServerOptions {
+  plugins?: FiligranePlugin[];
+  clock?: Clock;
+  config?: Partial<GatewayConfig>;
+  /** Environment variables on top of the process's (plugin settings, FILIGRANE_PLUGINS). */
+  env?: Record<string, string>;
+  workers?: boolean;
+  /** Reuse this database (a restart); otherwise each server gets a fresh one. */
+  databaseUrl?: string;
+  /** The master key (a restart must reuse it to read secrets it stored). */
+  masterKey?: Buffer;
+}
+
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  // Without an explicit list: the built-in plugins and those options.env's FILIGRANE_PLUGINS names.
+  const plugins = options.plugins ?? [...defaultPlugins(), ...(await configuredPlugins(options.env ?? {}))];
+  const env = { ...process.env, DATA_DIR: mkdtempSync(join(tmpdir(), 'filigrane-test-')), ...options.env };
   // Tests fire requests faster than any client should: limits are high unless a test sets them.
   const defaults: Partial<GatewayConfig> = { rateLimit: { perSecond: 100_000, perDay: 100_000_000 } };
-  const config: GatewayConfig = { ...loadConfig({ ...process.env, DATA_DIR: mkdtempSync(join(tmpdir(), 'filigrane-test-')) }), ...defaults, ...options.config };
+  const config: GatewayConfig = { ...loadConfig(env), ...defaults, ...options.config };
+  checkBoot(plugins, config);
+  const db = options.databaseUrl ? { url: options.databaseUrl, dispose: async () => undefined } : await createTestDatabase();
   let app: FiligraneApp;
   try {
     app = await createApp({
       config,
-      plugins: options.plugins ?? defaultPlugins(),
+      plugins,
       databaseUrl: db.url,
-      masterKey: randomBytes(32),
+      masterKey: options.masterKey ?? randomBytes(32),
       clock: options.clock,
       workers: options.workers ?? false,
       log: () => undefined,

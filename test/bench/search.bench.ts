@@ -5,7 +5,11 @@
  *    attacks is applied to each watermarked copy and identified with all the other photos as
  *    distractors: recall@1, false matches (any result that is not the source), and the detection
  *    rate on the first `--detect` photos (detection costs ~1 s per query);
- * 2. latency of a search (decode, ORB, voting, existence check, RANSAC; no detection) with 1,000,
+ * 2. leak tracing (`--leaks N`, default 10; `--copies C`, default 5): N photos each registered
+ *    normally and as C transactional copies (own keys, same pixels); each attack is applied to one
+ *    copy per photo: is that copy first, is any other copy flagged watermarked, latency per query
+ *    with detection;
+ * 3. latency of a search (decode, ORB, voting, existence check, RANSAC; no detection) with 1,000,
  *    10,000 and 100,000 indexed media: up to 10,000 synthetic media are real rows (media +
  *    visual_index, random ORB descriptors) so that warm-up from PostgreSQL is measured; beyond,
  *    synthetic media are added to the in-memory index only; index memory per media.
@@ -57,11 +61,13 @@ export async function run(args: string[]): Promise<void> {
       detect: { type: 'string', default: '4' },
       scale: { type: 'string', default: '1000,10000,100000' },
       'skip-quality': { type: 'boolean', default: false },
+      leaks: { type: 'string', default: '10' },
+      copies: { type: 'string', default: '5' },
     },
   });
   const files = readdirSync(values.photos).filter((f) => /\.(jpe?g|png)$/i.test(f)).sort().slice(0, Number(values.limit));
   const detectPhotos = Number(values.detect);
-  const levels = values.scale.split(',').map(Number);
+  const levels = values.scale.split(',').map(Number).filter((n) => n > 0);
   const pg = benchPostgres();
   process.env.DATABASE_URL = pg.url;
   const server = await startTestServer({ config: { rateLimit: { perSecond: 1_000_000, perDay: 1_000_000_000 } } });
@@ -117,14 +123,63 @@ export async function run(args: string[]): Promise<void> {
     if (falses.length) console.log(`false matches: ${falses.join(', ')}`);
     }
 
-    // 3. Latency at scale, memory per media.
+    // 3. Leak tracing: transactional copies of one original look the same; the mark names the leak.
+    if (Number(values.leaks) > 0) await leaks(Number(values.leaks), Number(values.copies));
+    async function leaks(originals: number, copies: number): Promise<void> {
+      const account = await server.createAccount('leaks');
+      const pub = Buffer.from(await (await fetch(`${server.url}/api/v4/account/download/public_key.der`, { headers: { authorization: `Token ${account.apiKey}` } })).arrayBuffer());
+      const given: { path: string; image: Buffer }[][] = [];
+      for (const f of files.slice(0, originals)) {
+        const source = readFileSync(join(values.photos, f));
+        const put = async (path: string, registration: Parameters<typeof encodeLmk>[0]) => {
+          const res = await server.call('PUT', `/api/v4/media${path}`, { key: account.apiKey, body: encodeLmk(registration, pub), headers: { 'content-type': 'application/lmk' } });
+          if (res.status !== 201) throw new Error(`${path}: ${res.status} ${res.text}`);
+        };
+        await put(`/leaks/${f}/original`, (await embed(source, generateKey())).registration);
+        const recipients: { path: string; image: Buffer }[] = [];
+        for (let c = 1; c <= copies; c++) {
+          const e = await embed(source, generateKey(), { transactional: true });
+          await put(`/leaks/${f}/copy-${c}`, e.registration);
+          recipients.push({ path: `/leaks/${f}/copy-${c}`, image: e.image });
+        }
+        given.push(recipients);
+      }
+      console.log(`\nLeak tracing: ${given.length} originals x ${copies} transactional copies (+ the normal registration), one leaked copy per original and attack`);
+      console.log('| attack | right copy first | wrong copy flagged watermarked | p50 ms | p95 ms |');
+      console.log('|---|---|---|---|---|');
+      let first = 0, wrong = 0, queries = 0;
+      const all: number[] = [];
+      const misses: string[] = [];
+      for (const [a, [name, attack]] of Object.entries(ATTACKS).entries()) {
+        let f1 = 0, w = 0;
+        const ms: number[] = [];
+        for (const [i, recipients] of given.entries()) {
+          const leak = recipients[(i + a) % recipients.length]!;
+          const query = await attack(leak.image);
+          const t0 = performance.now();
+          const found = await identification.identify(account.id, query, { mode: 'near_duplicate', transforms: ALL, detect: true });
+          ms.push(performance.now() - t0);
+          if (found[0]?.media.path === leak.path) f1++;
+          else misses.push(`${name}:${leak.path}->${found[0]?.media.path ?? 'nothing'}`);
+          w += found.filter((r) => r.watermarked === true && r.media.path !== leak.path).length;
+        }
+        first += f1; wrong += w; queries += given.length; all.push(...ms);
+        console.log(`| ${name} | ${f1}/${given.length} | ${w} | ${pct(ms, 0.5).toFixed(0)} | ${pct(ms, 0.95).toFixed(0)} |`);
+      }
+      console.log(`| **all** | **${(first / queries).toFixed(3)}** (${first}/${queries}) | **${wrong}** | ${pct(all, 0.5).toFixed(0)} | ${pct(all, 0.95).toFixed(0)} |`);
+      if (misses.length) console.log(`not first: ${misses.join(', ')}`);
+    }
+
+    // 4. Latency at scale, memory per media.
     const queryImages = await Promise.all(marked.slice(0, 20).map((m, i) => (i % 2 ? ATTACKS.crop50! : ATTACKS['resize50+jpeg70']!)(m)));
     const fill = filler(12345);
     let synthetic = 0;
     const db = server.app.dataSource;
     const dbLimit = 10_000;
-    console.log('\n| indexed media | warm-up ms | p50 ms | p95 ms | recall@1 | index bytes/media |');
-    console.log('|---|---|---|---|---|---|');
+    if (levels.length) {
+      console.log('\n| indexed media | warm-up ms | p50 ms | p95 ms | recall@1 | index bytes/media |');
+      console.log('|---|---|---|---|---|---|');
+    }
     for (const level of levels) {
       const target = level - files.length;
       // Real rows up to dbLimit: media + visual_index, inserted in batches.

@@ -2,10 +2,10 @@ import test from 'ava';
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import { contribute, definePlugin, EVENT_LISTENERS, type DomainEvent } from '@filigrane/core';
-import { defaultPlugins, startTestServer, type TestServer } from '@filigrane/gateway';
+import { configuredPlugins, defaultPlugins, startTestServer, type TestServer } from '@filigrane/gateway';
 import { syntheticPhoto } from '@filigrane/vision';
 import { embed, encodeLmk, generateKey } from '@filigrane/watermark';
-import { feedSourcePlugin } from '../support/feed-source.plugin.js';
+import { execFileSync } from 'node:child_process';
 
 let server: TestServer;
 let key: string;
@@ -14,14 +14,17 @@ let original: Buffer;
 
 const dataUri = (b: Buffer) => `data:image/jpeg;base64,${b.toString('base64')}`;
 const feed = (image: Buffer, page: string, k = key, session?: number) =>
-  server.call('POST', '/api/v4/test-feed/sightings/', { key: k, json: { image: dataUri(image), page_url: page, image_url: `${page}/img.jpg`, session_id: session } });
+  server.call('POST', '/api/v4/partner-feed/sightings/', { key: k, json: { image: dataUri(image), page_url: page, image_url: `${page}/img.jpg`, session_id: session } });
 
 // Listens to domain events as webhooks and digests do, without importing the matches plugin.
 const events: DomainEvent[] = [];
 const eventProbe = definePlugin({ id: 'event-probe', contributions: [contribute(EVENT_LISTENERS, () => (e: DomainEvent) => void events.push(e))] });
 
 test.before(async () => {
-  server = await startTestServer({ plugins: [...defaultPlugins(), feedSourcePlugin, eventProbe] });
+  // The example is a package of its own: build it, then load it the way an operator would.
+  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-b', 'examples/feed-source'], { stdio: 'inherit' });
+  const env = { FILIGRANE_PLUGINS: './examples/feed-source' };
+  server = await startTestServer({ env, plugins: [...defaultPlugins(), ...(await configuredPlugins(env)), eventProbe] });
   key = (await server.createAccount('feeder')).apiKey;
   const der = Buffer.from(await (await fetch(`${server.url}/api/v4/account/download/public_key.der`, { headers: { authorization: `Token ${key}` } })).arrayBuffer());
   original = await syntheticPhoto(21);
@@ -74,7 +77,7 @@ test.serial('a credit line naming the account gives a credit match, with or with
   const account = await server.createAccount('lumiere');
   const unrelated = await sharp(await syntheticPhoto(77)).jpeg().toBuffer();
   const post = (credit: string) =>
-    server.call('POST', '/api/v4/test-feed/sightings/', {
+    server.call('POST', '/api/v4/partner-feed/sightings/', {
       key: account.apiKey,
       json: { image: dataUri(unrelated), page_url: 'https://mag.example.com/a', image_url: 'https://mag.example.com/a.jpg', credit, last_modified: '2026-11-01T10:00:00Z' },
     });

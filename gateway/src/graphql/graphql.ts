@@ -39,6 +39,9 @@ export async function mountGraphQL(app: FastifyInstance, plugins: FiligranePlugi
     schema,
     formatError,
     plugins: [fastifyApolloDrainPlugin(app), ApolloServerPluginLandingPageDisabled()],
+    // The CLI stops everything in order on SIGTERM/SIGINT; Apollo's own handler would re-raise the
+    // signal and kill the process before the embedded database is closed and its lock released.
+    stopOnTerminationSignals: false,
   });
   await apollo.start();
   const handler = fastifyApolloHandler(apollo, {

@@ -1,8 +1,9 @@
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Container } from 'inversify';
-import { Readable } from 'node:stream';
 import {
   ApiError,
+  csvChunks,
   toCsv,
   queryString,
   type ApiVersion,
@@ -101,13 +102,26 @@ async function serve(mounted: MountedRoute, req: FastifyRequest, container: Cont
 function send(reply: FastifyReply, spec: RouteSpec, res: RouteResponse, format: string): FastifyReply {
   reply.code(res.status);
   if (res.headers) reply.headers(res.headers);
+  if (res.csv) {
+    const name = res.csv.filename.replace(/[^A-Za-z0-9._-]/g, '_');
+    return reply
+      .type('text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="${name}"`)
+      .send(Readable.from(csvChunks(res.csv)));
+  }
   if (res.body === undefined || res.status === 204) return reply.send();
   if (res.body instanceof Readable) return reply.type(res.contentType ?? 'application/octet-stream').send(res.body);
   if (Buffer.isBuffer(res.body)) return reply.type(res.contentType ?? 'application/octet-stream').send(res.body);
   if (format === 'csv') {
     const list = (res.body as Record<string, unknown>)[spec.csvList ?? 'results'];
     const rows = Array.isArray(list) ? (list as Record<string, unknown>[]) : [res.body as Record<string, unknown>];
-    return reply.type('text/csv; charset=utf-8').send(toCsv(rows));
+    return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${csvFileName(reply)}"`).send(toCsv(rows));
   }
   return reply.type('application/json; charset=utf-8').send(JSON.stringify(res.body));
+}
+
+/** A file name for a CSV answer built from a JSON list: the last path segment and the date. */
+function csvFileName(reply: FastifyReply): string {
+  const segment = (reply.request.url.split('?')[0] ?? '').split('/').filter(Boolean).pop() ?? 'export';
+  return `${segment.replace(/[^A-Za-z0-9._-]/g, '_')}-${new Date().toISOString().slice(0, 10)}.csv`;
 }

@@ -10,6 +10,9 @@ export interface AppConfig {
   /** Folder whose files the download endpoint lists as the offline tool's binaries. */
   toolDir: string;
   toolVersion: string;
-  /** Free-form settings plugins read by name (for example quotas). */
+  /**
+   * @deprecated Declare typed settings on the plugin (`settings: defineSettings(...)`) and inject
+   * them; this bag (the environment without FILIGRANE_MASTER_KEY and DATABASE_URL) goes away.
+   */
   extra: Record<string, string | undefined>;
 }

@@ -1,30 +1,67 @@
 /**
  * CSV for list endpoints (format=csv): one row per object; nested objects are flattened to
- * dotted columns and lists are dropped, as the spec says ("flattened or absent").
+ * dotted columns, lists of plain values joined in one cell and lists of objects dropped, as the spec
+ * says ("flattened or absent").
  */
 export function toCsv(rows: Record<string, unknown>[]): string {
-  const flat = rows.map((r) => flatten(r));
+  const flat = rows.map((r) => flattenObject(r));
   const columns: string[] = [];
   for (const row of flat) for (const k of Object.keys(row)) if (!columns.includes(k)) columns.push(k);
-  const lines = [columns.map(cell).join(',')];
-  for (const row of flat) lines.push(columns.map((c) => cell(row[c])).join(','));
+  const lines = [columns.map(csvCell).join(',')];
+  for (const row of flat) lines.push(columns.map((c) => csvCell(row[c])).join(','));
   return lines.join('\r\n') + '\r\n';
 }
 
-function flatten(value: Record<string, unknown>, prefix = '', out: Record<string, unknown> = {}): Record<string, unknown> {
+/** Nested objects as dotted keys (`site.domain`); lists of plain values as one cell (`a,b`), lists of objects left out. */
+export function flattenObject(value: Record<string, unknown>, prefix = '', out: Record<string, unknown> = {}): Record<string, unknown> {
   for (const [k, v] of Object.entries(value)) {
     const key = prefix ? `${prefix}.${k}` : k;
-    if (Array.isArray(v)) continue;
-    if (v !== null && typeof v === 'object' && !(v instanceof Date)) flatten(v as Record<string, unknown>, key, out);
+    if (Array.isArray(v)) {
+      // An empty list says nothing about its items: no cell (an empty one under fixed columns).
+      if (v.length > 0 && v.every((x) => x === null || typeof x !== 'object')) out[key] = v.join(',');
+      continue;
+    }
+    if (v !== null && typeof v === 'object' && !(v instanceof Date)) flattenObject(v as Record<string, unknown>, key, out);
     else out[key] = v;
   }
   return out;
 }
 
-function cell(v: unknown): string {
+/** One CSV field: formulas neutralised (CSV injection), quoted when needed (RFC 4180). */
+export function csvCell(v: unknown): string {
   if (v === null || v === undefined) return '';
   let s = v instanceof Date ? v.toISOString() : String(v);
   // Neutralise spreadsheet formulas (CSV injection) before quoting.
   if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/**
+ * A streamed CSV export: the route gives fixed columns (dotted paths into each object) and the
+ * objects batch by batch, so an export of any size is written without holding it in memory.
+ */
+export interface CsvExport {
+  /** File name offered in Content-Disposition. */
+  filename: string;
+  columns: string[];
+  /** Batches of objects, read lazily (a keyset walk over the database). */
+  batches: AsyncIterable<Record<string, unknown>[]>;
+}
+
+/** The CSV text of an export, one chunk per batch (header first). */
+export async function* csvChunks(exp: CsvExport): AsyncGenerator<string> {
+  yield exp.columns.map(csvCell).join(',') + '\r\n';
+  for await (const batch of exp.batches) {
+    let chunk = '';
+    for (const obj of batch) {
+      const flat = flattenObject(obj);
+      chunk += exp.columns.map((c) => csvCell(flat[c])).join(',') + '\r\n';
+    }
+    if (chunk) yield chunk;
+  }
+}
+
+/** Columns of an object's flattened shape (to declare an export's columns from a sample view). */
+export function csvColumnsOf(sample: Record<string, unknown>): string[] {
+  return Object.keys(flattenObject(sample));
 }

@@ -1,4 +1,4 @@
-import type { FiligranePlugin } from './plugin.js';
+import { CORE_API_VERSION, type FiligranePlugin } from './plugin.js';
 
 export class PluginConfigError extends Error {
   override name = 'PluginConfigError';
@@ -47,4 +47,26 @@ export function resolvePlugins(plugins: FiligranePlugin[]): FiligranePlugin[] {
     }
   }
   return ordered;
+}
+
+/**
+ * Refuses a plugin built for another core API (a different major version), or one that does not
+ * say which it was built for: the error names the plugin and what it declared.
+ */
+export function checkCoreApi(plugin: FiligranePlugin, origin: string): void {
+  const where = `plugin "${plugin.id}" (from ${origin})`;
+  if (typeof plugin.coreApi !== 'string' || !/^\d+(\.\d+)?$/.test(plugin.coreApi)) {
+    throw new PluginConfigError(`${where} does not declare the core API version it was built for (coreApi: '${CORE_API_VERSION}')`);
+  }
+  const major = (v: string) => v.split('.')[0];
+  const [wantMajor, wantMinor] = plugin.coreApi.split('.').map(Number);
+  const [haveMajor, haveMinor] = CORE_API_VERSION.split('.').map(Number);
+  if (major(plugin.coreApi) !== major(CORE_API_VERSION) || (wantMajor === haveMajor && (wantMinor ?? 0) > haveMinor)) {
+    throw new PluginConfigError(`${where} was built for core API ${plugin.coreApi}, but this Filigrane provides core API ${CORE_API_VERSION}`);
+  }
+}
+
+/** Is this value a plugin object (what a configured module exports)? */
+export function isPlugin(value: unknown): value is FiligranePlugin {
+  return typeof value === 'object' && value !== null && typeof (value as FiligranePlugin).id === 'string' && ('coreApi' in value || 'routes' in value || 'contributions' in value || 'bindings' in value);
 }

@@ -2,6 +2,13 @@ import type { Container, ContainerModule } from 'inversify';
 import type { ExtensionPoint } from './extension-point.js';
 import type { JobSpec } from './jobs.js';
 import type { RouteSpec } from './route.js';
+import type { SettingsDeclaration } from './settings.js';
+
+/**
+ * The version of this plugin contract. A plugin built for another major version is refused at
+ * boot; bump the major on any breaking change to what `packages/core` exports to plugins.
+ */
+export const CORE_API_VERSION = '1.0';
 
 /** A contribution to another plugin's extension point, built once the container exists. */
 export interface Contribution<T = unknown> {
@@ -25,6 +32,15 @@ export interface PluginContext {
  */
 export interface FiligranePlugin {
   id: string;
+  /**
+   * The core API version the plugin was built for (`CORE_API_VERSION` when it was compiled, for
+   * example '1.0'). Required of plugins loaded by configuration (FILIGRANE_PLUGINS); the major
+   * must equal this Filigrane's.
+   */
+  coreApi?: string;
+  /** The environment settings the plugin reads, parsed and validated at boot (see settings.ts). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  settings?: SettingsDeclaration<any>;
   /** Plugin ids that must be loaded too (checked at boot). */
   requires?: string[];
   // TypeORM entity classes and migration classes.

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { Container } from 'inversify';
+import type { CsvExport } from './csv.js';
 import type { Principal } from './request-context.js';
 
 export type ApiVersion = 'v1' | 'v2' | 'v3' | 'v4';
@@ -34,6 +35,8 @@ export interface RouteResponse {
   headers?: Record<string, string>;
   /** Set for non-JSON payloads (files). */
   contentType?: string;
+  /** A streamed CSV export (format=csv on routes that declare it), written batch by batch. */
+  csv?: CsvExport;
 }
 
 export type BodyKind = 'json' | 'form' | 'binary' | 'multipart' | 'none';
@@ -49,6 +52,9 @@ export interface UploadedFile {
 
 export const isUploadedFile = (v: unknown): v is UploadedFile =>
   typeof v === 'object' && v !== null && (v as UploadedFile).kind === 'file' && Buffer.isBuffer((v as UploadedFile).data);
+
+/** A JSON Schema object (draft 2020-12, the dialect of OpenAPI 3.1). */
+export type JsonSchema = Record<string, unknown>;
 
 export interface RouteSpec {
   /** API versions the route is mounted under (`/api/<v><path>`); omit for absolute paths like /o/token/. */
@@ -67,11 +73,25 @@ export interface RouteSpec {
   /** For csv: the list field to flatten (default `results`). */
   csvList?: string;
   summary?: string;
+  // Description for the OpenAPI document (`/api/schema/`); every field is optional: a route without
+  // them still appears, with its path parameters, the error body and a generic response.
+  description?: string;
+  /** Grouping in the API docs; defaults to the owning plugin's id. */
+  tags?: string[];
+  /** Query parameters (name -> JSON Schema, with an optional `description`). */
+  query?: Record<string, JsonSchema>;
+  /** JSON Schema (2020-12) of a JSON or form body. */
+  requestSchema?: JsonSchema;
+  /** JSON Schema of the success response bodies, by status (200, 201...). */
+  responses?: Record<number, { description?: string; schema?: JsonSchema }>;
   handler(ctx: RouteContext): Promise<RouteResponse>;
 }
 
 export const ok = (body: unknown, headers?: Record<string, string>): RouteResponse => ({ status: 200, body, headers });
 export const created = (body: unknown): RouteResponse => ({ status: 201, body });
+export const csvExport = (exp: CsvExport): RouteResponse => ({ status: 200, csv: exp });
+/** True when the request asks for CSV (the adapter has already refused formats the route does not declare). */
+export const wantsCsv = (ctx: Pick<RouteContext, 'query'>): boolean => queryString(ctx.query, 'format') === 'csv';
 export const noContent = (): RouteResponse => ({ status: 204 });
 export const file = (data: Buffer, contentType: string, filename?: string): RouteResponse => ({
   status: 200,

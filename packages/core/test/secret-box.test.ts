@@ -13,10 +13,10 @@ test('sealed secrets open with the same master key only', (t) => {
   t.throws(() => box.open(tampered));
 });
 
-test('csv flattens objects, drops lists, quotes and defuses formulas', (t) => {
+test('csv flattens objects, joins lists of values, drops lists of objects, quotes and defuses formulas', (t) => {
   const csv = toCsv([
-    { id: 1, site: { domain: 'a.com' }, tags: ['x'], note: 'say "hi", ok' },
-    { id: 2, site: { domain: '=cmd()' }, tags: [], note: null },
+    { id: 1, site: { domain: 'a.com' }, tags: ['x', 'y'], paths: [{ p: 1 }], note: 'say "hi", ok' },
+    { id: 2, site: { domain: '=cmd()' }, tags: [], paths: [], note: null },
   ]);
-  t.is(csv, 'id,site.domain,note\r\n1,a.com,"say ""hi"", ok"\r\n2,\'=cmd(),\r\n');
+  t.is(csv, 'id,site.domain,tags,note\r\n1,a.com,"x,y","say ""hi"", ok"\r\n2,\'=cmd(),,\r\n');
 });

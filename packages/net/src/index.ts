@@ -5,3 +5,4 @@ export { guardedLookup, type Resolver } from './guarded-lookup.js';
 export { parseDataUri } from './data-uri.js';
 export { safeFetch, type SafeFetchOptions, type FetchedResource } from './safe-fetch.js';
 export { fetchResource } from './fetch-resource.js';
+export { resolveClientUrl, fetchErrorStatus, type LocalResolver, type ResolveUrlOptions } from './url-resolver.js';

@@ -3,25 +3,71 @@
  * Builds release/filigrane-mark-linux-x64: a Node single executable application (SEA) that runs
  * with neither Node nor node_modules. Steps: bundle the compiled tool with esbuild (sharp and
  * opencv.js left out), pack sharp + its native addon + libvips as an asset, generate the SEA blob,
- * inject it into a copy of this Node binary with postject. Run through `npm run build:tool`.
+ * inject it into a copy of this Node binary with postject. Run through `npm run build:tool`, or
+ * started in the background by the first `filigrane start` (gateway/src/tool-build.ts).
+ * `--out DIR` writes elsewhere than release/. Work files live in a private temporary folder; the
+ * executable is written under a hidden name and renamed when complete, so the download endpoint
+ * never lists half a file; `DIR/.build.lock` names the building process (one build at a time).
  */
 'use strict';
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 
+const os = require('node:os');
+const { parseArgs } = require('node:util');
+
 const toolDir = path.resolve(__dirname, '..');
-const buildDir = path.join(toolDir, 'build');
-const releaseDir = path.join(toolDir, 'release');
-const output = path.join(releaseDir, 'filigrane-mark-linux-x64');
+const { values: args } = parseArgs({ options: { out: { type: 'string' } } });
+const releaseDir = path.resolve(args.out || path.join(toolDir, 'release'));
+const NAME = 'filigrane-mark-linux-x64';
+const output = path.join(releaseDir, NAME);
+const partial = path.join(releaseDir, `.${NAME}.partial`);
+const lockFile = path.join(releaseDir, '.build.lock');
+const started = Date.now();
 
 if (process.platform !== 'linux' || process.arch !== 'x64') {
   console.error(`build:tool produces a linux-x64 executable and must run on linux-x64 (this is ${process.platform}-${process.arch})`);
   process.exit(1);
 }
-fs.rmSync(buildDir, { recursive: true, force: true });
-fs.mkdirSync(buildDir, { recursive: true });
 fs.mkdirSync(releaseDir, { recursive: true });
+takeLock();
+const buildDir = fs.mkdtempSync(path.join(os.tmpdir(), 'filigrane-tool-build-'));
+process.on('exit', () => {
+  fs.rmSync(buildDir, { recursive: true, force: true });
+  fs.rmSync(partial, { force: true });
+  try {
+    if (JSON.parse(fs.readFileSync(lockFile, 'utf8')).pid === process.pid) fs.rmSync(lockFile);
+  } catch {
+    // already gone
+  }
+});
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(1));
+
+/** One build per folder: a live holder makes this one stop; a dead one's lock is replaced. */
+function takeLock() {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      fs.writeFileSync(lockFile, JSON.stringify({ pid: process.pid, name: NAME, started: new Date().toISOString() }), { flag: 'wx' });
+      return;
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw err;
+      let holder = null;
+      try {
+        holder = JSON.parse(fs.readFileSync(lockFile, 'utf8'));
+        process.kill(holder.pid, 0);
+      } catch (e) {
+        if (!holder || e.code === 'ESRCH') {
+          fs.rmSync(lockFile, { force: true });
+          continue;
+        }
+      }
+      console.error(`${NAME} is already being built by process ${holder.pid} (since ${holder.started})`);
+      process.exit(3);
+    }
+  }
+  throw new Error(`cannot take ${lockFile}`);
+}
 
 // 1. Bundle: one CommonJS file, as SEA requires.
 const esbuild = require('esbuild');
@@ -96,15 +142,16 @@ const config = {
 fs.writeFileSync(path.join(buildDir, 'sea-config.json'), JSON.stringify(config, null, 2));
 execFileSync(process.execPath, ['--experimental-sea-config', path.join(buildDir, 'sea-config.json')], { stdio: 'inherit' });
 
-// 4. Inject into a copy of this Node binary.
-fs.rmSync(output, { force: true });
-fs.copyFileSync(process.execPath, output);
-fs.chmodSync(output, 0o755);
+// 4. Inject into a copy of this Node binary, under a hidden name; renamed once complete.
+fs.rmSync(partial, { force: true });
+fs.copyFileSync(process.execPath, partial);
+fs.chmodSync(partial, 0o755);
 const postject = require.resolve('postject/dist/cli.js', { paths: [toolDir] });
 execFileSync(
   process.execPath,
-  [postject, output, 'NODE_SEA_BLOB', config.output, '--sentinel-fuse', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'],
+  [postject, partial, 'NODE_SEA_BLOB', config.output, '--sentinel-fuse', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'],
   { stdio: 'inherit' },
 );
+fs.renameSync(partial, output);
 const size = fs.statSync(output).size;
-console.log(`${path.relative(process.cwd(), output)}: ${(size / 1e6).toFixed(1)} MB (sharp asset: ${[...packages.keys()].join(', ')}; ${fileCount} files, ${(pack.length / 1e6).toFixed(1)} MB)`);
+console.log(`${path.relative(process.cwd(), output)}: ${(size / 1e6).toFixed(1)} MB in ${((Date.now() - started) / 1000).toFixed(0)} s (sharp asset: ${[...packages.keys()].join(', ')}; ${fileCount} files, ${(pack.length / 1e6).toFixed(1)} MB)`);

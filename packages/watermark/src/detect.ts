@@ -148,8 +148,23 @@ export async function analyseDetection(
   reference: DetectionReference,
   options: AnalyseOptions = {},
 ): Promise<DetectionAnalysis> {
+  const [analysis] = await analyseKeys(query, reference, [reference.key], options);
+  return analysis!;
+}
+
+/**
+ * One analysis per key over hypotheses computed once: the registrations, warps and key-independent
+ * features of `reference` (reduced original and grid) serve every key. Without `exhaustive`, stops
+ * at the first hypothesis where any key is decided.
+ */
+async function analyseKeys(
+  query: Uint8Array | PreparedQuery,
+  reference: Omit<DetectionReference, 'key'>,
+  keys: readonly Uint8Array[],
+  options: AnalyseOptions,
+): Promise<DetectionAnalysis[]> {
   const t0 = performance.now();
-  assertMediaKey(reference.key);
+  for (const key of keys) assertMediaKey(key);
   const q = query instanceof PreparedQuery ? query : await prepareQuery(query, { maxPixels: options.maxPixels });
   const params: EmbeddingParams = reference.params;
   const { gridWidth: w0, gridHeight: h0, bandLow, bandHigh } = params;
@@ -160,7 +175,7 @@ export async function analyseDetection(
   if (!original && modes.includes('informed')) throw new Error('informed detection needs the reduced original');
   const ecc = options.ecc !== false && original !== undefined;
   const band = bandIndices(w0, h0, bandLow, bandHigh);
-  const carrier = gaussianCarrier(reference.key, band.length);
+  const carriers = keys.map((key) => gaussianCarrier(key, band.length));
   const { width: qw, height: qh } = q.image;
   const resizeOnly = aspectMatches(q.image.originalWidth, q.image.originalHeight, params.gridWidth, params.gridHeight);
   // The family is fixed before looking at any statistic: resize hypothesis (when the aspect ratio
@@ -169,11 +184,11 @@ export async function analyseDetection(
   const logThreshold = Math.log10(threshold) - Math.log10(Math.max(1, family));
   const proxies = new ProxyCache(q);
   const features: HypothesisFeatures[] = [];
-  const best: Partial<Record<DetectionMode, { log10p: number; score: number; name: string }>> = {};
+  const best: Partial<Record<DetectionMode, { log10p: number; score: number; name: string }>>[] = keys.map(() => ({}));
   let inliers: number | null = null;
   let tested = 0;
 
-  const decided = (): boolean => modes.every((m) => (best[m]?.log10p ?? 0) < logThreshold);
+  const decided = (): boolean => best.some((b) => modes.every((m) => (b[m]?.log10p ?? 0) < logThreshold));
   const evaluate = (name: string, warped: Warped): void => {
     tested++;
     const coverage = warped.valid / (w0 * h0);
@@ -186,9 +201,12 @@ export async function analyseDetection(
           ? informedFeatures(original!, warped.values, warped.mask, w0, h0, band, bandHigh)
           : blindFeatures(warped.values, warped.mask, w0, h0, band, bandHigh);
       f[m] = x;
-      const score = normalisedCorrelation(x, carrier);
-      const log10p = log10PValue(score, band.length);
-      if (!best[m] || log10p < best[m]!.log10p) best[m] = { log10p, score, name };
+      for (const [k, carrier] of carriers.entries()) {
+        const score = normalisedCorrelation(x, carrier);
+        const log10p = log10PValue(score, band.length);
+        const b = best[k]!;
+        if (!b[m] || log10p < b[m]!.log10p) b[m] = { log10p, score, name };
+      }
     }
   };
   const refine = async (name: string, base: Warped & { toGrid: Mat3 }): Promise<void> => {
@@ -214,19 +232,16 @@ export async function analyseDetection(
   if (ecc && registered && (options.exhaustive || !decided())) await refine('features', registered);
   if (ecc && resized && (options.exhaustive || !decided())) await refine('resize', resized);
 
-  const outcomes: Partial<Record<DetectionMode, ModeOutcome>> = {};
-  for (const m of modes) {
-    const b = best[m];
-    const log10p = b ? Math.min(0, b.log10p + Math.log10(Math.max(1, family))) : 0;
-    outcomes[m] = { watermarked: log10p < Math.log10(threshold), log10p, score: b?.score ?? 0, best: b?.name };
-  }
   const coverage = features.reduce((c, f) => Math.max(c, f.coverage), 0);
-  return {
-    family,
-    features,
-    outcomes,
-    diagnostics: { informed: modes[0] === 'informed', hypotheses: family, tested, inliers, coverage, ms: performance.now() - t0 },
-  };
+  const diagnostics = { informed: modes[0] === 'informed', hypotheses: family, tested, inliers, coverage, ms: performance.now() - t0 };
+  return best.map((b) => {
+    const outcomes: Partial<Record<DetectionMode, ModeOutcome>> = {};
+    for (const m of modes) {
+      const log10p = b[m] ? Math.min(0, b[m]!.log10p + Math.log10(Math.max(1, family))) : 0;
+      outcomes[m] = { watermarked: log10p < Math.log10(threshold), log10p, score: b[m]?.score ?? 0, best: b[m]?.name };
+    }
+    return { family, features, outcomes, diagnostics };
+  });
 }
 
 /** Is `query` a watermarked copy made with this registration's key? */
@@ -259,4 +274,40 @@ export function log10PValueForKey(features: readonly HypothesisFeatures[], famil
     min = Math.min(min, log10PValue(normalisedCorrelation(x, carrier), x.length));
   }
   return Math.min(0, min + Math.log10(Math.max(1, family)));
+}
+
+/**
+ * Which of several registrations marked `query`: one decision per reference, in order. References
+ * that share a reduced original (the same object) and a grid, as the transactional copies of one
+ * image do, share one registration of the query and one set of features; each key then costs a
+ * correlation. Stops at the first hypothesis where a key is decided, so at most the leaked copy
+ * (and any registration with the very same key) comes out watermarked.
+ */
+export async function detectAmong(
+  query: Uint8Array | PreparedQuery,
+  references: readonly DetectionReference[],
+  options: DetectOptions = {},
+): Promise<boolean[]> {
+  const q = query instanceof PreparedQuery ? query : await prepareQuery(query, { maxPixels: options.maxPixels });
+  const groups = new Map<unknown, Map<string, number[]>>();
+  for (const [i, r] of references.entries()) {
+    const p = r.params;
+    const grid = [p.algorithm, p.gridWidth, p.gridHeight, p.bandLow, p.bandHigh].join(':');
+    let byGrid = groups.get(r.reduced ?? null);
+    if (!byGrid) groups.set(r.reduced ?? null, (byGrid = new Map()));
+    byGrid.set(grid, [...(byGrid.get(grid) ?? []), i]);
+  }
+  const out = references.map(() => false);
+  for (const byGrid of groups.values()) {
+    for (const members of byGrid.values()) {
+      const first = references[members[0]!]!;
+      const analyses = await analyseKeys(q, first, members.map((i) => references[i]!.key), {
+        transforms: options.transforms,
+        threshold: options.threshold,
+        ecc: options.ecc,
+      });
+      for (const [k, i] of members.entries()) out[i] = Object.values(analyses[k]!.outcomes)[0]?.watermarked ?? false;
+    }
+  }
+  return out;
 }

@@ -3,6 +3,7 @@ export { generateKey, MEDIA_KEY_BYTES, type MediaKey } from './key';
 export { embed, embedRaw, type EmbedOptions, type EmbedReport, type EmbedResult, type EmbedRawResult } from './embed';
 export {
   detect,
+  detectAmong,
   orbOfReduced,
   DEFAULT_THRESHOLD,
   type DetectOptions,

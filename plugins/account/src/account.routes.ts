@@ -1,4 +1,4 @@
-import { file, notFound, ok, type RouteContext, type RouteSpec } from '@filigrane/core';
+import { ApiError, file, notFound, ok, type RouteContext, type RouteSpec } from '@filigrane/core';
 import { ApiKeyService } from '@filigrane/plugin-auth';
 import { AccountService } from './account.service.js';
 import { DownloadService } from './download.service.js';
@@ -44,7 +44,9 @@ export const accountRoutes: RouteSpec[] = [
       const base = downloadBase(ctx);
       const software: Record<string, string> = {};
       for (const name of await downloads.binaries()) software[name] = `${base}/software/${encodeURIComponent(name)}`;
-      return ok({ version: downloads.version(), key: { 'public_key.der': `${base}/public_key.der` }, software });
+      // While the first start builds the tool, `building` names it (see docs/api-decisions.md).
+      const building = await downloads.building();
+      return ok({ version: downloads.version(), key: { 'public_key.der': `${base}/public_key.der` }, software, ...(building.length ? { building } : {}) });
     },
   },
   {
@@ -58,7 +60,11 @@ export const accountRoutes: RouteSpec[] = [
     method: 'GET',
     path: '/account/download/software/:name',
     async handler(ctx) {
-      const data = await ctx.container.get(DownloadService).binary(ctx.params.name ?? '');
+      const downloads = ctx.container.get(DownloadService);
+      const data = await downloads.binary(ctx.params.name ?? '');
+      if (!data && (await downloads.building()).includes(ctx.params.name ?? '')) {
+        throw new ApiError(503, 'tool_building', 'The offline tool is being built (it takes about a minute after the first start): try again shortly.');
+      }
       if (!data) throw notFound('No such file.');
       return file(data, 'application/octet-stream', ctx.params.name);
     },

@@ -33,6 +33,23 @@ export class DownloadService {
     return readFile(join(this.config.toolDir, name));
   }
 
+  /**
+   * Executables being built right now (the first start builds the linux-x64 tool in the
+   * background): named by the build's lock file in the tool folder while its process lives.
+   */
+  async building(): Promise<string[]> {
+    let lock: { pid: number; name: string };
+    try {
+      lock = JSON.parse(await readFile(join(this.config.toolDir, '.build.lock'), 'utf8')) as { pid: number; name: string };
+      process.kill(lock.pid, 0);
+    } catch (err) {
+      // No lock, an unreadable one, or a dead builder (EPERM would be alive under another user).
+      if ((err as NodeJS.ErrnoException).code !== 'EPERM') return [];
+      lock ??= { pid: 0, name: '' };
+    }
+    return SAFE_NAME.test(lock.name) && !(await this.binaries()).includes(lock.name) ? [lock.name] : [];
+  }
+
   version(): string {
     return this.config.toolVersion;
   }

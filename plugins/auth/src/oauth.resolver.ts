@@ -2,7 +2,7 @@ import { inject, injectable } from 'inversify';
 import { Arg, Ctx, Field, ID, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import { requirePrincipal, type GraphQLContext } from '@filigrane/core';
 import type { OAuthApplication } from './auth.entities.js';
-import { parseApplicationName } from './oauth.routes.js';
+import { parseApplicationName } from './oauth-input.js';
 import { OAuthService } from './oauth.service.js';
 
 @ObjectType('OAuthApplication')

@@ -11,6 +11,7 @@ import {
 } from '@filigrane/core';
 import type { OAuthApplication } from './auth.entities.js';
 import { OAuthError, OAuthService } from './oauth.service.js';
+import { parseApplicationName } from './oauth-input.js';
 
 const applicationView = (a: OAuthApplication) => ({ id: a.id, name: a.name, client_id: a.clientId, created: a.created.toISOString() });
 
@@ -18,15 +19,6 @@ function applicationId(ctx: RouteContext): number {
   const id = ctx.params.id ?? '';
   if (!/^\d{1,9}$/.test(id)) throw notFound('No such application.');
   return Number(id);
-}
-
-export function parseApplicationName(body: unknown): string {
-  const name = (body as { name?: unknown } | undefined)?.name;
-  if (typeof name !== 'string' || name.trim() === '') {
-    throw validationError([{ field: 'name', code: 'required', details: 'This field is required.' }]);
-  }
-  if (name.length > 255) throw validationError([{ field: 'name', code: 'max_length', details: 'Ensure this field has no more than 255 characters.' }]);
-  return name.trim();
 }
 
 function clientCredentials(ctx: RouteContext): { clientId: string; clientSecret: string } {

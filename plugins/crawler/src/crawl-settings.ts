@@ -1,4 +1,4 @@
-import { validationError, type AppConfig, type ErrorItem } from '@filigrane/core';
+import { defineSettings, parseSettings, setting, validationError, type AppConfig, type ErrorItem } from '@filigrane/core';
 import { canonicalUrl, siteOf } from './crawl-url.js';
 
 /** Bounds of the per-session numbers, all in seconds (see docs/api-decisions.md). */
@@ -92,28 +92,26 @@ export interface CrawlerConfig {
   userAgent: string;
 }
 
+/** The crawler's environment settings, checked at boot and listed by `filigrane settings`. */
+export const CRAWLER_SETTINGS = defineSettings('crawler', {
+  maxPages: setting.integer({ env: 'CRAWL_MAX_PAGES', default: 10_000, min: 1, description: 'Pages fetched at most by one crawl' }),
+  maxBytes: setting.integer({ env: 'CRAWL_MAX_BYTES', default: 2 * 1024 ** 3, min: 1, description: 'Bytes downloaded at most by one crawl' }),
+  maxPageBytes: setting.integer({ env: 'CRAWL_MAX_PAGE_BYTES', default: 10 * 1024 ** 2, min: 1024, description: 'Largest page fetched (larger ones are logged and skipped)' }),
+  maxImageBytes: setting.integer({ env: 'CRAWL_MAX_IMAGE_BYTES', default: 30 * 1024 ** 2, min: 1024, description: 'Largest image fetched' }),
+  maxDepth: setting.integer({ env: 'CRAWL_MAX_DEPTH', default: 30, min: 0, description: 'Links followed at most from a start URL (ends endless calendars)' }),
+  concurrency: setting.integer({ env: 'CRAWL_CONCURRENCY', default: 4, min: 1, max: 256, description: 'Crawl loops per process and crawl' }),
+  hostConnections: setting.integer({ env: 'CRAWL_HOST_CONNECTIONS', default: 1, min: 1, max: 64, description: 'Simultaneous connections to one site from one process' }),
+  workersPerCrawl: setting.integer({ env: 'CRAWL_WORKERS_PER_CRAWL', default: 1, min: 1, max: 256, description: 'Worker jobs queued per crawl (processes sharing it)' }),
+  crawlDelayCap: setting.number({ env: 'CRAWL_MAX_CRAWL_DELAY', default: 30, min: 0, description: 'Cap on a robots.txt Crawl-delay, in seconds' }),
+  retries: setting.integer({ env: 'CRAWL_RETRIES', default: 2, min: 0, max: 10, description: 'Retries of a request answered 429/5xx or failed by the network' }),
+  retryAfterCap: setting.number({ env: 'CRAWL_MAX_RETRY_AFTER', default: 60, min: 0, description: 'Cap on a Retry-After wait, in seconds' }),
+  claimLease: setting.number({ env: 'CRAWL_CLAIM_LEASE', default: 120, min: 1, description: 'Seconds a worker holds a claimed page before another may take it' }),
+  recrawlHours: setting.number({ env: 'CRAWL_RECRAWL_HOURS', default: 24, min: 0, description: 'Hours between the end of a crawl and the next scheduled one' }),
+  minImageSide: setting.integer({ env: 'CRAWL_MIN_IMAGE_SIDE', default: 64, min: 1, description: 'Images with a shorter side are logged, not matched' }),
+  offsiteImages: setting.boolean({ env: 'CRAWL_OFFSITE_IMAGES', default: false, description: 'Fetch images hosted on other sites than the crawled one' }),
+  userAgent: setting.string({ env: 'CRAWL_USER_AGENT', default: 'Filigrane/0.1 (+https://github.com/filigrane/filigrane; media tracking crawler)', description: 'User-Agent of the crawler' }),
+});
+
 export function crawlerConfig(config: AppConfig): CrawlerConfig {
-  const env = config.extra;
-  const n = (name: string, fallback: number) => {
-    const v = Number(env[name]);
-    return env[name] !== undefined && env[name] !== '' && Number.isFinite(v) && v >= 0 ? v : fallback;
-  };
-  return {
-    maxPages: n('CRAWL_MAX_PAGES', 10_000),
-    maxBytes: n('CRAWL_MAX_BYTES', 2 * 1024 ** 3),
-    maxPageBytes: n('CRAWL_MAX_PAGE_BYTES', 10 * 1024 ** 2),
-    maxImageBytes: n('CRAWL_MAX_IMAGE_BYTES', 30 * 1024 ** 2),
-    maxDepth: n('CRAWL_MAX_DEPTH', 30),
-    concurrency: Math.max(1, n('CRAWL_CONCURRENCY', 4)),
-    hostConnections: Math.max(1, n('CRAWL_HOST_CONNECTIONS', 1)),
-    workersPerCrawl: Math.max(1, n('CRAWL_WORKERS_PER_CRAWL', 1)),
-    crawlDelayCap: n('CRAWL_MAX_CRAWL_DELAY', 30),
-    retries: n('CRAWL_RETRIES', 2),
-    retryAfterCap: n('CRAWL_MAX_RETRY_AFTER', 60),
-    claimLease: n('CRAWL_CLAIM_LEASE', 120),
-    recrawlHours: n('CRAWL_RECRAWL_HOURS', 24),
-    minImageSide: n('CRAWL_MIN_IMAGE_SIDE', 64),
-    offsiteImages: env.CRAWL_OFFSITE_IMAGES === 'true',
-    userAgent: env.CRAWL_USER_AGENT ?? 'Filigrane/0.1 (+https://github.com/filigrane/filigrane; media tracking crawler)',
-  };
+  return parseSettings(CRAWLER_SETTINGS, config.extra);
 }

@@ -3,6 +3,7 @@ import { contribute, definePlugin, TRACKING_SOURCES } from '@filigrane/core';
 import { CrawlRunner } from './crawl-runner.service.js';
 import { CRAWL_QUEUE, CrawlService } from './crawl.service.js';
 import { crawlerSource } from './crawler-source.js';
+import { CRAWLER_SETTINGS } from './crawl-settings.js';
 import { CrawlBatch, CrawlSession } from './crawler.entities.js';
 import { CrawlerInit1763800008000 } from './crawler.migration.js';
 import { CrawlerResolver } from './crawler.resolver.js';
@@ -14,6 +15,7 @@ export const crawlerPlugin = definePlugin({
   requires: ['auth', 'search', 'matches'],
   entities: [CrawlSession, CrawlBatch],
   migrations: [CrawlerInit1763800008000],
+  settings: CRAWLER_SETTINGS,
   bindings: new ContainerModule(({ bind }) => {
     bind(CrawlService).toSelf().inSingletonScope();
     bind(CrawlRunner).toSelf().inSingletonScope();

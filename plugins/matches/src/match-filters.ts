@@ -1,100 +1,99 @@
 import {
-  badRequest,
+  likeBelow,
   parseBoolean,
-  parseDateFilters,
+  parseFilterQuery,
   queryString,
-  type DateCondition,
+  type FilterCondition,
+  type FilterFields,
   type QueryValue,
 } from '@filigrane/core';
 
-/** Match filters, whatever the API version that parsed them. */
+/** Match filters, whatever the API version that parsed them (the spec's filter language). */
 export interface MatchFilters {
   kind?: 'web' | 'press' | 'credit';
+  /** One match (detail routes). */
   id?: number;
-  created: DateCondition[];
-  watermarked?: boolean;
-  exclusive?: boolean;
+  conditions: FilterCondition[];
+  fields: FilterFields;
   excludeBlacklisted: boolean;
-  siteId?: number;
-  siteName?: string;
-  siteSuffix?: string;
-  siteDomain?: string;
-  mediaId?: number;
-  mediaPath?: string;
-  export?: boolean;
-  tags?: string[];
-  sessions?: number[];
-  pageUrl?: string;
-  pagePublished: DateCondition[];
 }
 
-const PAGING = ['cursor', 'page_size', 'format'];
+// m: matches, s: sites, md: media.
+const mediaPath: FilterFields[string] = {
+  type: 'string',
+  sql: 'md.path',
+  // `media.path=/home/folder` is that media or every media below the folder.
+  custom: (op, v, p) => {
+    if (op !== 'eq' || typeof v !== 'string') return undefined;
+    const path = v.replace(/\/+$/, '');
+    return `(md.path = ${p(path)} OR md.path LIKE ${p(likeBelow(path))})`;
+  },
+};
 
-function list(query: Record<string, QueryValue>, name: string): string[] | undefined {
-  const raw = query[name];
-  if (raw === undefined) return undefined;
-  const values = (Array.isArray(raw) ? raw : [raw]).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
-  return values.length ? values : undefined;
-}
+/** GET /api/v4/matches/ filterable fields. */
+export const V4_FIELDS: FilterFields = {
+  id: { type: 'integer', sql: 'm.id' },
+  date_created: { type: 'date', sql: 'm.date_created' },
+  date_updated: { type: 'date', sql: 'm.date_updated' },
+  watermarked: { type: 'boolean', sql: 'm.watermarked' },
+  export: { type: 'boolean', sql: 'm.export' },
+  tags: { type: 'string-list', sql: 'm.tags' },
+  sessions: { type: 'integer-list', sql: 'm.sessions' },
+  'site.id': { type: 'integer', sql: 'm.site_id' },
+  'site.name': { type: 'string', sql: 's.name' },
+  'site.suffix': { type: 'string', sql: 's.suffix', lowerCase: true },
+  'site.domain': { type: 'string', sql: 's.domain', lowerCase: true },
+  'site.country': { type: 'string', sql: 's.country' },
+  'media.id': { type: 'integer', sql: 'm.media_id' },
+  'media.path': mediaPath,
+  'page.url': { type: 'string', sql: "NULLIF(m.page_url, '')" },
+  'page.date_published': { type: 'date', sql: 'm.page_date_published' },
+};
 
-function int(raw: string | undefined, name: string): number | undefined {
-  if (raw === undefined || raw === '') return undefined;
-  if (!/^\d{1,15}$/.test(raw)) throw badRequest('invalid_filter', { [name]: [`"${raw}" is not an id.`] });
-  return Number(raw);
-}
+const V4_NOT_FILTERABLE = ['url', 'payload', 'media', 'site', 'page', 'media.type', 'media.thumbnail', 'media.image', 'page.type', 'page.headline'];
 
-function ints(values: string[] | undefined, name: string): number[] | undefined {
-  return values?.map((v) => int(v, name)!);
-}
-
-function refuseUnknown(query: Record<string, QueryValue>, allowed: string[]): void {
-  const unknown = Object.keys(query).filter((k) => !allowed.includes(k) && !PAGING.includes(k));
-  if (unknown.length) throw badRequest('invalid_filter', Object.fromEntries(unknown.map((k) => [k, [`Unknown filter "${k}".`]])));
-}
-
-const V4_DATE_OPS = ['', '__gte', '__lte', '__gt', '__lt'];
-
-/** GET /api/v4/matches/ filters. */
+/** GET /api/v4/matches/ filters: the spec's list, with every operator of the filter language. */
 export function parseV4Filters(query: Record<string, QueryValue>): MatchFilters {
-  refuseUnknown(query, [
-    'id', ...V4_DATE_OPS.map((o) => `date_created${o}`), 'watermarked', 'site.id', 'site.name', 'site.suffix', 'site.domain',
-    'media.id', 'media.path', 'blacklist', 'export', 'tags', 'sessions', 'page.url', ...V4_DATE_OPS.map((o) => `page.date_published${o}`),
-  ]);
-  const q = (n: string) => queryString(query, n);
   return {
-    id: int(q('id'), 'id'),
-    created: parseDateFilters(query, 'date_created', '__'),
-    watermarked: parseBoolean(q('watermarked'), 'watermarked'),
-    excludeBlacklisted: parseBoolean(q('blacklist'), 'blacklist') ?? false,
-    siteId: int(q('site.id'), 'site.id'),
-    siteName: q('site.name'),
-    siteSuffix: q('site.suffix')?.toLowerCase(),
-    siteDomain: q('site.domain')?.toLowerCase(),
-    mediaId: int(q('media.id'), 'media.id'),
-    mediaPath: q('media.path'),
-    export: parseBoolean(q('export'), 'export'),
-    tags: list(query, 'tags'),
-    sessions: ints(list(query, 'sessions'), 'sessions'),
-    pageUrl: q('page.url'),
-    pagePublished: parseDateFilters(query, 'page.date_published', '__'),
+    conditions: parseFilterQuery(query, V4_FIELDS, { reserved: ['blacklist'], notFilterable: V4_NOT_FILTERABLE }),
+    fields: V4_FIELDS,
+    excludeBlacklisted: parseBoolean(queryString(query, 'blacklist'), 'blacklist') ?? false,
   };
 }
 
-const V3_DATES = ['date', 'date_lte', 'date_gte', 'date_lt', 'date_gt'];
+const V3_COMMON: FilterFields = {
+  id: { type: 'integer', sql: 'm.id' },
+  date: { type: 'date', sql: 'm.date_created' },
+};
+
+/** v3 fields per listing (the spec's parameters, then the lookups the filter language adds). */
+const V3_FIELDS: Record<'web' | 'press' | 'credit', FilterFields> = {
+  web: {
+    ...V3_COMMON,
+    watermarked: { type: 'boolean', sql: 'm.watermarked' },
+    // Unknown exclusivity (null) is neither true nor false.
+    exclusive: { type: 'boolean', sql: 'm.exclusive' },
+    session_id: { type: 'integer-list', sql: 'm.sessions' },
+    domain: { type: 'string', sql: 'm.host', lowerCase: true },
+    query_page_url: { type: 'string', sql: "NULLIF(m.page_url, '')" },
+  },
+  press: { ...V3_COMMON, watermarked: { type: 'boolean', sql: 'm.watermarked' } },
+  credit: { ...V3_COMMON, page_url: { type: 'string', sql: "NULLIF(m.page_url, '')" } },
+};
+
+// The spec's v3 spellings of the date lookups (`date_lte`), as the language's (`date__lte`).
+const V3_ALIASES: Record<string, string> = { date_lt: 'date__lt', date_lte: 'date__lte', date_gt: 'date__gt', date_gte: 'date__gte' };
 
 /** GET /api/v3/matches/<kind>/ filters. */
 export function parseV3Filters(kind: 'web' | 'press' | 'credit', query: Record<string, QueryValue>): MatchFilters {
-  const extra = kind === 'web' ? ['watermarked', 'exclusive', 'blacklist', 'session_id'] : kind === 'press' ? ['watermarked'] : ['blacklist'];
-  refuseUnknown(query, [...V3_DATES, ...extra]);
-  const q = (n: string) => queryString(query, n);
-  const session = int(q('session_id'), 'session_id');
+  const blacklist = kind === 'press' ? [] : ['blacklist'];
   return {
     kind,
-    created: parseDateFilters(query, 'date', '_'),
-    watermarked: parseBoolean(q('watermarked'), 'watermarked'),
-    exclusive: parseBoolean(q('exclusive'), 'exclusive'),
-    excludeBlacklisted: parseBoolean(q('blacklist'), 'blacklist') ?? false,
-    sessions: session !== undefined ? [session] : undefined,
-    pagePublished: [],
+    conditions: parseFilterQuery(query, V3_FIELDS[kind], { reserved: blacklist, aliases: V3_ALIASES, notFilterable: ['url', 'type', 'paths', 'image', 'created'] }),
+    fields: V3_FIELDS[kind],
+    excludeBlacklisted: kind === 'press' ? false : (parseBoolean(queryString(query, 'blacklist'), 'blacklist') ?? false),
   };
 }
+
+/** Filters of one match (detail routes). */
+export const byId = (id: number, kind?: MatchFilters['kind']): MatchFilters => ({ id, kind, conditions: [], fields: V4_FIELDS, excludeBlacklisted: false });

@@ -1,9 +1,9 @@
 import { inject, injectable } from 'inversify';
 import { In, type DataSource } from 'typeorm';
-import { dateConditionsSql, decodeCursor, likeBelow, returnedRows, TOKENS, type Cursor } from '@filigrane/core';
+import { decodeCursor, filterSql, returnedRows, TOKENS, type Cursor } from '@filigrane/core';
 import { Media } from '@filigrane/plugin-media';
 import { BlacklistService } from '@filigrane/plugin-blacklist';
-import type { MatchFilters } from './match-filters.js';
+import { byId, type MatchFilters } from './match-filters.js';
 import type { SightedImage } from './match.entity.js';
 
 /** A match row joined with its site and media, as the views need it. */
@@ -64,23 +64,7 @@ export class MatchQueryService {
     // v4 matches are media found somewhere: credit matches (no media) are listed by v3 only.
     w.push(f.kind ? `m.kind = ${p(f.kind)}` : `m.kind <> 'credit'`);
     if (f.id !== undefined) w.push(`m.id = ${p(f.id)}`);
-    w.push(...dateConditionsSql('m.date_created', f.created, params));
-    if (f.watermarked !== undefined) w.push(`m.watermarked = ${p(f.watermarked)}`);
-    if (f.exclusive !== undefined) w.push(`m.exclusive IS NOT DISTINCT FROM ${p(f.exclusive)}`);
-    if (f.siteId !== undefined) w.push(`m.site_id = ${p(f.siteId)}`);
-    if (f.siteName !== undefined) w.push(`s.name = ${p(f.siteName)}`);
-    if (f.siteSuffix !== undefined) w.push(`s.suffix = ${p(f.siteSuffix)}`);
-    if (f.siteDomain !== undefined) w.push(`s.domain = ${p(f.siteDomain)}`);
-    if (f.mediaId !== undefined) w.push(`m.media_id = ${p(f.mediaId)}`);
-    if (f.mediaPath !== undefined) {
-      const path = f.mediaPath.replace(/\/+$/, '');
-      w.push(`(md.path = ${p(path)} OR md.path LIKE ${p(likeBelow(path))})`);
-    }
-    if (f.export !== undefined) w.push(`m.export = ${p(f.export)}`);
-    if (f.tags) w.push(`m.tags && ${p(f.tags)}::text[]`);
-    if (f.sessions) w.push(`m.sessions && ${p(f.sessions)}::int[]`);
-    if (f.pageUrl !== undefined) w.push(`m.page_url = ${p(f.pageUrl)}`);
-    w.push(...dateConditionsSql('m.page_date_published', f.pagePublished, params));
+    w.push(...filterSql(f.conditions, f.fields, params));
     if (f.excludeBlacklisted) {
       const domains = await this.blacklist.list(accountId);
       if (domains.length) {
@@ -125,10 +109,37 @@ export class MatchQueryService {
     };
   }
 
+  /**
+   * Every match for the filters (format=csv), newest first, in batches: a keyset walk over the
+   * (account, date_created, id) index, so an export of any size keeps memory flat.
+   */
+  async *exportBatches(accountId: number, filters: MatchFilters, onlyExportable: boolean, batchSize = 2000): AsyncGenerator<MatchRow[]> {
+    const params: unknown[] = [];
+    const where = await this.where(accountId, filters, params);
+    if (onlyExportable) where.push('m.export');
+    let after: [Date, string] | null = null;
+    for (;;) {
+      const batchParams = [...params];
+      const batchWhere = [...where];
+      if (after) {
+        batchParams.push(after[0], after[1]);
+        batchWhere.push(`(m.date_created, m.id) < ($${batchParams.length - 1}, $${batchParams.length})`);
+      }
+      const rows: MatchRow[] = await this.db.query(
+        `${SELECT} WHERE ${batchWhere.join(' AND ')} ORDER BY m.date_created DESC, m.id DESC LIMIT ${Number(batchSize)}`,
+        batchParams,
+      );
+      if (rows.length) yield rows;
+      if (rows.length < batchSize) return;
+      const last = rows[rows.length - 1]!;
+      after = [last.date_created, last.id];
+    }
+  }
+
   /** One match of the account (no count, no cursor: a single indexed lookup). */
   async get(accountId: number, id: number, kind?: MatchFilters['kind']): Promise<MatchRow | null> {
     const params: unknown[] = [];
-    const where = await this.where(accountId, { id, kind, created: [], pagePublished: [], excludeBlacklisted: false }, params);
+    const where = await this.where(accountId, byId(id, kind), params);
     const rows: MatchRow[] = await this.db.query(`${SELECT} WHERE ${where.join(' AND ')} LIMIT 1`, params);
     return rows[0] ?? null;
   }

@@ -50,7 +50,11 @@ export class MatchRecorder {
   ) {}
 
   private async siteId(url: string | undefined, given: Sighting['site']): Promise<{ id: number | null; host: string | null }> {
-    const site = url ? siteOf(url, given ?? {}) : null;
+    // A source that knows the site (a publication, for the press) names it; otherwise the URL does.
+    const named = given?.domain
+      ? (siteOf(`https://${given.domain}/`, given) ?? { host: given.domain, domain: given.domain, suffix: '', name: given.name ?? given.domain, country: given.country?.toUpperCase() ?? null })
+      : null;
+    const site = named ?? (url ? siteOf(url, given ?? {}) : null);
     if (!site) return { id: null, host: null };
     const rows: { id: number }[] = await this.db.query(
       `INSERT INTO sites (domain, name, suffix, country) VALUES ($1, $2, $3, $4)

@@ -2,10 +2,10 @@ import { inject, injectable } from 'inversify';
 import { Arg, Ctx, Field, InputType, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { encodeCursor, notFound, requirePrincipal, type GraphQLContext, type QueryValue } from '@filigrane/core';
-import { parseV4Filters } from './match-filters.js';
+import { parseV3Filters, parseV4Filters } from './match-filters.js';
 import { MatchQueryService } from './match-query.service.js';
-import { parseMatchChange } from './matches.routes.js';
-import { matchV4 } from './match-view.js';
+import { parseMatchChange } from './match-change.js';
+import { matchV3, matchV4 } from './match-view.js';
 
 @InputType('MatchFilter', { description: 'The filters of GET /api/v4/matches/ (dates as ISO dates or date-times).' })
 class MatchFilterInput {
@@ -29,6 +29,21 @@ class MatchFilterInput {
   @Field(() => String, { nullable: true }) pageUrl?: string;
   @Field(() => String, { nullable: true }) pageDatePublished?: string;
 }
+
+@InputType('V3MatchFilter', { description: 'The filters of GET /api/v3/matches/<kind>/ (each kind takes its own: press takes watermarked and the dates).' })
+class V3MatchFilterInput {
+  @Field(() => String, { nullable: true }) date?: string;
+  @Field(() => String, { nullable: true }) dateGte?: string;
+  @Field(() => String, { nullable: true }) dateLte?: string;
+  @Field(() => String, { nullable: true }) dateGt?: string;
+  @Field(() => String, { nullable: true }) dateLt?: string;
+  @Field(() => Boolean, { nullable: true }) watermarked?: boolean;
+  @Field(() => Boolean, { nullable: true }) exclusive?: boolean;
+  @Field(() => Boolean, { nullable: true }) blacklist?: boolean;
+  @Field(() => Int, { nullable: true }) sessionId?: number;
+}
+
+const V3_KEYS: Record<string, string> = { dateGte: 'date_gte', dateLte: 'date_lte', dateGt: 'date_gt', dateLt: 'date_lt', sessionId: 'session_id' };
 
 @ObjectType('MatchPage')
 class MatchPageType {
@@ -73,6 +88,27 @@ export class MatchesResolver {
       next: page.next && encodeCursor(page.next),
       previous: page.previous && encodeCursor(page.previous),
       results: await this.query.views(page.rows, matchV4, ctx.baseUrl),
+    };
+  }
+
+  @Query(() => MatchPageType, { description: 'The v3 listings: kind web, press (issue, page_number, the printed image) or credit; results are the v3 REST objects.' })
+  async v3Matches(
+    @Arg('kind', () => String) kind: string,
+    @Ctx() ctx: GraphQLContext,
+    @Arg('filter', () => V3MatchFilterInput, { nullable: true }) filter?: V3MatchFilterInput,
+    @Arg('cursor', () => String, { nullable: true }) cursor?: string,
+    @Arg('pageSize', () => Int, { nullable: true }) pageSize?: number,
+  ): Promise<MatchPageType> {
+    const p = requirePrincipal(ctx);
+    if (kind !== 'web' && kind !== 'press' && kind !== 'credit') throw notFound('kind is web, press or credit.');
+    const q: Record<string, QueryValue> = {};
+    for (const [k, v] of Object.entries(filter ?? {})) if (v !== undefined && v !== null) q[V3_KEYS[k] ?? k] = String(v);
+    const page = await this.query.list(p.accountId, parseV3Filters(kind, q), cursor ?? undefined, Math.min(100, Math.max(1, pageSize ?? 100)));
+    return {
+      count: page.count,
+      next: page.next && encodeCursor(page.next),
+      previous: page.previous && encodeCursor(page.previous),
+      results: await this.query.views(page.rows, matchV3, ctx.baseUrl),
     };
   }
 

@@ -1,4 +1,5 @@
 import {
+  csvExport,
   encodeCursor,
   linkWith,
   notFound,
@@ -6,11 +7,14 @@ import {
   parsePage,
   queryString,
   validationError,
+  wantsCsv,
   type Cursor,
   type ErrorItem,
   type RouteContext,
   type RouteSpec,
 } from '@filigrane/core';
+import { parseMatchChange } from './match-change.js';
+import { matchesCsv } from './match-csv.js';
 import { parseV3Filters, parseV4Filters } from './match-filters.js';
 import { MatchQueryService, type MatchPage, type MatchRow } from './match-query.service.js';
 import { matchV3, matchV4 } from './match-view.js';
@@ -38,18 +42,6 @@ function matchId(ctx: RouteContext): number {
   return Number(ctx.params.id);
 }
 
-export function parseMatchChange(body: unknown): { tags?: string[]; export?: boolean } {
-  const b = (body ?? {}) as Record<string, unknown>;
-  const errors: ErrorItem[] = [];
-  for (const k of Object.keys(b)) if (k !== 'tags' && k !== 'export') errors.push({ field: k, code: 'read_only', details: `Only tags and export can be changed (got "${k}").` });
-  if (b.tags !== undefined && !(Array.isArray(b.tags) && b.tags.every((t) => typeof t === 'string' && t.length > 0 && t.length <= 100) && b.tags.length <= 50)) {
-    errors.push({ field: 'tags', code: 'invalid', details: 'tags is a list of at most 50 non-empty strings of at most 100 characters.' });
-  }
-  if (b.export !== undefined && typeof b.export !== 'boolean') errors.push({ field: 'export', code: 'invalid', details: 'export is a boolean.' });
-  if (errors.length) throw validationError(errors);
-  return { tags: b.tags ? [...new Set(b.tags as string[])] : undefined, export: b.export as boolean | undefined };
-}
-
 const v3List = (kind: 'web' | 'press' | 'credit'): RouteSpec => ({
   versions: ['v3'],
   method: 'GET',
@@ -57,7 +49,9 @@ const v3List = (kind: 'web' | 'press' | 'credit'): RouteSpec => ({
   formats: ['csv'],
   summary: `${kind} matches, newest first`,
   async handler(ctx) {
-    const page = await ctx.container.get(MatchQueryService).list(ctx.principal!.accountId, parseV3Filters(kind, ctx.query), queryString(ctx.query, 'cursor'), parsePage(ctx).pageSize);
+    const filters = parseV3Filters(kind, ctx.query);
+    if (wantsCsv(ctx)) return csvExport(matchesCsv(ctx, filters, 'v3'));
+    const page = await ctx.container.get(MatchQueryService).list(ctx.principal!.accountId, filters, queryString(ctx.query, 'cursor'), parsePage(ctx).pageSize);
     return ok(await envelope(ctx, page, matchV3));
   },
 });
@@ -81,7 +75,9 @@ export const matchRoutes: RouteSpec[] = [
     formats: ['csv'],
     summary: 'Matches with filters, newest first, cursor pagination',
     async handler(ctx) {
-      const page = await ctx.container.get(MatchQueryService).list(ctx.principal!.accountId, parseV4Filters(ctx.query), queryString(ctx.query, 'cursor'), parsePage(ctx).pageSize);
+      const filters = parseV4Filters(ctx.query);
+      if (wantsCsv(ctx)) return csvExport(matchesCsv(ctx, filters, 'v4'));
+      const page = await ctx.container.get(MatchQueryService).list(ctx.principal!.accountId, filters, queryString(ctx.query, 'cursor'), parsePage(ctx).pageSize);
       return ok(await envelope(ctx, page, matchV4));
     },
   },

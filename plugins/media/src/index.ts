@@ -1,8 +1,8 @@
 export { mediaPlugin } from './media.plugin.js';
 export { Media, type MediaType, type RegistrationKind } from './media.entity.js';
 export { MediaService, blobKeys } from './media.service.js';
-export { RegistrationService, mediaApiError } from './registration.service.js';
-export { resolveUrl, type UrlScope } from './media.routes.js';
+export { RegistrationService, mediaApiError, inputOf } from './registration.service.js';
+export { resolveUrl, type UrlScope } from './url-resolver.js';
 export { MEDIA_EVENTS, type MediaEventsListener, type RegisteredMedia } from './media-events.js';
 export { LOCAL_URLS, type LocalUrlResolver } from './local-urls.js';
 export { mediaView, imageView, mediaUrl, fileUrl } from './media-view.js';

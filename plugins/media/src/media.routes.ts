@@ -1,6 +1,4 @@
-import { fetchResource, allowHostsFromEnv, FetchError } from '@filigrane/net';
 import {
-  ApiError,
   badRequest,
   canActOnHome,
   file,
@@ -14,58 +12,21 @@ import {
   queryString,
   TOKENS,
   validationError,
-  type AppConfig,
   type BlobStore,
-  type ExtensionRegistry,
   type RouteContext,
   type RouteSpec,
 } from '@filigrane/core';
-import { LOCAL_URLS } from './local-urls.js';
+import { resolveUrl } from './url-resolver.js';
 import { blobKeys, MediaService } from './media.service.js';
 import { parseMediaPath } from './media-path.js';
 import { mediaView } from './media-view.js';
 import { parseMetadata } from './metadata.js';
-import { LMK_MAGIC, RegistrationService, type RegistrationInput } from './registration.service.js';
+import { inputOf, RegistrationService, type RegistrationInput } from './registration.service.js';
 
 const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif'];
-const MAX_FETCH_BYTES = 64 * 1024 * 1024;
 
 /** The request path after `/api/v4/media`, as sent. */
 const treePath = (ctx: RouteContext) => ctx.rawPath.replace(/^\/api\/v4\/media/, '');
-
-/** A registration file or an image, told apart by its first bytes. */
-export function inputOf(bytes: Buffer): RegistrationInput {
-  return bytes.subarray(0, 4).equals(LMK_MAGIC) ? { kind: 'lmk', file: bytes } : { kind: 'image', bytes };
-}
-
-/** What resolving a URL needs from a request: a RouteContext or a GraphQL context both fit. */
-export type UrlScope = Pick<RouteContext, 'container' | 'principal' | 'baseUrl'>;
-
-/**
- * Resolves a URL given by a client (registration file, image): our own asset URLs locally, data
- * URIs inline, the rest through the SSRF-safe fetcher. Shared with other plugins (watermarking) so
- * every URL the service fetches goes through one place and one error mapping.
- */
-export async function resolveUrl(ctx: UrlScope, url: string): Promise<Buffer> {
-  const extensions = ctx.container.get<ExtensionRegistry>(TOKENS.Extensions);
-  if (url.startsWith(`${ctx.baseUrl}/`)) {
-    for (const resolve of extensions.get(LOCAL_URLS)) {
-      const local = await resolve(new URL(url), ctx.principal!);
-      if (local) return local;
-    }
-  }
-  try {
-    const config = ctx.container.get<AppConfig>(TOKENS.Config);
-    const res = await fetchResource(url, { maxBytes: MAX_FETCH_BYTES, allowHosts: allowHostsFromEnv(config.extra) });
-    return res.body;
-  } catch (err) {
-    if (err instanceof FetchError) {
-      const status = err.code === 'too_large' ? 413 : err.code === 'invalid_url' || err.code === 'scheme_not_allowed' || err.code === 'invalid_data_uri' || err.code === 'address_not_allowed' ? 400 : 422;
-      throw new ApiError(status, `fetch_${err.code}`, `Could not fetch the url: ${err.message}`);
-    }
-    throw err;
-  }
-}
 
 async function registrationInput(ctx: RouteContext): Promise<{ input: RegistrationInput; metadata: unknown }> {
   if (ctx.rawBody) return { input: inputOf(ctx.rawBody), metadata: undefined };

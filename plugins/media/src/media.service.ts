@@ -112,7 +112,11 @@ export class MediaService {
   /** Sets and removes metadata keys of a media or folder. */
   async updateMetadata(path: string, set: Metadata, remove: string[]): Promise<void> {
     const result = await this.db.query(
-      'UPDATE media SET metadata = (metadata || $2::jsonb) - $3::text[] WHERE path = $1 RETURNING id',
+      // The credit column follows user.credit (a string value sets it, removing the key or a non-string clears it).
+      `UPDATE media SET metadata = (metadata || $2::jsonb) - $3::text[],
+         credit = CASE WHEN jsonb_typeof(((metadata || $2::jsonb) - $3::text[]) -> 'user.credit') = 'string'
+                       THEN ((metadata || $2::jsonb) - $3::text[]) ->> 'user.credit' ELSE NULL END
+       WHERE path = $1 RETURNING id`,
       [path, JSON.stringify(set), remove],
     );
     if (!returnedRows(result).length) throw notFound(`No media or folder at ${path}.`);

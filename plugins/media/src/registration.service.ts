@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
-import { ApiError, conflict, TOKENS, type AppConfig, type BlobStore, type ExtensionRegistry, type SecretBox } from '@filigrane/core';
+import { ApiError, conflict, CORE_SETTINGS, TOKENS, type CoreSettings, type BlobStore, type ExtensionRegistry, type SecretBox } from '@filigrane/core';
 import { AccountService, AccountUsageService } from '@filigrane/plugin-account';
 import { decodeRaw, probeImage } from '@filigrane/vision';
 import { decodeLmk, pixelHash, type Registration, type ReducedOriginal } from '@filigrane/watermark';
@@ -40,7 +40,7 @@ export class RegistrationService {
     @inject(TOKENS.DataSource) private readonly db: DataSource,
     @inject(TOKENS.BlobStore) private readonly blobs: BlobStore,
     @inject(TOKENS.SecretBox) private readonly box: SecretBox,
-    @inject(TOKENS.Config) private readonly config: AppConfig,
+    @inject(CORE_SETTINGS.token) private readonly core: CoreSettings,
     @inject(TOKENS.Extensions) private readonly extensions: ExtensionRegistry,
     @inject(MediaService) private readonly media: MediaService,
     @inject(AccountService) private readonly accounts: AccountService,
@@ -153,7 +153,7 @@ export class RegistrationService {
   }
 
   private async fromImage(bytes: Buffer): Promise<Prepared> {
-    const limits = { maxPixels: Number(this.config.extra.MAX_IMAGE_PIXELS ?? 40_000_000) };
+    const limits = { maxPixels: this.core.maxImagePixels };
     const info = await probeImage(bytes, limits);
     const raw = await decodeRaw(bytes, info, limits);
     return {
@@ -165,4 +165,9 @@ export class RegistrationService {
       ],
     };
   }
+}
+
+/** A registration file or an image, told apart by its first bytes. */
+export function inputOf(bytes: Buffer): RegistrationInput {
+  return bytes.subarray(0, 4).equals(LMK_MAGIC) ? { kind: 'lmk', file: bytes } : { kind: 'image', bytes };
 }

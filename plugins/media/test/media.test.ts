@@ -87,6 +87,17 @@ test.serial('PATCH metadata: set, delete with null, validation', async (t) => {
   t.is((await server.call('PATCH', '/api/v4/media/alice/plain/none.png', { key: alice.apiKey, json: { metadata: {} } })).status, 404);
 });
 
+test.serial('PATCH of user.credit sets and clears image.credit', async (t) => {
+  const path = '/api/v4/media/alice/plain/uri.png';
+  t.is((await server.call('PATCH', path, { key: alice.apiKey, json: { metadata: { 'user.credit': '© Alice Studio' } } })).status, 200);
+  t.is((await server.call('GET', path, { key: alice.apiKey })).json.image.credit, '© Alice Studio');
+  await server.call('PATCH', path, { key: alice.apiKey, json: { metadata: { 'user.note': 'b' } } });
+  t.is((await server.call('GET', path, { key: alice.apiKey })).json.image.credit, '© Alice Studio', 'other keys leave it');
+  await server.call('PATCH', path, { key: alice.apiKey, json: { metadata: { 'user.credit': null } } });
+  t.is((await server.call('GET', path, { key: alice.apiKey })).json.image.credit, null);
+  await server.call('PATCH', path, { key: alice.apiKey, json: { metadata: { 'user.note': null } } });
+});
+
 test.serial('folders: children paginated with counters, hidden names, text search', async (t) => {
   const home = await server.call('GET', '/api/v4/media/', { key: alice.apiKey });
   t.is(home.status, 200);

@@ -3,7 +3,7 @@ import { In, type DataSource } from 'typeorm';
 import { TOKENS, type BlobStore, type SecretBox } from '@filigrane/core';
 import { blobKeys, decodeReduced, Media } from '@filigrane/plugin-media';
 import { prepareQuery, PreparedQuery, queryFingerprint, registerQuery, transformPlausibility, type GeometricModel } from '@filigrane/vision';
-import { detect, type EmbeddingParams } from '@filigrane/watermark';
+import { detectAmong, type DetectionReference, type EmbeddingParams, type ReducedOriginal } from '@filigrane/watermark';
 import { VisualIndexService } from './visual-index.service.js';
 
 export interface IdentifyOptions {
@@ -35,14 +35,26 @@ const MIN_INLIERS: Record<GeometricModel, number> = { scale: 12, affine: 15, per
 const VOTE_FLOOR = 0.25;
 /** Strength reported for an exact copy (no RANSAC ran): above any plausible inlier count. */
 export const EXACT_STRENGTH = 1000;
+/** Copies of one picture tested at most: transactional copies are one per recipient. */
+const MAX_SAME_PIXELS = 500;
 const ORDER: GeometricModel[] = ['scale', 'affine', 'perspective'];
 
 const within = (path: string, root?: string) => !root || path === root || path.startsWith(`${root}/`);
 
 /**
+ * Results without the look-alikes of a detected copy: the media with its pixels (the other
+ * recipients' transactional copies) whose mark is absent. The match names the copy that leaked.
+ */
+export function withoutLookAlikes(found: Identified[]): Identified[] {
+  const leaked = new Set(found.filter((f) => f.watermarked === true && f.media.pixelHash).map((f) => f.media.pixelHash!.toString('hex')));
+  return found.filter((f) => f.watermarked === true || !f.media.pixelHash || !leaked.has(f.media.pixelHash.toString('hex')));
+}
+
+/**
  * Which registered originals a query image derives from: exact-copy fast path, LSH voting in the
  * account's visual index, existence check in PostgreSQL, RANSAC validation under the allowed
- * models, then (near_duplicate and leaks) watermark detection with the original's key.
+ * models, then (near_duplicate and leaks) watermark detection with each candidate's key; a
+ * candidate whose mark is detected comes first.
  */
 @injectable()
 export class IdentificationService {
@@ -62,15 +74,26 @@ export class IdentificationService {
     // One round trip loads the candidates' rows; a media deleted by any process has none any more.
     const ids = [...new Set([...exact, ...voted.map((c) => c.id)])];
     const rows = ids.length ? await this.db.manager.find(Media, { where: { id: In(ids), accountId } }) : [];
-    const media = new Map(rows.filter((m) => m.type === 'image' && within(m.path, options.searchPath)).map((m) => [m.id, m]));
+    const media = new Map(rows.filter((m) => this.eligible(m, options)).map((m) => [m.id, m]));
 
     const found: Identified[] = [];
     const exactIds = exact.filter((id) => media.has(id));
     for (const id of exactIds) found.push({ media: media.get(id)!, inliers: EXACT_STRENGTH, exact: true, watermarked: null });
     // Noise candidates collect a handful of votes, a copy's original dozens to hundreds: candidates
-    // far below the best are not worth a RANSAC (~15 ms each).
+    // far below the best are not worth a RANSAC (~15 ms each). Media with the same pixels (the
+    // transactional copies of one original) have the same fingerprint: one RANSAC validates them all.
     const floor = (voted[0]?.votes ?? 0) * VOTE_FLOOR;
-    const toVerify = voted.filter((c) => media.has(c.id) && !exactIds.includes(c.id) && c.votes >= floor).slice(0, VERIFIED[options.mode]);
+    const seen = new Set<string>();
+    const toVerify = voted
+      .filter((c) => media.has(c.id) && !exactIds.includes(c.id) && c.votes >= floor)
+      .filter((c) => {
+        const hash = media.get(c.id)!.pixelHash?.toString('hex');
+        if (!hash) return true;
+        if (seen.has(hash)) return false;
+        seen.add(hash);
+        return true;
+      })
+      .slice(0, VERIFIED[options.mode]);
     const features = await this.index.features(accountId, toVerify.map((c) => c.id));
     for (const c of toVerify) {
       const reference = features.get(c.id);
@@ -84,22 +107,65 @@ export class IdentificationService {
         }
       }
     }
-    found.sort((a, b) => b.inliers - a.inliers || a.media.id - b.media.id);
-    const results = found.slice(0, limit);
+    found.push(...(await this.samePixels(accountId, found, options)));
     if (options.detect && options.mode !== 'similar') {
+      // Every validated candidate is tested, not only the visually best: the copies of one picture
+      // look alike and only the watermark tells which one leaked.
       const strongest = models[models.length - 1] ?? 'scale';
-      for (const r of results) r.watermarked = await this.detect(prepared, r.media, strongest);
+      const decisions = await this.detect(prepared, found.map((f) => f.media), strongest);
+      for (const [i, f] of found.entries()) f.watermarked = decisions[i]!;
     }
-    return results;
+    found.sort((a, b) => Number(b.watermarked === true) - Number(a.watermarked === true) || b.inliers - a.inliers || a.media.id - b.media.id);
+    return found.slice(0, limit);
   }
 
-  /** Watermark decision with the original's key; only the boolean leaves the watermark package. */
-  private async detect(query: PreparedQuery, media: Media, transforms: GeometricModel): Promise<boolean | null> {
-    if (media.kind !== 'watermarked' || !media.sealedKey || !media.params) return null;
-    const stored = await this.blobs.get(blobKeys(media.id).reduced);
-    const reduced = stored ? decodeReduced(stored) : undefined;
-    const key = this.box.open(media.sealedKey);
-    const result = await detect(query, { key, params: media.params as unknown as EmbeddingParams, reduced }, { transforms });
-    return result.watermarked;
+  private eligible(m: Media, options: IdentifyOptions): boolean {
+    return m.type === 'image' && within(m.path, options.searchPath);
+  }
+
+  /**
+   * The other media with the pixels of a validated candidate (transactional copies, the same
+   * image registered twice): validated by the same geometry, whether the vote listed them or not.
+   */
+  private async samePixels(accountId: number, found: Identified[], options: IdentifyOptions): Promise<Identified[]> {
+    const byHash = new Map<string, Identified>();
+    for (const f of found) {
+      const hash = f.media.pixelHash?.toString('hex');
+      if (hash && !byHash.has(hash)) byHash.set(hash, f);
+    }
+    if (!byHash.size) return [];
+    const known = new Set(found.map((f) => f.media.id));
+    const rows = await this.db.manager.find(Media, {
+      where: { accountId, pixelHash: In([...byHash.keys()].map((h) => Buffer.from(h, 'hex'))) },
+      order: { id: 'ASC' },
+      take: MAX_SAME_PIXELS,
+    });
+    return rows
+      .filter((m) => !known.has(m.id) && this.eligible(m, options))
+      .map((m) => {
+        const like = byHash.get(m.pixelHash!.toString('hex'))!;
+        return { media: m, inliers: like.inliers, exact: like.exact, watermarked: null };
+      });
+  }
+
+  /**
+   * Watermark decisions with each original's key; only booleans leave the watermark package.
+   * Media with the same pixels share one reduced original, hence one registration of the query.
+   */
+  private async detect(query: PreparedQuery, candidates: Media[], transforms: GeometricModel): Promise<(boolean | null)[]> {
+    const reduced = new Map<string, Promise<ReducedOriginal | undefined>>();
+    const references: DetectionReference[] = [];
+    const slots: number[] = [];
+    for (const [i, media] of candidates.entries()) {
+      if (media.kind !== 'watermarked' || !media.sealedKey || !media.params) continue;
+      const hash = media.pixelHash?.toString('hex') ?? `media:${media.id}`;
+      if (!reduced.has(hash)) reduced.set(hash, this.blobs.get(blobKeys(media.id).reduced).then((b) => (b ? decodeReduced(b) : undefined)));
+      references.push({ key: this.box.open(media.sealedKey), params: media.params as unknown as EmbeddingParams, reduced: await reduced.get(hash) });
+      slots.push(i);
+    }
+    const out: (boolean | null)[] = candidates.map(() => null);
+    const decisions = await detectAmong(query, references, { transforms });
+    for (const [k, i] of slots.entries()) out[i] = decisions[k]!;
+    return out;
   }
 }

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { inject, injectable } from 'inversify';
-import { allowHostsFromEnv, fetchResource } from '@filigrane/net';
-import { badRequest, TOKENS, type AppConfig, type MatchPipeline, type Sighting, type SightingMatch } from '@filigrane/core';
+import { fetchResource } from '@filigrane/net';
+import { badRequest, CORE_SETTINGS, type CoreSettings, type MatchPipeline, type Sighting, type SightingMatch } from '@filigrane/core';
 import { CreditNamesService, MatchRecorder, type MatchInput } from '@filigrane/plugin-matches';
 import { prepareQuery, sniffFormat, type PreparedQuery } from '@filigrane/vision';
-import { IdentificationService } from './identification.service.js';
+import { IdentificationService, withoutLookAlikes } from './identification.service.js';
 
 const MAX_SIGHTING_BYTES = 50 * 1024 * 1024;
 
@@ -20,7 +20,7 @@ export class MatchPipelineService implements MatchPipeline {
     @inject(IdentificationService) private readonly identification: IdentificationService,
     @inject(MatchRecorder) private readonly recorder: MatchRecorder,
     @inject(CreditNamesService) private readonly credits: CreditNamesService,
-    @inject(TOKENS.Config) private readonly config: AppConfig,
+    @inject(CORE_SETTINGS.token) private readonly core: CoreSettings,
   ) {}
 
   async submit(sighting: Sighting): Promise<SightingMatch[]> {
@@ -55,7 +55,7 @@ export class MatchPipelineService implements MatchPipeline {
       detect: true,
       limit: 5,
     });
-    for (const f of found) {
+    for (const f of withoutLookAlikes(found)) {
       const watermarked = f.watermarked === true;
       const recorded = await this.recorder.record({ sighting, mediaId: f.media.id, watermarked, exclusive: f.media.exclusive, query: info });
       matches.push({ matchId: String(recorded.id), kind: sighting.kind, mediaId: f.media.id, watermarked, created: recorded.created });
@@ -65,6 +65,6 @@ export class MatchPipelineService implements MatchPipeline {
 
   private async fetch(url: string | undefined): Promise<Buffer> {
     if (!url) throw badRequest('invalid_sighting', 'A sighting needs the image bytes or its URL.');
-    return (await fetchResource(url, { maxBytes: MAX_SIGHTING_BYTES, allowHosts: allowHostsFromEnv(this.config.extra) })).body;
+    return (await fetchResource(url, { maxBytes: MAX_SIGHTING_BYTES, allowHosts: this.core.fetchAllowHosts })).body;
   }
 }

@@ -13,6 +13,11 @@ export interface SearchScope {
  */
 export interface SearchExecutor<Q = unknown> {
   kind: string;
+  /**
+   * Executors are asked in decreasing priority (default 0): a specific one (documents, which
+   * also come as `file`) goes before a general one (images).
+   */
+  priority?: number;
   /** True when this executor handles the request body. */
   accepts(body: Record<string, unknown>): boolean;
   parse(body: Record<string, unknown>, scope: SearchScope): Promise<{ query: Q; sync: boolean; name: string | null }>;

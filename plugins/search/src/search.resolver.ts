@@ -3,7 +3,7 @@ import { Arg, Ctx, Field, InputType, Mutation, ObjectType, Query, Resolver } fro
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { requirePrincipal, type GraphQLContext } from '@filigrane/core';
 import { SearchService } from './search.service.js';
-import { withResolvedFile } from './searches.routes.js';
+import { withResolvedFile } from './search-input.js';
 
 @InputType('TextSearchInput')
 class TextSearchInput {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
-import { ApiError, badRequest, notFound, TOKENS, type Clock, type ExtensionRegistry, type JobQueue } from '@filigrane/core';
+import { ApiError, badRequest, notFound, TOKENS, type Clock, type EventPublisher, type ExtensionRegistry, type JobQueue } from '@filigrane/core';
 import { Search } from './search.entity.js';
 import { SEARCH_EXECUTORS, type SearchExecutor, type SearchScope } from './search-executors.js';
 
@@ -22,10 +22,12 @@ export class SearchService {
     @inject(TOKENS.Extensions) private readonly extensions: ExtensionRegistry,
     @inject(TOKENS.JobQueue) private readonly jobs: JobQueue,
     @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(TOKENS.Events) private readonly events: EventPublisher,
   ) {}
 
   private executor(body: Record<string, unknown>): SearchExecutor {
-    const executor = this.extensions.get(SEARCH_EXECUTORS).find((e) => e.accepts(body));
+    const executors = [...this.extensions.get(SEARCH_EXECUTORS)].sort((a, b) => (b.priority ?? 0) - (a.priority ?? 0));
+    const executor = executors.find((e) => e.accepts(body));
     if (!executor) throw new ApiError(501, 'search_kind_unavailable', 'No installed plugin handles this kind of search.');
     return executor;
   }
@@ -72,6 +74,14 @@ export class SearchService {
     } catch (err) {
       const e = err instanceof ApiError ? { code: err.code, details: err.details } : { code: 'server_error', details: 'The search failed; retry later.' };
       await this.db.manager.update(Search, { id }, { status: 'failed', error: e as never, finished: this.clock.now() });
+    }
+    const done = await this.db.manager.findOne(Search, { where: { id } });
+    if (done) {
+      await this.events.publish({
+        type: 'search.completed',
+        accountId: done.accountId,
+        data: { id: done.id, url: searchUrl(done.baseUrl, done.id), kind: done.kind, name: done.name, status: done.status, matches: done.matches?.length ?? 0, error: done.error },
+      });
     }
   }
 

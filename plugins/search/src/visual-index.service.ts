@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
-import { TOKENS, type AppConfig } from '@filigrane/core';
+import { CORE_SETTINGS, TOKENS, type CoreSettings } from '@filigrane/core';
 import type { MediaEventsListener, RegisteredMedia } from '@filigrane/plugin-media';
 import {
   canonicalLuma,
@@ -56,7 +56,7 @@ export class VisualIndexService implements MediaEventsListener {
 
   constructor(
     @inject(TOKENS.DataSource) private readonly db: DataSource,
-    @inject(TOKENS.Config) private readonly config: AppConfig,
+    @inject(CORE_SETTINGS.token) private readonly core: CoreSettings,
   ) {}
 
   /** MEDIA_EVENTS: fingerprint the canonical grid (reduced copy, or computed from the image) and store it. */
@@ -69,7 +69,7 @@ export class VisualIndexService implements MediaEventsListener {
       for (let i = 0; i < luma.length; i++) luma[i] = r.luma[i]! / 256;
       fp = await fingerprintGrid({ luma, width: r.width, height: r.height });
     } else if (event.image) {
-      fp = await fingerprintGrid(await canonicalLuma(event.image, { maxPixels: Number(this.config.extra.MAX_IMAGE_PIXELS ?? 40_000_000) }));
+      fp = await fingerprintGrid(await canonicalLuma(event.image, { maxPixels: this.core.maxImagePixels }));
     } else return;
     const f = fp.features;
     await this.db.query(

@@ -7,6 +7,7 @@ import { WatermarkingInit1763700006000 } from './watermarking.migration.js';
 import { WatermarkingResolver } from './watermarking.resolver.js';
 import { watermarkingRoutes } from './watermarking.routes.js';
 import { WatermarkingService } from './watermarking.service.js';
+import { WATERMARKING_SETTINGS } from './watermarking.settings.js';
 
 /** The watermarking endpoint: images watermarked by pg-boss jobs, assets in the BlobStore until they expire. */
 export const watermarkingPlugin = definePlugin({
@@ -27,8 +28,5 @@ export const watermarkingPlugin = definePlugin({
   routes: watermarkingRoutes,
   resolvers: [WatermarkingResolver],
   jobs: watermarkingJobs,
-  // A malformed WATERMARKING_TTL_HOURS stops the boot rather than failing every request.
-  async onStart({ container }) {
-    container.get(WatermarkingService).ttlMs();
-  },
+  settings: WATERMARKING_SETTINGS,
 });

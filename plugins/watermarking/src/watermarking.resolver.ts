@@ -3,7 +3,7 @@ import { Arg, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver } from 'typ
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { requirePrincipal, type GraphQLContext } from '@filigrane/core';
 import { resolveUrl } from '@filigrane/plugin-media';
-import { parseOptions } from './watermarking.routes.js';
+import { parseOptions } from './watermarking-options.js';
 import { WatermarkingService, type WatermarkingStatusView } from './watermarking.service.js';
 
 @ObjectType('WatermarkingResult', { description: 'The three assets, served with the same credentials, until expiry.' })

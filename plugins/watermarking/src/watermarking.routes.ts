@@ -2,25 +2,10 @@ import { file, listPage, notFound, ok, parseBoolean, queryString, validationErro
 import { resolveUrl } from '@filigrane/plugin-media';
 import { ASSETS, DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS, WatermarkingService, type AssetName } from './watermarking.service.js';
 import type { WatermarkingJob } from './watermarking.entity.js';
+import { parseOptions, type WatermarkingOptions } from './watermarking-options.js';
 
 const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif'];
 const FIELDS = ['url', 'sync', 'timeout'];
-
-export interface WatermarkingOptions {
-  sync: boolean;
-  timeoutSeconds: number;
-}
-
-/** `sync` and `timeout` as the JSON body, the query string (binary bodies) or GraphQL give them. */
-export function parseOptions(sync: unknown, timeout: unknown): WatermarkingOptions {
-  const errors: ErrorItem[] = [];
-  if (sync !== undefined && sync !== null && typeof sync !== 'boolean') errors.push({ field: 'sync', code: 'invalid', details: 'sync must be true or false.' });
-  if (timeout !== undefined && timeout !== null && !(Number.isInteger(timeout) && (timeout as number) >= 1 && (timeout as number) <= MAX_TIMEOUT_SECONDS)) {
-    errors.push({ field: 'timeout', code: 'invalid', details: `timeout must be a whole number of seconds from 1 to ${MAX_TIMEOUT_SECONDS}.` });
-  }
-  if (errors.length) throw validationError(errors);
-  return { sync: (sync as boolean | undefined | null) ?? true, timeoutSeconds: (timeout as number | undefined | null) ?? DEFAULT_TIMEOUT_SECONDS };
-}
 
 /** The image and the options of a POST: a binary body (options in the query) or JSON {url, sync, timeout}. */
 async function watermarkingInput(ctx: RouteContext): Promise<{ bytes: Buffer; options: WatermarkingOptions }> {

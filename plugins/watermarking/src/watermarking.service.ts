@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { inject, injectable } from 'inversify';
 import { In, LessThanOrEqual, MoreThan, type DataSource } from 'typeorm';
-import { ApiError, notFound, TOKENS, type AppConfig, type BlobStore, type Clock, type JobQueue } from '@filigrane/core';
+import { ApiError, CORE_SETTINGS, notFound, TOKENS, type BlobStore, type Clock, type CoreSettings, type JobQueue } from '@filigrane/core';
+import { WATERMARKING_SETTINGS, type WatermarkingSettings } from './watermarking.settings.js';
 import { AccountService } from '@filigrane/plugin-account';
 import { mediaApiError } from '@filigrane/plugin-media';
-import { DEFAULT_MAX_PIXELS, probeImage } from '@filigrane/vision';
+import { probeImage } from '@filigrane/vision';
 import { embed, encodeLmk, generateKey, LMK_MEDIA_TYPE } from '@filigrane/watermark';
 import { WatermarkingJob, type WatermarkingError } from './watermarking.entity.js';
 
@@ -15,7 +16,6 @@ export const PURGE_QUEUE = 'watermarking.purge-expired';
 export const ASSETS = ['original', 'watermarked', 'registration'] as const;
 export type AssetName = (typeof ASSETS)[number];
 
-export const DEFAULT_TTL_HOURS = 24;
 export const DEFAULT_TIMEOUT_SECONDS = 120;
 export const MAX_TIMEOUT_SECONDS = 600;
 /** How often a synchronous request re-reads its job row while it waits. */
@@ -76,20 +76,18 @@ export class WatermarkingService {
     @inject(TOKENS.BlobStore) private readonly blobs: BlobStore,
     @inject(TOKENS.JobQueue) private readonly jobs: JobQueue,
     @inject(TOKENS.Clock) private readonly clock: Clock,
-    @inject(TOKENS.Config) private readonly config: AppConfig,
+    @inject(CORE_SETTINGS.token) private readonly core: CoreSettings,
+    @inject(WATERMARKING_SETTINGS.token) private readonly settings: WatermarkingSettings,
     @inject(AccountService) private readonly accounts: AccountService,
   ) {}
 
   /** Asset lifetime: `WATERMARKING_TTL_HOURS` (fractions allowed), 24 h by default. */
   ttlMs(): number {
-    const raw = this.config.extra.WATERMARKING_TTL_HOURS;
-    const hours = raw === undefined || raw === '' ? DEFAULT_TTL_HOURS : Number(raw);
-    if (!Number.isFinite(hours) || hours <= 0) throw new Error(`WATERMARKING_TTL_HOURS must be a positive number of hours (got "${raw}")`);
-    return hours * 3_600_000;
+    return this.settings.ttlHours * 3_600_000;
   }
 
   private maxPixels(): number {
-    return Number(this.config.extra.MAX_IMAGE_PIXELS ?? DEFAULT_MAX_PIXELS);
+    return this.core.maxImagePixels;
   }
 
   /**

@@ -13,7 +13,7 @@ test.before(async () => {
   server = await startTestServer({
     plugins: defaultPlugins(),
     workers: false,
-    config: { extra: { ...process.env, FETCH_ALLOW_HOSTS: '127.0.0.1', WATERMARKING_TTL_HOURS: '2' } },
+    env: { FETCH_ALLOW_HOSTS: '127.0.0.1', WATERMARKING_TTL_HOURS: '2' },
   });
   alice = await server.createAccount('alice');
 });

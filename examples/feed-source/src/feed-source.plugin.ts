@@ -1,10 +1,23 @@
-// A third-party tracking source, written only against packages/core: it contributes a
+// A third-party tracking source, written only against @filigrane/core: it contributes a
 // TrackingSource and feeds sightings posted to its own route into the match pipeline.
-// It touches no other plugin; docs/plugins.md ("Write a tracking source") shows it.
-import { badRequest, contribute, created, definePlugin, TRACKING_SOURCES, type MatchPipeline, type TrackingSource } from '@filigrane/core';
+// Loaded by configuration: FILIGRANE_PLUGINS=./examples/feed-source (docs/plugins.md walks through it).
+import {
+  ApiError,
+  badRequest,
+  contribute,
+  CORE_API_VERSION,
+  created,
+  defineSettings,
+  definePlugin,
+  setting,
+  TRACKING_SOURCES,
+  type MatchPipeline,
+  type SettingValues,
+  type TrackingSource,
+} from '@filigrane/core';
 
 class FeedSource implements TrackingSource {
-  readonly id = 'test-feed';
+  readonly id = 'partner-feed';
   readonly description = 'Sightings posted by a partner feed';
   pipeline: MatchPipeline | null = null;
 
@@ -17,22 +30,44 @@ class FeedSource implements TrackingSource {
   }
 }
 
+/** The plugin's own settings: typed, validated at boot, listed by `filigrane settings`. */
+export const FEED_SETTINGS = defineSettings('partner-feed', {
+  maxImageBytes: setting.integer({ env: 'PARTNER_FEED_MAX_IMAGE_BYTES', default: 16 * 1024 * 1024, min: 1, description: 'Largest image (bytes, decoded) one posted sighting may carry' }),
+});
+type FeedSettings = SettingValues<typeof FEED_SETTINGS.specs>;
+
 const source = new FeedSource();
 
 export const feedSourcePlugin = definePlugin({
-  id: 'test-feed',
+  id: 'partner-feed',
+  coreApi: CORE_API_VERSION,
+  settings: FEED_SETTINGS,
   contributions: [contribute(TRACKING_SOURCES, () => source)],
   routes: [
     {
       versions: ['v4'],
       method: 'POST',
-      path: '/test-feed/sightings/',
+      path: '/partner-feed/sightings/',
       summary: 'Hand one sighting (image as a data URI, page URL) to the match pipeline',
+      requestSchema: {
+        type: 'object',
+        required: ['image'],
+        properties: {
+          image: { type: 'string', description: 'The image as a data URI' },
+          page_url: { type: 'string', format: 'uri' },
+          image_url: { type: 'string' },
+          session_id: { type: 'integer' },
+          credit: { type: 'string' },
+          last_modified: { type: 'string', format: 'date-time' },
+        },
+      },
       async handler(ctx) {
         const body = (ctx.body ?? {}) as { image?: string; page_url?: string; image_url?: string; session_id?: number; credit?: string; last_modified?: string };
         if (typeof body.image !== 'string' || !body.image.startsWith('data:')) throw badRequest('invalid', 'image must be a data URI.');
         if (!source.pipeline) throw new Error('the feed source was not started');
         const bytes = Buffer.from(body.image.slice(body.image.indexOf(',') + 1), 'base64');
+        const { maxImageBytes } = ctx.container.get<FeedSettings>(FEED_SETTINGS.token);
+        if (bytes.length > maxImageBytes) throw new ApiError(413, 'too_large', `The image is larger than ${maxImageBytes} bytes.`);
         const matches = await source.pipeline.submit({
           accountId: ctx.principal!.accountId,
           source: source.id,

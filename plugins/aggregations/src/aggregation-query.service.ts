@@ -1,0 +1,125 @@
+import { inject, injectable } from 'inversify';
+import type { DataSource, EntityManager } from 'typeorm';
+import { filterSql, returnedRows, TOKENS, type Clock, type FilterCondition } from '@filigrane/core';
+import { aggregationFields, type AggregationDef } from './aggregation-catalog.js';
+
+/** An aggregate row joined with its media and site, as the views need it. */
+export interface AggregationRow {
+  id: string;
+  account_id: number;
+  name: string;
+  media_id: string | null;
+  site_id: number | null;
+  page_url: string | null;
+  match_count: number;
+  watermarked_count: number;
+  web_count: number;
+  press_count: number;
+  credit_count: number;
+  video_count: number;
+  first_seen: Date;
+  last_seen: Date;
+  sessions: number[];
+  export: boolean;
+  tags: string[];
+  version: number;
+  created: Date;
+  updated: Date;
+  media_path: string | null;
+  media_type: string | null;
+  site_name: string | null;
+  site_domain: string | null;
+  site_suffix: string | null;
+  site_country: string | null;
+}
+
+/** What the user may change; everything else is computed from the matches. */
+export interface AggregationChange {
+  export?: boolean;
+  tags?: string[];
+}
+
+const FROM = 'FROM aggregations a LEFT JOIN media md ON md.id = a.media_id LEFT JOIN sites s ON s.id = a.site_id';
+const SELECT = `SELECT a.*, md.path AS media_path, md.type AS media_type, s.name AS site_name, s.domain AS site_domain,
+  s.suffix AS site_suffix, s.country AS site_country ${FROM}`;
+const ORDER = 'ORDER BY a.last_seen DESC, a.id DESC';
+
+/** Aggregation listings (filters, newest activity first), exports and the user's edits. */
+@injectable()
+export class AggregationQueryService {
+  constructor(
+    @inject(TOKENS.DataSource) private readonly db: DataSource,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+  ) {}
+
+  private where(accountId: number, def: AggregationDef, conditions: FilterCondition[], params: unknown[]): string {
+    params.push(accountId, def.name);
+    return ['a.account_id = $1', 'a.name = $2', ...filterSql(conditions, aggregationFields(def), params)].join(' AND ');
+  }
+
+  async list(accountId: number, def: AggregationDef, conditions: FilterCondition[], offset: number, limit: number): Promise<[AggregationRow[], number]> {
+    const params: unknown[] = [];
+    const where = this.where(accountId, def, conditions, params);
+    const [rows, count] = await Promise.all([
+      this.db.query(`${SELECT} WHERE ${where} ${ORDER} LIMIT ${Number(limit)} OFFSET ${Number(offset)}`, params) as Promise<AggregationRow[]>,
+      this.db.query(`SELECT count(*)::int AS n ${FROM} WHERE ${where}`, params) as Promise<{ n: number }[]>,
+    ]);
+    return [rows, count[0]!.n];
+  }
+
+  /**
+   * Every exportable object (export = true) matching the filters, in batches: a keyset walk, so
+   * memory stays flat and each batch is one indexed query, whatever the size of the export.
+   */
+  async *exportBatches(accountId: number, def: AggregationDef, conditions: FilterCondition[], batchSize = 2000): AsyncGenerator<AggregationRow[]> {
+    let after: [Date, string] | null = null;
+    for (;;) {
+      const params: unknown[] = [];
+      let where = `${this.where(accountId, def, conditions, params)} AND a.export`;
+      if (after) {
+        params.push(after[0], after[1]);
+        where += ` AND (a.last_seen, a.id) < ($${params.length - 1}, $${params.length})`;
+      }
+      const rows: AggregationRow[] = await this.db.query(`${SELECT} WHERE ${where} ${ORDER} LIMIT ${batchSize}`, params);
+      if (rows.length) yield rows;
+      if (rows.length < batchSize) return;
+      const last = rows[rows.length - 1]!;
+      after = [last.last_seen, last.id];
+    }
+  }
+
+  async get(accountId: number, def: AggregationDef, id: string, manager: EntityManager = this.db.manager, lock = false): Promise<AggregationRow | null> {
+    if (!/^\d{1,18}$/.test(id)) return null;
+    const rows: AggregationRow[] = await manager.query(`${SELECT} WHERE a.account_id = $1 AND a.name = $2 AND a.id = $3${lock ? ' FOR UPDATE OF a' : ''}`, [accountId, def.name, id]);
+    return rows[0] ?? null;
+  }
+
+  /** Applies the user's change and counts it in `_version`; null when the object is not the account's. */
+  async update(accountId: number, def: AggregationDef, id: string, change: AggregationChange): Promise<AggregationRow | null> {
+    if (!/^\d{1,18}$/.test(id)) return null;
+    const result = await this.db.query(
+      `UPDATE aggregations SET export = COALESCE($4, export), tags = COALESCE($5, tags), version = version + 1, updated = $6
+       WHERE account_id = $1 AND name = $2 AND id = $3 RETURNING id`,
+      [accountId, def.name, id, change.export ?? null, change.tags ?? null, this.clock.now()],
+    );
+    return returnedRows(result).length ? this.get(accountId, def, id) : null;
+  }
+
+  /**
+   * Read-modify-write of one object under a row lock (field and list-item edits), so two
+   * concurrent edits of tags.0 and tags.1 never lose one another.
+   */
+  async edit(accountId: number, def: AggregationDef, id: string, apply: (row: AggregationRow) => AggregationChange): Promise<AggregationRow | null> {
+    const found = await this.db.transaction(async (manager) => {
+      const row = await this.get(accountId, def, id, manager, true);
+      if (!row) return false;
+      const change = apply(row);
+      await manager.query(
+        'UPDATE aggregations SET export = COALESCE($2, export), tags = COALESCE($3, tags), version = version + 1, updated = $4 WHERE id = $1',
+        [id, change.export ?? null, change.tags ?? null, this.clock.now()],
+      );
+      return true;
+    });
+    return found ? this.get(accountId, def, id) : null;
+  }
+}

@@ -1,0 +1,73 @@
+import { mkdirSync, symlinkSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import sharp from 'sharp';
+import type { OcrEngine } from './pdf-extraction.js';
+
+type Worker = Awaited<ReturnType<typeof import('tesseract.js')['createWorker']>>;
+
+/**
+ * One folder holding the English and French data of the npm packages (tesseract.js takes a single
+ * `langPath`): symbolic links, so nothing is downloaded or copied.
+ */
+function languageFolder(): string {
+  const folder = join(tmpdir(), 'filigrane-tessdata-4.0.0');
+  mkdirSync(folder, { recursive: true });
+  for (const lang of ['eng', 'fra']) {
+    const target = join(folder, `${lang}.traineddata.gz`);
+    if (!existsSync(target)) {
+      const source = join(dirname(require.resolve(`@tesseract.js-data/${lang}/package.json`)), '4.0.0', `${lang}.traineddata.gz`);
+      try {
+        symlinkSync(source, target);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      }
+    }
+  }
+  return folder;
+}
+
+/** Longest side given to OCR: print at ~200 dpi is enough for credit lines, and bounds the time. */
+const OCR_MAX_SIDE = 2400;
+
+/** tesseract.js (WASM, English + French from npm) behind the extraction's OCR interface; one worker, lazily. */
+export class TesseractOcr implements OcrEngine {
+  private worker: Promise<Worker> | null = null;
+
+  private get(): Promise<Worker> {
+    this.worker ??= (async () => {
+      const { createWorker, OEM } = await import('tesseract.js');
+      return createWorker(['eng', 'fra'], OEM.LSTM_ONLY, { langPath: languageFolder(), gzip: true, cacheMethod: 'none', logger: () => undefined, errorHandler: () => undefined });
+    })();
+    return this.worker;
+  }
+
+  async lines(image: Buffer): Promise<{ text: string; x: number; y: number; width: number; height: number }[]> {
+    const meta = await sharp(image).metadata();
+    const w = meta.width ?? 0;
+    const h = meta.height ?? 0;
+    if (!w || !h) return [];
+    const scale = Math.min(1, OCR_MAX_SIDE / Math.max(w, h));
+    const png = await sharp(image).greyscale().resize(Math.round(w * scale), Math.round(h * scale)).png({ compressionLevel: 1 }).toBuffer();
+    const worker = await this.get();
+    const { data } = await worker.recognize(png, {}, { blocks: true, text: false });
+    const out: { text: string; x: number; y: number; width: number; height: number }[] = [];
+    for (const block of data.blocks ?? []) {
+      for (const para of block.paragraphs) {
+        for (const line of para.lines) {
+          const text = line.text.replace(/\s+/g, ' ').trim();
+          if (!text || line.confidence < 40) continue;
+          const b = line.bbox;
+          out.push({ text, x: b.x0 / scale, y: b.y0 / scale, width: (b.x1 - b.x0) / scale, height: (b.y1 - b.y0) / scale });
+        }
+      }
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {
+    const w = this.worker;
+    this.worker = null;
+    if (w) await (await w).terminate().catch(() => undefined);
+  }
+}

@@ -1,0 +1,150 @@
+import { inject, injectable } from 'inversify';
+import type { DataSource } from 'typeorm';
+import { CORE_SETTINGS, TOKENS, type BlobStore, type CoreSettings, type EventPublisher, type MatchPipeline, type Sighting, type SightingMatch } from '@filigrane/core';
+import { CreditNamesService, MatchRecorder } from '@filigrane/plugin-matches';
+import { DocumentError } from './document-error.js';
+import { extractPdf, type ExtractedImage, type ExtractionLimits } from './pdf-extraction.js';
+import { PressIssue } from './press-issue.entity.js';
+import { issueImageKey, issueKey } from './press-issue.service.js';
+import { TesseractOcr } from './ocr.js';
+import { PRESS_SETTINGS, type PressSettings } from './press.settings.js';
+
+/** The notification flags that say an account follows the press (see docs/api-decisions.md). */
+export const PRESS_FLAGS = ['notify_pdf', 'notify_pdf_daily', 'notify_pdf_weekly'] as const;
+
+/** Extraction limits from the settings. */
+export function limitsFrom(settings: PressSettings, core: CoreSettings): Partial<ExtractionLimits> {
+  return { maxPages: settings.maxPages, maxImagePixels: core.maxImagePixels, timeoutMs: settings.timeoutSeconds * 1000 };
+}
+
+/** A publication without a known web domain is a site named after it ("Le Monde" -> le-monde). */
+export const publicationSlug = (name: string) =>
+  name.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60) || 'publication';
+
+/**
+ * Analyses a press issue page by page: every image is handed to the match pipeline for every
+ * account that tracks press, with its page, placement and printed credit line. An image repeated
+ * on several pages is identified once per account; its other pages are recorded from that result.
+ */
+@injectable()
+export class PressAnalysisService {
+  readonly ocr = new TesseractOcr();
+
+  constructor(
+    @inject(TOKENS.DataSource) private readonly db: DataSource,
+    @inject(TOKENS.BlobStore) private readonly blobs: BlobStore,
+    @inject(TOKENS.MatchPipeline) private readonly pipeline: MatchPipeline,
+    @inject(MatchRecorder) private readonly recorder: MatchRecorder,
+    @inject(CreditNamesService) private readonly credits: CreditNamesService,
+    @inject(PRESS_SETTINGS.token) private readonly settings: PressSettings,
+    @inject(CORE_SETTINGS.token) private readonly core: CoreSettings,
+    @inject(TOKENS.Events) private readonly events: EventPublisher,
+  ) {}
+
+  /** Accounts that track press: any of the press notification flags set. */
+  async trackingAccounts(): Promise<number[]> {
+    const rows: { account_id: number }[] = await this.db.query(
+      `SELECT account_id FROM account_profiles WHERE ${PRESS_FLAGS.map((f) => `COALESCE((notifications->>'${f}')::boolean, false)`).join(' OR ')} ORDER BY account_id`,
+    );
+    return rows.map((r) => r.account_id);
+  }
+
+  private async update(id: number, values: Partial<PressIssue>): Promise<void> {
+    await this.db.manager.update(PressIssue, { id }, values as never);
+  }
+
+  /** Job handler. A restarted job (crash, kill -9) starts the issue again: matches are idempotent. */
+  async process(id: number): Promise<void> {
+    const issue = await this.db.manager.findOne(PressIssue, { where: { id } });
+    if (!issue || issue.status === 'complete' || issue.status === 'failed') return;
+    await this.update(id, { status: 'running', started: new Date(), pagesDone: 0, imagesFound: 0, matchesFound: 0, creditsFound: 0 });
+    const counts = { images: 0, matches: 0, credits: 0, pages: 0 };
+    const perAccount = new Map<number, number>();
+    try {
+      const data = await this.blobs.get(issueKey(id));
+      if (!data) throw new DocumentError('file_missing', 'The issue\'s file is no longer stored.');
+      const accounts = await this.trackingAccounts();
+      // Per account and image: the media found the first time, reused on the other pages.
+      const known = new Map<string, SightingMatch[]>();
+      const stored = new Set<string>();
+      const pages = extractPdf(data, {
+        limits: limitsFrom(this.settings, this.core),
+        ocr: this.settings.ocr ? this.ocr : null,
+        onStart: (total) => this.update(id, { pagesTotal: total }),
+      });
+      for await (const page of pages) {
+        for (const image of page.images) {
+          counts.images++;
+          if (image.credit) counts.credits++;
+          let matchedHere = false;
+          for (const accountId of accounts) {
+            const sighting = this.sighting(issue, accountId, page.pageNumber, image);
+            const key = `${accountId}:${image.md5}`;
+            const previous = known.get(key);
+            const matches = previous ? await this.replay(sighting, image, previous) : await this.pipeline.submit(sighting);
+            if (!previous) known.set(key, matches);
+            if (matches.length) {
+              matchedHere = true;
+              counts.matches += matches.filter((m) => m.created).length;
+              perAccount.set(accountId, (perAccount.get(accountId) ?? 0) + matches.length);
+            }
+          }
+          // The printed image is kept only when it matched something (the matches link to it).
+          if (matchedHere && !stored.has(image.md5)) {
+            await this.blobs.put(issueImageKey(id, image.md5), image.bytes);
+            stored.add(image.md5);
+          }
+        }
+        counts.pages++;
+        await this.update(id, { pagesDone: counts.pages, imagesFound: counts.images, matchesFound: counts.matches, creditsFound: counts.credits });
+      }
+      await this.update(id, { status: 'complete', finished: new Date(), error: null });
+    } catch (err) {
+      const error = err instanceof DocumentError ? { code: err.code, details: err.message } : { code: 'analysis_error', details: `The analysis failed: ${(err as Error).message}` };
+      await this.update(id, { status: 'failed', finished: new Date(), error });
+    }
+    const done = await this.db.manager.findOneOrFail(PressIssue, { where: { id } });
+    const data = { id: done.id, name: done.name, date: done.date, status: done.status, pages: done.pagesTotal, error: done.error };
+    const notify = new Set<number>([...perAccount.keys(), ...(done.ingestedBy !== null ? [done.ingestedBy] : [])]);
+    for (const accountId of notify) {
+      await this.events.publish({ type: 'press.issue.processed', accountId, data: { ...data, matches: perAccount.get(accountId) ?? 0 } });
+    }
+  }
+
+  sighting(issue: PressIssue, accountId: number, pageNumber: number, image: ExtractedImage): Sighting {
+    const base = `${issue.baseUrl}/api/v3/press/issues/${issue.id}`;
+    return {
+      accountId,
+      source: 'press',
+      kind: 'press',
+      image: { bytes: image.bytes },
+      imageUrl: `${base}/images/${image.md5}`,
+      page: {
+        url: `${base}/pages/${pageNumber}/`,
+        type: 'press',
+        headline: `${issue.name}, ${issue.date}, page ${pageNumber}`,
+        datePublished: new Date(`${issue.date}T00:00:00Z`),
+      },
+      site: { name: issue.name, domain: issue.domain ?? publicationSlug(issue.name) },
+      press: { issueName: issue.name, issueDate: issue.date, pageNumber },
+      credit: image.credit ?? undefined,
+    };
+  }
+
+  /** Records an image already identified on another page of the issue, without identifying it again. */
+  private async replay(sighting: Sighting, image: ExtractedImage, previous: SightingMatch[]): Promise<SightingMatch[]> {
+    const query = { width: image.width, height: image.height, format: image.format, md5: image.md5 };
+    const out: SightingMatch[] = [];
+    // This page's own credit line decides its credit match; the pixels' result is reused.
+    if (sighting.credit && (await this.credits.named(sighting.accountId, sighting.credit))) {
+      const recorded = await this.recorder.record({ sighting, mediaId: null, kind: 'credit', watermarked: false, exclusive: null, query });
+      out.push({ matchId: String(recorded.id), kind: 'credit', mediaId: null, watermarked: false, created: recorded.created });
+    }
+    for (const m of previous) {
+      if (m.kind === 'credit') continue;
+      const recorded = await this.recorder.record({ sighting, mediaId: m.mediaId, kind: m.kind, watermarked: m.watermarked, exclusive: null, query });
+      out.push({ ...m, matchId: String(recorded.id), created: recorded.created });
+    }
+    return out;
+  }
+}

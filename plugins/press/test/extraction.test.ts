@@ -1,0 +1,106 @@
+import { createHash } from 'node:crypto';
+import test from 'ava';
+import sharp from 'sharp';
+import { syntheticPhoto } from '@filigrane/vision';
+import { DocumentError, extractPdf, TesseractOcr, type ExtractedPage } from '@filigrane/plugin-press';
+import { composeIssue, encryptedPdf, pdfWithAttachment, pdfWithHugeImage, pdfWithIndexedAndBilevel, pdfWithJavaScript, scannedPage } from './pdf-fixtures.js';
+
+const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
+const ocr = new TesseractOcr();
+test.after.always(() => ocr.close());
+
+/** Mean absolute difference of two images over a 32 x 32 RGB thumbnail. */
+async function difference(a: Buffer, b: Buffer): Promise<number> {
+  const t = (x: Buffer) => sharp(x).removeAlpha().toColourspace('srgb').resize(32, 32, { fit: 'fill' }).raw().toBuffer();
+  const [ta, tb] = await Promise.all([t(a), t(b)]);
+  let d = 0;
+  for (let i = 0; i < ta.length; i++) d += Math.abs(ta[i]! - tb[i]!);
+  return d / ta.length;
+}
+
+async function all(data: Buffer, options: Parameters<typeof extractPdf>[1] = {}): Promise<ExtractedPage[]> {
+  const pages: ExtractedPage[] = [];
+  for await (const p of extractPdf(data, options)) pages.push(p);
+  return pages;
+}
+
+let photos: Buffer[];
+let jpeg: Buffer;
+let issue: Buffer;
+
+test.before(async () => {
+  photos = await Promise.all([41, 42, 43, 44].map((s) => syntheticPhoto(s)));
+  jpeg = await sharp(photos[0]).jpeg({ quality: 90 }).toBuffer();
+  issue = await composeIssue({
+    jpeg,
+    png: await sharp(photos[1]).png().toBuffer(),
+    cmyk: await sharp(photos[2]).toColourspace('cmyk').jpeg({ quality: 92 }).toBuffer(),
+    scan: await scannedPage(photos[3]!, '© Marie Curie / Agence Lumière'),
+    credits: { page1: '© Jean Dupont / Agence Exemple', page2: 'Photo : Claire Martin' },
+  });
+});
+
+test('every image of every page, with placement boxes, raw JPEG bytes kept and CMYK decoded', async (t) => {
+  const pages = await all(issue, { ocr });
+  t.deepEqual(pages.map((p) => p.images.length), [1, 2, 1, 1]);
+
+  const [first] = pages[0]!.images;
+  t.is(first!.format, 'jpeg');
+  t.is(first!.md5, md5(jpeg), 'the JPEG stream is taken as it is: no generation lost');
+  t.deepEqual(first!.boxes.map((b) => [b.x, b.y, b.width, b.height].map(Math.round)), [[50, 122, 400, 300]], 'box in points from the top-left corner');
+  t.is(first!.credit, '© Jean Dupont / Agence Exemple');
+  t.is(first!.creditSource, 'text');
+
+  const [png, cmyk] = pages[1]!.images;
+  t.is(png!.format, 'png');
+  t.true((await difference(png!.bytes, photos[1]!)) < 4);
+  t.is(png!.credit, 'Photo : Claire Martin', 'a rotated line along the right edge');
+  t.true(cmyk!.decoded);
+  const cmykDiff = await difference(cmyk!.bytes, photos[2]!);
+  const inverted = await difference(await sharp(cmyk!.bytes).negate({ alpha: false }).toBuffer(), photos[2]!);
+  t.true(cmykDiff < 30 && cmykDiff < inverted / 2, `CMYK decoded with the right polarity (diff ${cmykDiff.toFixed(1)}, inverted ${inverted.toFixed(1)})`);
+  t.deepEqual(cmyk!.boxes.map((b) => [b.x, b.y, b.width, b.height].map(Math.round)), [[60, 537, 300, 225]], 'an image inside a form keeps its page placement');
+
+  t.false(pages[2]!.hasText);
+  const scan = pages[2]!.images[0]!;
+  t.is(scan.creditSource, 'ocr');
+  t.regex(scan.credit ?? '', /Marie Curie/);
+
+  t.is(pages[3]!.images[0]!.md5, first!.md5, 'a repeated image is the same analysed image');
+});
+
+test('indexed and 1-bit images are decoded to their colours', async (t) => {
+  const [page] = await all(await pdfWithIndexedAndBilevel(), { limits: { minImageSide: 16 } });
+  t.is(page!.images.length, 2);
+  const [indexed, bilevel] = page!.images;
+  const px = async (b: Buffer, x: number, y: number) => {
+    const { data, info } = await sharp(b).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    const i = (y * info.width + x) * info.channels;
+    return [...data.subarray(i, i + info.channels)];
+  };
+  t.deepEqual(await px(indexed!.bytes, 5, 5), [255, 0, 0]);
+  t.deepEqual(await px(indexed!.bytes, 60, 5), [0, 0, 255]);
+  t.deepEqual((await px(bilevel!.bytes, 5, 5))[0], 0);
+  t.deepEqual((await px(bilevel!.bytes, 5, 60))[0], 255);
+});
+
+const refused = async (data: Buffer, limits = {}) => {
+  try {
+    await all(data, { limits });
+  } catch (err) {
+    return err instanceof DocumentError ? err.code : `not a DocumentError: ${(err as Error).message}`;
+  }
+  return 'accepted';
+};
+
+test('bad documents are refused with a reason', async (t) => {
+  t.is(await refused(issue.subarray(0, Math.floor(issue.length / 2))), 'pdf_truncated');
+  t.is(await refused(Buffer.from('%PDF-1.7\nnot really a pdf at all\n%%EOF\n')), 'pdf_invalid');
+  t.is(await refused(Buffer.from('GIF89a')), 'pdf_invalid');
+  t.is(await refused(encryptedPdf()), 'pdf_encrypted');
+  t.is(await refused(await pdfWithJavaScript()), 'pdf_javascript');
+  t.is(await refused(await pdfWithAttachment()), 'pdf_embedded_files');
+  t.is(await refused(await pdfWithHugeImage()), 'image_too_large');
+  t.is(await refused(issue, { maxPages: 3 }), 'too_many_pages');
+  t.is(await refused(issue, { timeoutMs: 1 }), 'timeout');
+});

@@ -1,0 +1,135 @@
+import { degrees, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFString, StandardFonts } from 'pdf-lib';
+import sharp from 'sharp';
+
+/** A newspaper-like page composed as a scan: a photo and its printed credit line, as one greyscale JPEG. */
+export async function scannedPage(photo: Buffer, credit: string): Promise<Buffer> {
+  const width = 1240;
+  const height = 1754;
+  const inset = await sharp(photo).resize({ width: 900 }).toBuffer();
+  const insetHeight = (await sharp(inset).metadata()).height!;
+  const svg = Buffer.from(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="100%" height="100%" fill="#f3f0e8"/>` +
+      `<text x="120" y="${300 + insetHeight + 40}" font-family="DejaVu Sans" font-size="28" fill="#111">${credit}</text>` +
+      `<text x="120" y="${300 + insetHeight + 140}" font-family="DejaVu Serif" font-size="34" fill="#111">Le conseil municipal a voté hier soir le budget.</text></svg>`,
+  );
+  return sharp(svg).composite([{ input: inset, left: 120, top: 300 }]).greyscale().jpeg({ quality: 85 }).toBuffer();
+}
+
+export interface IssueParts {
+  /** Page 1: JPEG with a credit line below. */
+  jpeg: Buffer;
+  /** Page 2: PNG with a rotated credit line along its right edge. */
+  png: Buffer;
+  /** Page 2: a CMYK JPEG. */
+  cmyk: Buffer;
+  /** Page 3: a scanned page (no text layer). */
+  scan: Buffer;
+  credits: { page1: string; page2: string };
+}
+
+/**
+ * A four-page issue: (1) a JPEG with "© ..." below it; (2) a PNG with a rotated credit line and a
+ * CMYK JPEG inside a form XObject; (3) a scan; (4) the page-1 JPEG again.
+ */
+export async function composeIssue(parts: IssueParts): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const jpeg = await doc.embedJpg(parts.jpeg);
+  const p1 = doc.addPage([595, 842]);
+  p1.drawText('LE QUOTIDIEN', { x: 50, y: 790, size: 28, font });
+  p1.drawImage(jpeg, { x: 50, y: 420, width: 400, height: 300 });
+  p1.drawText(parts.credits.page1, { x: 50, y: 408, size: 8, font });
+  p1.drawText('Un texte d\'article sans rapport avec la photo.', { x: 50, y: 300, size: 11, font });
+
+  const p2 = doc.addPage([595, 842]);
+  p2.drawImage(await doc.embedPng(parts.png), { x: 60, y: 460, width: 360, height: 270 });
+  p2.drawText(parts.credits.page2, { x: 432, y: 470, size: 7, font, rotate: degrees(90) });
+  // The CMYK photo inside a form XObject (an embedded page), as layout tools place adverts.
+  const inner = await PDFDocument.create();
+  const ip = inner.addPage([300, 225]);
+  ip.drawImage(await inner.embedJpg(parts.cmyk), { x: 0, y: 0, width: 300, height: 225 });
+  const [form] = await doc.embedPdf(await inner.save());
+  p2.drawPage(form!, { x: 60, y: 80, width: 300, height: 225 });
+  p2.drawText('Publicité', { x: 60, y: 60, size: 9, font });
+
+  const p3 = doc.addPage([595, 842]);
+  p3.drawImage(await doc.embedJpg(parts.scan), { x: 0, y: 0, width: 595, height: 842 });
+
+  const p4 = doc.addPage([595, 842]);
+  p4.drawImage(jpeg, { x: 100, y: 100, width: 200, height: 150 });
+  p4.drawText('Rappel de la une', { x: 100, y: 90, size: 8, font });
+  return Buffer.from(await doc.save());
+}
+
+/** A valid PDF whose catalog opens with JavaScript. */
+export async function pdfWithJavaScript(): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  doc.addPage([200, 200]);
+  const action = doc.context.obj({ Type: 'Action', S: 'JavaScript', JS: PDFString.of('app.alert("hi")') });
+  doc.catalog.set(PDFName.of('OpenAction'), doc.context.register(action));
+  return Buffer.from(await doc.save());
+}
+
+/** A PDF with an image XObject declaring 100,000 x 100,000 pixels (a few bytes of data). */
+export async function pdfWithHugeImage(): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  const page = doc.addPage([200, 200]);
+  const stream = doc.context.stream(new Uint8Array(16), {
+    Type: 'XObject', Subtype: 'Image', Width: PDFNumber.of(100_000), Height: PDFNumber.of(100_000), ColorSpace: 'DeviceGray', BitsPerComponent: 8,
+  });
+  const ref = doc.context.register(stream);
+  page.node.setXObject(PDFName.of('Im0'), ref);
+  const content = doc.context.stream('q 200 0 0 200 0 0 cm /Im0 Do Q');
+  page.node.set(PDFName.of('Contents'), doc.context.register(content));
+  return Buffer.from(await doc.save({ useObjectStreams: false }));
+}
+
+/** A PDF encrypted with a user password (standard security handler, RC4 40-bit), hand-written. */
+export function encryptedPdf(): Buffer {
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>',
+    `<< /Filter /Standard /V 1 /R 2 /O <${'a1'.repeat(32)}> /U <${'b2'.repeat(32)}> /P -44 >>`,
+  ];
+  let body = '%PDF-1.4\n';
+  const offsets: number[] = [];
+  objects.forEach((o, i) => {
+    offsets.push(body.length);
+    body += `${i + 1} 0 obj\n${o}\nendobj\n`;
+  });
+  const xref = body.length;
+  body += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+  body += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R /Encrypt 4 0 R /ID [<${'c3'.repeat(16)}> <${'c3'.repeat(16)}>] >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(body, 'latin1');
+}
+
+/** A PDF with an embedded file attachment. */
+export async function pdfWithAttachment(): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  doc.addPage([200, 200]);
+  await doc.attach(Buffer.from('hello'), 'note.txt', { mimeType: 'text/plain' });
+  return Buffer.from(await doc.save());
+}
+
+/** One page with an indexed (2-colour palette) image and a 1-bit image, written as raw XObjects. */
+export async function pdfWithIndexedAndBilevel(): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  const page = doc.addPage([300, 200]);
+  const size = 64;
+  const indexed = new Uint8Array(size * size);
+  for (let y = 0; y < size; y++) for (let x = 0; x < size; x++) indexed[y * size + x] = x < size / 2 ? 0 : 1;
+  const palette = PDFHexString.of('ff0000' + '0000ff');
+  const im1 = doc.context.register(doc.context.stream(indexed, {
+    Type: 'XObject', Subtype: 'Image', Width: size, Height: size, BitsPerComponent: 8,
+    ColorSpace: doc.context.obj([PDFName.of('Indexed'), PDFName.of('DeviceRGB'), 1, palette]),
+  }));
+  // 1 bit per pixel, rows of 8 bytes: top half black (0), bottom half white (1).
+  const bits = new Uint8Array((size / 8) * size);
+  for (let y = size / 2; y < size; y++) bits.fill(0xff, y * (size / 8), (y + 1) * (size / 8));
+  const im2 = doc.context.register(doc.context.stream(bits, { Type: 'XObject', Subtype: 'Image', Width: size, Height: size, BitsPerComponent: 1, ColorSpace: 'DeviceGray' }));
+  page.node.setXObject(PDFName.of('Ix'), im1);
+  page.node.setXObject(PDFName.of('Bw'), im2);
+  page.node.set(PDFName.of('Contents'), doc.context.register(doc.context.stream('q 100 0 0 100 20 50 cm /Ix Do Q q 100 0 0 100 160 50 cm /Bw Do Q')));
+  return Buffer.from(await doc.save({ useObjectStreams: false }));
+}

@@ -1,0 +1,6 @@
+import { defineSettings, setting, type SettingValues } from '@filigrane/core';
+
+export const WATERMARKING_SETTINGS = defineSettings('watermarking', {
+  ttlHours: setting.number({ env: 'WATERMARKING_TTL_HOURS', default: 24, min: 0.001, description: 'Lifetime (hours, fractions allowed) of the watermarking endpoint\'s assets (original, watermarked, .lmk)' }),
+});
+export type WatermarkingSettings = SettingValues<typeof WATERMARKING_SETTINGS.specs>;

@@ -1,0 +1,44 @@
+import test from 'ava';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { configuredPlugins, settingsDocument, startTestServer } from '@filigrane/gateway';
+import { CORE_API_VERSION } from '@filigrane/core';
+
+// Modules an operator might name in FILIGRANE_PLUGINS, written as plain CommonJS packages.
+const dir = mkdtempSync(join(tmpdir(), 'filigrane-plugins-'));
+const write = (name: string, source: string) => writeFileSync(join(dir, name), source);
+write('no-version.cjs', `module.exports = { plugin: { id: 'unversioned', routes: [] } };`);
+write('old.cjs', `module.exports = { plugin: { id: 'old-timer', coreApi: '0.9', routes: [] } };`);
+write('newer.cjs', `module.exports = { plugin: { id: 'from-future', coreApi: '${CORE_API_VERSION.split('.')[0]}.99', routes: [] } };`);
+write('needy.cjs', `module.exports = { default: { id: 'needy', coreApi: '${CORE_API_VERSION}', requires: ['crystal-ball'], routes: [] } };`);
+write('nothing.cjs', `module.exports = { answer: 42 };`);
+
+test('a plugin that does not declare its core API version, or was built for another, is refused naming it', async (t) => {
+  await t.throwsAsync(configuredPlugins({ FILIGRANE_PLUGINS: './no-version.cjs' }, dir), { message: /plugin "unversioned" \(from "\.\/no-version\.cjs"\) does not declare the core API version/ });
+  await t.throwsAsync(configuredPlugins({ FILIGRANE_PLUGINS: './old.cjs' }, dir), { message: /plugin "old-timer" .* was built for core API 0\.9, but this Filigrane provides core API 1\./ });
+  await t.throwsAsync(configuredPlugins({ FILIGRANE_PLUGINS: './newer.cjs' }, dir), { message: /plugin "from-future" .* was built for core API 1\.99/ });
+  await t.throwsAsync(configuredPlugins({ FILIGRANE_PLUGINS: './nothing.cjs' }, dir), { message: /module "\.\/nothing\.cjs" exports no plugin/ });
+  await t.throwsAsync(configuredPlugins({ FILIGRANE_PLUGINS: './missing-module' }, dir), { message: /cannot find plugin module "\.\/missing-module"/ });
+  t.deepEqual(await configuredPlugins({}, dir), []);
+});
+
+test('a configured plugin with a missing dependency stops the boot naming both', async (t) => {
+  const needy = await configuredPlugins({ FILIGRANE_PLUGINS: './needy.cjs' }, dir);
+  t.is(needy[0].id, 'needy');
+  await t.throwsAsync(startTestServer({ plugins: needy }), { message: 'plugin "needy" requires plugin "crystal-ball", which is not loaded' });
+});
+
+test('a plugin setting with a bad value stops the boot naming the plugin and the variable', async (t) => {
+  await t.throwsAsync(startTestServer({ env: { FILIGRANE_PLUGINS: './examples/feed-source', PARTNER_FEED_MAX_IMAGE_BYTES: 'lots' } }), {
+    message: 'plugin "partner-feed": setting PARTNER_FEED_MAX_IMAGE_BYTES must be an integer, got "lots"',
+  });
+  await t.throwsAsync(startTestServer({ env: { WATERMARKING_TTL_HOURS: '-1' } }), { message: /plugin "watermarking": setting WATERMARKING_TTL_HOURS must be >= / });
+  await t.throwsAsync(startTestServer({ env: { MAX_IMAGE_PIXELS: '1e99x' } }), { message: /plugin "core": setting MAX_IMAGE_PIXELS must be an integer/ });
+});
+
+test('docs/configuration.md is the generated table of every declared setting', (t) => {
+  const doc = readFileSync(join(__dirname, '..', '..', '..', 'docs', 'configuration.md'), 'utf8');
+  t.is(doc, settingsDocument(), 'regenerate it with `npx filigrane settings > docs/configuration.md`');
+  for (const name of ['MAX_IMAGE_PIXELS', 'FETCH_ALLOW_HOSTS', 'WATERMARKING_TTL_HOURS', 'PORT', 'FILIGRANE_PLUGINS']) t.regex(doc, new RegExp(`\`${name}\``));
+});
