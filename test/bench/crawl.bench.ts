@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { startTestServer } from '@filigrane/gateway';
 
-const REPO = resolve(__dirname, '../..');
+const REPO = resolve(__dirname, '../../..');
 
 async function serve(root: string): Promise<{ url: string; stop(): void }> {
   const child = spawn(process.execPath, [resolve(REPO, 'test/bench/support/static-site.js'), root], { stdio: ['ignore', 'pipe', 'inherit'] });
