@@ -13,6 +13,7 @@ import {
   SecretBox,
   systemClock,
   TOKENS,
+  WorkPool,
   type Clock,
   type FiligranePlugin,
   type GraphQLContext,
@@ -24,6 +25,8 @@ import type { GatewayConfig } from './config.js';
 import { mountGraphQL } from './graphql/graphql.js';
 import { baseUrlResolver, createHttpServer } from './http-server.js';
 import { JobRunner } from './jobs/job-runner.js';
+import { masterKeyPlugin } from './master-key/master-key.plugin.js';
+import { settleMasterKey, type MasterKeySource } from './master-key/master-key.js';
 import { rateLimitPlugin } from './rate-limit/rate-limit.plugin.js';
 import { mountRestRoutes } from './rest/rest-adapter.js';
 
@@ -31,7 +34,8 @@ export interface AppOptions {
   config: GatewayConfig;
   plugins: FiligranePlugin[];
   databaseUrl: string;
-  masterKey: Buffer;
+  /** The master key, or the key file to read (created only for an empty database). */
+  masterKey: MasterKeySource;
   clock?: Clock;
   /** Run job workers and schedules in this process. */
   workers?: boolean;
@@ -45,6 +49,8 @@ export interface FiligraneApp {
   container: Container;
   dataSource: DataSource;
   http: FastifyInstance | null;
+  /** Every route mounted on `http` (method and Fastify path), plugins' and the gateway's own. */
+  routes: { method: string; url: string }[];
   jobs: JobRunner;
   plugins: FiligranePlugin[];
   /** Starts listening; returns the base URL. */
@@ -71,14 +77,14 @@ export function checkBoot(plugins: FiligranePlugin[], config: GatewayConfig): vo
 /** Boots Filigrane: one container, one DataSource, one REST surface, one GraphQL schema, one job runner. */
 export async function createApp(options: AppOptions): Promise<FiligraneApp> {
   const log = options.log ?? ((m: string) => console.log(m));
-  const plugins = resolvePlugins([rateLimitPlugin, ...options.plugins]);
+  const plugins = resolvePlugins([rateLimitPlugin, masterKeyPlugin, ...options.plugins]);
 
   const container = new Container({ autobind: true, defaultScope: 'Singleton' });
   const extensions = new ExtensionRegistry();
   const jobs = new JobRunner(options.databaseUrl, log);
   container.bind(TOKENS.Config).toConstantValue(options.config);
   container.bind(TOKENS.Clock).toConstantValue(options.clock ?? systemClock);
-  container.bind(TOKENS.SecretBox).toConstantValue(new SecretBox(options.masterKey));
+  container.bind(TOKENS.WorkPool).toConstantValue(new WorkPool());
   container.bind(TOKENS.Extensions).toConstantValue(extensions);
   container.bind(TOKENS.JobQueue).toConstantValue(jobs);
   container.bind(TOKENS.Events).toConstantValue(new EventBus(() => extensions.get(EVENT_LISTENERS), log));
@@ -111,6 +117,7 @@ async function assemble(
 ): Promise<FiligraneApp> {
   await dataSource.runMigrations();
   container.bind(TOKENS.DataSource).toConstantValue(dataSource);
+  container.bind(TOKENS.SecretBox).toConstantValue(new SecretBox(await settleMasterKey(dataSource, options.masterKey)));
 
   extensions.declare(EVENT_LISTENERS, 'core');
   for (const p of plugins) {
@@ -122,11 +129,17 @@ async function assemble(
   if (orphans.length) throw new Error(`contributions to extension points no loaded plugin declares: ${orphans.join(', ')}`);
 
   let http: FastifyInstance | null = null;
+  const routes: { method: string; url: string }[] = [];
   let apollo: ApolloServer<GraphQLContext> | null = null;
   if (options.http !== false) {
     http = createHttpServer(options.config, container, options.logger ?? false);
+    http.addHook('onRoute', (r) => {
+      // REST paths answer every method (405 for the undeclared ones): list the declared ones.
+      const declared = (r.config as { declaredMethods?: string[] } | undefined)?.declaredMethods;
+      for (const method of declared ?? [r.method].flat()) if (method !== 'HEAD' && method !== 'OPTIONS') routes.push({ method, url: r.url });
+    });
     const baseUrlOf = baseUrlResolver(options.config);
-    mountRestRoutes(http, container, plugins, baseUrlOf);
+    mountRestRoutes(http, container, plugins, baseUrlOf, options.config.bodyLimitBytes);
     apollo = await mountGraphQL(http, plugins, container, baseUrlOf);
   }
 
@@ -139,6 +152,7 @@ async function assemble(
     container,
     dataSource,
     http,
+    routes,
     jobs,
     plugins,
     async listen(port = options.config.port, host = options.config.host) {

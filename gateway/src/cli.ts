@@ -4,6 +4,7 @@ import { ApiError } from '@filigrane/core';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { AccountService } from '@filigrane/plugin-account';
+import { ApiKeyService, IdentityService } from '@filigrane/plugin-auth';
 import { PressIssueService } from '@filigrane/plugin-press';
 import { boot, ensureDemoAccount } from './server.js';
 import { buildGraphQLSchema } from './graphql/graphql.js';
@@ -20,6 +21,10 @@ Commands:
   migrate                       apply database migrations and exit
   account create --username U --email E [--full-name F] [--image-quota N] [--disk-quota BYTES] [--json]
                                 create an account and print its API key
+  account rotate-key --username U [--json]
+                                issue a new API key for the account (the old one stops working at once)
+  account grant --username U --permission P
+                                give an account a permission (home:/<user>, press:ingest)
   press ingest FILE.pdf --name NAME --date YYYY-MM-DD [--domain D] [--wait] [--json]
                                 queue a press issue for analysis (workers of \`start\` or \`worker\` do it);
                                 --wait polls until it is complete or failed
@@ -47,6 +52,8 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'account':
       if (rest[0] === 'create') return createAccount(rest.slice(1));
+      if (rest[0] === 'rotate-key') return rotateKey(rest.slice(1));
+      if (rest[0] === 'grant') return grantPermission(rest.slice(1));
       break;
     case 'press':
       if (rest[0] === 'ingest') return pressIngest(rest.slice(1));
@@ -140,6 +147,50 @@ async function createAccount(args: string[]): Promise<number> {
       return 1;
     }
     throw err;
+  } finally {
+    await running.stop();
+  }
+}
+
+async function rotateKey(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { username: { type: 'string' }, json: { type: 'boolean', default: false } }, strict: true });
+  if (!values.username) {
+    console.error('account rotate-key needs --username');
+    return 2;
+  }
+  const running = await boot('migrate');
+  try {
+    const account = await running.app.container.get(IdentityService).findByUsername(values.username);
+    if (!account) {
+      console.error(`error: no account named "${values.username}"`);
+      return 1;
+    }
+    const apiKey = await running.app.container.get(ApiKeyService).rotate(account.id);
+    if (values.json) console.log(JSON.stringify({ username: account.username, api_key: apiKey }));
+    else console.log(`New API key for "${account.username}" (the previous key no longer works):\n${apiKey}`);
+    return 0;
+  } finally {
+    await running.stop();
+  }
+}
+
+async function grantPermission(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { username: { type: 'string' }, permission: { type: 'string' } }, strict: true });
+  if (!values.username || !values.permission || !/^(home:\/[A-Za-z0-9][A-Za-z0-9_-]{1,63}|press:ingest)$/.test(values.permission)) {
+    console.error('account grant needs --username and --permission (home:/<user> or press:ingest)');
+    return 2;
+  }
+  const running = await boot('migrate');
+  try {
+    const identity = running.app.container.get(IdentityService);
+    const account = await identity.findByUsername(values.username);
+    if (!account) {
+      console.error(`error: no account "${values.username}"`);
+      return 1;
+    }
+    await identity.grant(account.id, values.permission);
+    console.log(`Granted ${values.permission} to "${account.username}" (permissions apply within 5 s).`);
+    return 0;
   } finally {
     await running.stop();
   }

@@ -1,7 +1,8 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { defineSettings, parseSettings, setting, type AppConfig } from '@filigrane/core';
+import type { MasterKeySource } from './master-key/master-key.js';
 
 export interface GatewayConfig extends AppConfig {
   /** Any PostgreSQL; unset means the embedded one under dataDir/pg. */
@@ -9,6 +10,8 @@ export interface GatewayConfig extends AppConfig {
   embeddedPgPort: number;
   bodyLimitBytes: number;
   logLevel: string;
+  /** Proxies whose X-Forwarded-For is believed: a hop count, or their addresses/CIDRs; false: none. */
+  trustProxy: number | string[] | false;
   /** The raw environment plugin settings are parsed from (never handed to plugins as such). */
   env: Record<string, string | undefined>;
 }
@@ -32,6 +35,10 @@ export const GATEWAY_SETTINGS = defineSettings('gateway', {
   plugins: setting.list({ env: 'FILIGRANE_PLUGINS', default: [], description: 'Third-party plugin modules to load, comma-separated, resolved from the working directory (docs/plugins.md)' }),
   embeddedPgPort: setting.integer({ env: 'EMBEDDED_PG_PORT', default: 0, min: 0, max: 65535, description: 'Port of the embedded PostgreSQL (0: any free port)' }),
   bodyLimitBytes: setting.integer({ env: 'BODY_LIMIT_BYTES', default: 64 * 1024 * 1024, min: 1, description: 'Largest request body' }),
+  trustProxy: setting.optionalString({
+    env: 'TRUST_PROXY',
+    description: 'Proxies in front of the API whose `X-Forwarded-For` is believed: a hop count (`1`: one load balancer) or comma-separated proxy addresses/CIDRs; unset: the header is ignored',
+  }),
   toolDir: setting.optionalString({ env: 'TOOL_DIR', description: 'Folder of the offline tool\'s binaries (default `packages/tool/release`)' }),
   toolVersion: setting.optionalString({ env: 'TOOL_VERSION', description: 'Version name the download endpoint shows (default: the package version)' }),
 });
@@ -53,9 +60,31 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     toolVersion: s.toolVersion ?? readVersion(),
     bodyLimitBytes: s.bodyLimitBytes,
     logLevel: s.logLevel,
+    trustProxy: parseTrustProxy(s.trustProxy),
     env: { ...env },
     extra: Object.fromEntries(Object.entries(env).filter(([k]) => !NOT_FOR_PLUGINS.includes(k))),
   };
+}
+
+/**
+ * TRUST_PROXY: how many proxies (hops) stand in front, or which addresses they have. Never "trust
+ * everything": the leftmost X-Forwarded-For entry is whatever the client wrote, so only entries
+ * added by our own proxies are believed.
+ */
+export function parseTrustProxy(raw: string | undefined): number | string[] | false {
+  const value = raw?.trim();
+  if (!value || value === '0') return false;
+  if (/^\d+$/.test(value)) return Number(value);
+  const entries = value.split(',').map((e) => e.trim()).filter(Boolean);
+  for (const e of entries) {
+    const [address, bits, ...rest] = e.split('/');
+    const version = isIP(address ?? '');
+    const maxBits = version === 4 ? 32 : 128;
+    if (!version || rest.length || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= maxBits))) {
+      throw new Error(`TRUST_PROXY must be a hop count or comma-separated proxy addresses/CIDRs, got "${e}" (for example TRUST_PROXY=1 or TRUST_PROXY=10.0.0.0/8)`);
+    }
+  }
+  return entries;
 }
 
 function readVersion(): string {
@@ -68,19 +97,14 @@ function readVersion(): string {
 
 /**
  * The master key that encrypts secrets at rest: FILIGRANE_MASTER_KEY (base64, 32 bytes) when set,
- * as every process of a multi-machine deployment needs; else a key file created once in dataDir.
+ * as every process of a multi-machine deployment needs; else the key file in dataDir, which the
+ * gateway creates only for an empty database and checks against the database at every start.
  */
-export function loadMasterKey(config: GatewayConfig, env: NodeJS.ProcessEnv = process.env): Buffer {
+export function masterKeySource(config: GatewayConfig, env: NodeJS.ProcessEnv = process.env): MasterKeySource {
   if (env.FILIGRANE_MASTER_KEY) {
     const key = Buffer.from(env.FILIGRANE_MASTER_KEY, 'base64');
     if (key.length < 32) throw new Error('FILIGRANE_MASTER_KEY must be at least 32 bytes, base64-encoded');
     return key;
   }
-  const file = join(config.dataDir, 'master.key');
-  if (!existsSync(file)) {
-    mkdirSync(config.dataDir, { recursive: true });
-    writeFileSync(file, randomBytes(32).toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
-  }
-  chmodSync(file, 0o600);
-  return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+  return { file: join(config.dataDir, 'master.key') };
 }

@@ -25,7 +25,7 @@ export async function openDatabase(config: GatewayConfig, options: { attach?: bo
   const dataDir = join(config.dataDir, 'pg');
   if (options.attach) {
     const holder = await listeningHolder(dataDir);
-    if (holder) return { url: holderUrl(holder), embedded: true, attached: true, stop: async () => undefined };
+    if (holder) return { url: holderUrl(holder, dataDir), embedded: true, attached: true, stop: async () => undefined };
   }
   const pg = await startEmbeddedPostgres({ dataDir, port: config.embeddedPgPort });
   return { url: pg.url, embedded: true, attached: false, stop: () => pg.stop() };

@@ -12,6 +12,19 @@ export function baseUrlResolver(config: GatewayConfig): (req: FastifyRequest) =>
   return (req) => config.publicUrl ?? `${req.protocol}://${req.host || `${config.host}:${config.port}`}`;
 }
 
+/** Wrong credentials anywhere, or none where the route requires them: the error, before any body is read. */
+function rejectUnauthenticated(req: FastifyRequest): void {
+  const required = (req.routeOptions.config as { authRequired?: Record<string, boolean> } | undefined)?.authRequired;
+  const needed = required?.[req.method === 'HEAD' ? 'GET' : req.method];
+  if (req.authError && (needed !== undefined || req.url.startsWith('/graphql'))) throw req.authError;
+  if (needed && !req.principal) {
+    throw new ApiError(401, 'not_authenticated', 'Authentication credentials were not provided.', undefined, { 'www-authenticate': 'Token' });
+  }
+}
+
+/** proxy-addr asks about each address from the socket (hop 0) leftwards: trust the first n. */
+const trustHops = (n: number) => (_address: string, hop: number) => hop < n;
+
 /**
  * Fastify with the spec's conventions applied to every response, known route or not:
  * X-Request-Id, credentials, rate-limit headers and 429, raw bodies (routes parse them),
@@ -24,7 +37,8 @@ export function createHttpServer(config: GatewayConfig, container: Container, lo
     genReqId: (req) => requestIdFor(req.headers['x-request-id']),
     requestIdHeader: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2000 },
-    trustProxy: process.env.TRUST_PROXY === '1',
+    // A hop count or the proxies' addresses (config.ts): the client's own X-Forwarded-For entries are never believed.
+    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     // Errors Fastify raises before routing (malformed URL, bad Content-Type header) get our body too.
     frameworkErrors: (err, _req, reply) => {
       const api = toApiError(err);
@@ -56,6 +70,8 @@ export function createHttpServer(config: GatewayConfig, container: Container, lo
         'retry-after': String(state.retryAfter),
       });
     }
+    // Refuse before the body is read: a stranger cannot make us buffer 64 MiB.
+    rejectUnauthenticated(req);
   });
 
   app.setErrorHandler((err, req, reply) => {

@@ -1,5 +1,6 @@
 export { createApp, type AppOptions, type FiligraneApp } from './app.js';
-export { loadConfig, GATEWAY_SETTINGS, type GatewayConfig } from './config.js';
+export { loadConfig, masterKeySource, parseTrustProxy, GATEWAY_SETTINGS, type GatewayConfig } from './config.js';
+export { MasterKeyError, type MasterKeySource } from './master-key/master-key.js';
 export { settingsDocument } from './settings-document.js';
 export { defaultPlugins, configuredPlugins, pluginsFromConfig } from './plugins.js';
 export { startTestServer, call, type TestServer, type TestServerOptions, type CallOptions, type CallResult } from './testing.js';

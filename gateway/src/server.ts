@@ -1,7 +1,7 @@
 import { IdentityService } from '@filigrane/plugin-auth';
 import { AccountService } from '@filigrane/plugin-account';
 import { checkBoot, createApp, type FiligraneApp } from './app.js';
-import { loadConfig, loadMasterKey, type GatewayConfig } from './config.js';
+import { loadConfig, masterKeySource, type GatewayConfig } from './config.js';
 import { openDatabase, type Database } from './database.js';
 import { pluginsFromConfig } from './plugins.js';
 
@@ -27,7 +27,7 @@ export async function boot(mode: 'start' | 'worker' | 'migrate', config: Gateway
       config,
       plugins,
       databaseUrl: db.url,
-      masterKey: loadMasterKey(config),
+      masterKey: masterKeySource(config),
       workers: mode !== 'migrate',
       http: mode === 'start',
       logger: mode === 'start' && config.logLevel !== 'silent',

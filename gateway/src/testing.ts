@@ -52,6 +52,8 @@ export interface TestServer {
   url: string;
   app: FiligraneApp;
   databaseUrl: string;
+  /** The master key of this server (other apps on its database need the same). */
+  masterKey: Buffer;
   /** An HTTP call on loopback; JSON bodies are encoded and decoded. */
   call(method: string, path: string, options?: CallOptions): Promise<CallResult>;
   /** Creates an account and returns its username and API key. */
@@ -85,13 +87,14 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const config: GatewayConfig = { ...loadConfig(env), ...defaults, ...options.config };
   checkBoot(plugins, config);
   const db = options.databaseUrl ? { url: options.databaseUrl, dispose: async () => undefined } : await createTestDatabase();
+  const masterKey = options.masterKey ?? randomBytes(32);
   let app: FiligraneApp;
   try {
     app = await createApp({
       config,
       plugins,
       databaseUrl: db.url,
-      masterKey: options.masterKey ?? randomBytes(32),
+      masterKey,
       clock: options.clock,
       workers: options.workers ?? false,
       log: () => undefined,
@@ -105,6 +108,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     url,
     app,
     databaseUrl: db.url,
+    masterKey,
     call: (method, path, opts) => call(url, method, path, opts),
     async createAccount(username, quotas) {
       const { account, apiKey } = await app.container.get(AccountService).create({ username, email: `${username}@example.com`, fullName: username }, quotas);

@@ -1,5 +1,4 @@
 import test from 'ava';
-import { randomBytes } from 'node:crypto';
 import { ManualClock } from '@filigrane/core';
 import { createApp, defaultPlugins, startTestServer, call, type TestServer } from '../src/index.js';
 
@@ -87,7 +86,7 @@ test.serial('rate limits: 429 with Retry-After, and counters shared by two API p
   const frozen = new ManualClock(new Date('2026-06-02T13:00:00.500Z'));
   const config = { ...server.app.container.get<Record<string, unknown>>(Symbol.for('filigrane.Config')), rateLimit: { perSecond: 4, perDay: 6 } };
   const apps = await Promise.all(
-    [0, 1].map(() => createApp({ config: config as never, plugins: defaultPlugins(), databaseUrl: server.databaseUrl, masterKey: randomBytes(32), clock: frozen, log: () => undefined })),
+    [0, 1].map(() => createApp({ config: config as never, plugins: defaultPlugins(), databaseUrl: server.databaseUrl, masterKey: server.masterKey, clock: frozen, log: () => undefined })),
   );
   try {
     const urls = await Promise.all(apps.map((a) => a.listen(0, '127.0.0.1')));
@@ -105,11 +104,20 @@ test.serial('rate limits: 429 with Retry-After, and counters shared by two API p
     t.deepEqual(statuses, [200, 200, 200, 200, 429], 'the fifth request in one second is refused, whichever process serves it');
     t.deepEqual(remaining, ['3', '2', '1', '0', '0']);
     frozen.advance(1000);
-    t.is((await call(urls[0]!, 'GET', '/api/v4/account/', { key })).status, 200, 'a new second opens the window');
-    const daily = await call(urls[1]!, 'GET', '/api/v4/account/', { key });
-    t.is(daily.status, 429, 'the seventh request of the day exceeds the daily limit');
-    t.is(daily.headers.get('x-ratelimit-daily-remaining'), '0');
-    t.is(Number(daily.headers.get('retry-after')), 11 * 3600 - 1, 'seconds until the daily window resets');
+    const sixth = await call(urls[0]!, 'GET', '/api/v4/account/', { key });
+    t.is(sixth.status, 200, 'a new second opens the window');
+    t.is(sixth.headers.get('x-ratelimit-daily-remaining'), '1', 'the request refused by the second window cost no daily quota');
+    t.is((await call(urls[1]!, 'GET', '/api/v4/account/', { key })).status, 200, 'the sixth counted request of the day still passes');
+    for (let i = 0; i < 3; i++) {
+      frozen.advance(1000);
+      const daily = await call(urls[i % 2]!, 'GET', '/api/v4/account/', { key });
+      t.is(daily.status, 429, 'beyond six counted requests the daily limit refuses');
+      t.is(daily.headers.get('x-ratelimit-daily-remaining'), '0');
+      t.is(Number(daily.headers.get('retry-after')), 11 * 3600 - 1 - (i + 1), 'seconds until the daily window resets');
+    }
+    await new Promise((r) => setTimeout(r, 200)); // the refund of the refused requests is written after the answer
+    const [row] = await apps[0]!.dataSource.query(`SELECT hits FROM rate_limit_counters WHERE window_kind = 'd' AND subject LIKE 'account:%' AND window_start = '2026-06-02T00:00:00Z'`);
+    t.is(row.hits, 6, 'refused requests do not consume the daily quota');
   } finally {
     await Promise.all(apps.map((a) => a.close()));
   }
@@ -119,7 +127,7 @@ test.serial('concurrent requests are counted exactly: no more than the limit pas
   const frozen = new ManualClock(new Date('2026-06-03T09:00:00.200Z'));
   const config = { ...server.app.container.get<Record<string, unknown>>(Symbol.for('filigrane.Config')), rateLimit: { perSecond: 5, perDay: 1000 } };
   const apps = await Promise.all(
-    [0, 1].map(() => createApp({ config: config as never, plugins: defaultPlugins(), databaseUrl: server.databaseUrl, masterKey: randomBytes(32), clock: frozen, log: () => undefined })),
+    [0, 1].map(() => createApp({ config: config as never, plugins: defaultPlugins(), databaseUrl: server.databaseUrl, masterKey: server.masterKey, clock: frozen, log: () => undefined })),
   );
   try {
     const urls = await Promise.all(apps.map((a) => a.listen(0, '127.0.0.1')));

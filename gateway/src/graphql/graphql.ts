@@ -1,11 +1,13 @@
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import type { GraphQLFormattedError } from 'graphql';
 import type { Container } from 'inversify';
 import { buildSchema, type NonEmptyArray } from 'type-graphql';
-import { ApiError, type FiligranePlugin, type GraphQLContext } from '@filigrane/core';
+import { ApiError, TOKENS, type FiligranePlugin, type GraphQLContext } from '@filigrane/core';
+import type { RateLimiter } from '../rate-limit/rate-limiter.service.js';
+import { checkQuery, GRAPHQL_LIMITS } from './query-limits.js';
 import { toApiError } from '../rest/error-mapping.js';
 import { EXPLORER_HTML } from './explorer.js';
 
@@ -20,37 +22,39 @@ export async function buildGraphQLSchema(plugins: FiligranePlugin[], container: 
   });
 }
 
-/** Errors carry the same code and status as the REST error body, in `extensions`. */
-function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+/** Errors carry the same code and status as the REST error body, in `extensions`; 500s are logged like REST's. */
+const formatErrorWith = (log: FastifyBaseLogger) => (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
   const original = (error as { originalError?: unknown }).originalError;
   if (!original) return formatted; // syntax and validation errors: Apollo's own codes
   const api = toApiError(original);
+  if (api.statusCode >= 500) log.error({ err: original, path: formatted.path }, 'GraphQL resolver failed');
   return {
     message: typeof api.details === 'string' ? api.details : api.code,
     locations: formatted.locations,
     path: formatted.path,
     extensions: { code: api.code, status_code: api.statusCode, details: api.details },
   };
-}
+};
 
 export async function mountGraphQL(app: FastifyInstance, plugins: FiligranePlugin[], container: Container, baseUrlOf: (req: FastifyRequest) => string): Promise<ApolloServer<GraphQLContext>> {
   const schema = await buildGraphQLSchema(plugins, container);
   const apollo = new ApolloServer<GraphQLContext>({
     schema,
-    formatError,
+    formatError: formatErrorWith(app.log),
     plugins: [fastifyApolloDrainPlugin(app), ApolloServerPluginLandingPageDisabled()],
     // The CLI stops everything in order on SIGTERM/SIGINT; Apollo's own handler would re-raise the
     // signal and kill the process before the embedded database is closed and its lock released.
     stopOnTerminationSignals: false,
   });
   await apollo.start();
+  const limiter = container.get<RateLimiter>(TOKENS.RateLimiter);
   const handler = fastifyApolloHandler(apollo, {
     context: async (req) => ({ principal: req.principal, requestId: req.id, baseUrl: baseUrlOf(req), container }),
   });
   app.route({
     method: ['GET', 'POST', 'OPTIONS'],
     url: '/graphql',
-    preHandler: async (req) => {
+    preHandler: async (req, reply) => {
       // Same credentials as REST: wrong ones are a 401 before any resolver runs.
       if (req.authError) throw req.authError;
       if (Buffer.isBuffer(req.body)) {
@@ -59,6 +63,21 @@ export async function mountGraphQL(app: FastifyInstance, plugins: FiligranePlugi
           req.body = req.body.length ? JSON.parse(req.body.toString('utf8')) : undefined;
         } catch (err) {
           throw new ApiError(400, 'parse_error', `JSON parse error: ${(err as Error).message}`);
+        }
+      }
+      if (Array.isArray(req.body)) throw new ApiError(400, 'batch_not_supported', 'Send one GraphQL operation per request (batched operations are not accepted).');
+      const params = (req.method === 'GET' ? req.query : req.body) as { query?: unknown; operationName?: unknown } | undefined;
+      const cost = checkQuery(params?.query, params?.operationName);
+      // The request was counted once on arrival; a costly query counts as several.
+      const extra = cost === null ? 0 : Math.ceil(cost / GRAPHQL_LIMITS.costPerRequest) - 1;
+      if (extra > 0) {
+        const subject = req.principal ? `account:${req.principal.accountId}` : `ip:${req.ip}`;
+        const state = await limiter.hit(subject, extra);
+        reply.headers(state.headers);
+        if (state.retryAfter !== undefined) {
+          throw new ApiError(429, 'throttled', `Request was throttled (a GraphQL query of cost ${cost} counts ${extra + 1} requests). Expected available in ${state.retryAfter} seconds.`, undefined, {
+            'retry-after': String(state.retryAfter),
+          });
         }
       }
     },

@@ -1,5 +1,5 @@
 import PgBoss from 'pg-boss';
-import type { JobQueue, JobSpec } from '@filigrane/core';
+import type { JobQueue, JobSendOptions, JobSpec } from '@filigrane/core';
 
 /**
  * pg-boss behind the core JobQueue: jobs live in PostgreSQL, so any number of worker processes
@@ -32,9 +32,10 @@ export class JobRunner implements JobQueue {
     return boss;
   }
 
-  async send<T extends object>(queue: string, data: T, options: { singletonKey?: string; startAfterSeconds?: number } = {}): Promise<string | null> {
+  async send<T extends object>(queue: string, data: T, options: JobSendOptions = {}): Promise<string | null> {
     const boss = await this.queue(queue);
-    return boss.send(queue, data, { singletonKey: options.singletonKey, startAfter: options.startAfterSeconds });
+    const retry = options.retryLimit === undefined ? {} : { retryLimit: options.retryLimit, retryDelay: options.retryDelaySeconds ?? 1, retryBackoff: true };
+    return boss.send(queue, data, { singletonKey: options.singletonKey, startAfter: options.startAfterSeconds, ...retry });
   }
 
   /** Registers handlers and schedules: called by processes that run workers. */

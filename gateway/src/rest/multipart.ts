@@ -35,14 +35,15 @@ export function parseMultipart(body: Buffer, boundary: string, limits: Multipart
   const maxField = limits.fieldBytes ?? 64 * 1024;
   const maxFiles = limits.files ?? 1;
   const delimiter = Buffer.from(`--${boundary}`);
-  const out: Record<string, unknown> = {};
+  // A Map, not an object: a part named `__proto__` must stay a plain field, never a prototype.
+  const out = new Map<string, unknown>();
   let pos = body.indexOf(delimiter);
   if (pos < 0) throw bad('no part found.');
   let parts = 0;
   let files = 0;
   for (;;) {
     pos += delimiter.length;
-    if (body[pos] === 0x2d && body[pos + 1] === 0x2d) return out; // closing delimiter "--"
+    if (body[pos] === 0x2d && body[pos + 1] === 0x2d) return Object.fromEntries(out); // closing delimiter "--" (own properties only)
     if (body[pos] !== 0x0d || body[pos + 1] !== 0x0a) throw bad('malformed delimiter line.');
     pos += 2;
     const headerEnd = body.indexOf('\r\n\r\n', pos);
@@ -63,13 +64,14 @@ export function parseMultipart(body: Buffer, boundary: string, limits: Multipart
     if (filename !== null || (headers.get('content-type') ?? '').toLowerCase().startsWith('image/')) {
       if (++files > maxFiles) throw new ApiError(413, 'too_many_files', `At most ${maxFiles} file(s) per request.`);
       const file: UploadedFile = { kind: 'file', filename, contentType: headers.get('content-type') ?? null, data: Buffer.from(data) };
-      if (name in out) throw bad(`file field "${name}" is repeated.`);
-      out[name] = file;
+      if (out.has(name)) throw bad(`file field "${name}" is repeated.`);
+      out.set(name, file);
     } else {
       if (data.length > maxField) throw new ApiError(413, 'field_too_large', `Form field "${name}" exceeds ${maxField} bytes.`);
       const value = data.toString('utf8');
-      const prev = out[name];
-      out[name] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
+      const prev = out.get(name);
+      if (prev !== undefined && typeof prev !== 'string' && !Array.isArray(prev)) throw bad(`field "${name}" is both a file and a value.`);
+      out.set(name, prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value]);
     }
     pos = next + 2;
   }

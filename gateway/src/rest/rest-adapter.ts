@@ -4,6 +4,7 @@ import type { Container } from 'inversify';
 import {
   ApiError,
   csvChunks,
+  JSON_BODY_LIMIT,
   toCsv,
   queryString,
   type ApiVersion,
@@ -14,7 +15,7 @@ import {
   type RouteResponse,
   type RouteSpec,
 } from '@filigrane/core';
-import { mediaType, parseBody } from './body.js';
+import { acceptedKinds, mediaType, parseBody } from './body.js';
 import './fastify-types.js';
 
 interface MountedRoute {
@@ -34,7 +35,14 @@ export function fullPaths(spec: RouteSpec): { path: string; version: ApiVersion 
  * Mounts every plugin's REST routes on Fastify. Routes sharing a path are registered as one
  * Fastify route so that a known path with a wrong method answers 405 with `Allow`.
  */
-export function mountRestRoutes(app: FastifyInstance, container: Container, plugins: FiligranePlugin[], baseUrlOf: (req: FastifyRequest) => string): void {
+/** A route's body limit: its own, or small for JSON/form routes and the upload limit for the others. */
+export function bodyLimitOf(spec: RouteSpec, uploadLimit: number): number {
+  if (spec.bodyLimitBytes !== undefined) return spec.bodyLimitBytes;
+  const kinds = acceptedKinds(spec);
+  return kinds.includes('binary') || kinds.includes('multipart') ? uploadLimit : Math.min(JSON_BODY_LIMIT, uploadLimit);
+}
+
+export function mountRestRoutes(app: FastifyInstance, container: Container, plugins: FiligranePlugin[], baseUrlOf: (req: FastifyRequest) => string, uploadLimit: number): void {
   const byPath = new Map<string, Map<string, MountedRoute>>();
   for (const plugin of plugins) {
     for (const spec of plugin.routes ?? []) {
@@ -52,6 +60,13 @@ export function mountRestRoutes(app: FastifyInstance, container: Container, plug
     app.route({
       method: [...METHODS, 'HEAD', 'OPTIONS'],
       url: path,
+      // Fastify reads the body after onRequest (where credentials are checked, see http-server.ts):
+      // the limit is per path, the largest of its methods'.
+      bodyLimit: Math.max(...[...methods.values()].map((m) => bodyLimitOf(m.spec, uploadLimit))),
+      config: {
+        declaredMethods: [...methods.keys()],
+        authRequired: Object.fromEntries([...methods].map(([method, m]) => [method, m.spec.auth !== 'none'])),
+      },
       handler: async (req, reply) => {
         if (req.method === 'OPTIONS') return reply.code(200).header('allow', allow).send();
         const mounted = methods.get(req.method === 'HEAD' ? 'GET' : req.method);

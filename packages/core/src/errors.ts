@@ -44,7 +44,8 @@ export const unprocessable = (code: string, details: string) => new ApiError(422
 
 /** A validation failure on several fields: 400 with one entry per field. */
 export function validationError(errors: ErrorItem[]): ApiError {
-  const details: Record<string, string[]> = {};
+  // No prototype: a field named `__proto__` (hostile input echoed back) is an ordinary key.
+  const details: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
   for (const e of errors) (details[e.field ?? 'non_field_errors'] ??= []).push(e.details);
   return new ApiError(400, 'invalid', details, errors);
 }

@@ -23,3 +23,4 @@ export * from './column-transformers.js';
 export * from './sql.js';
 export * from './graphql-context.js';
 export * from './settings.js';
+export * from './work-pool.js';

@@ -12,5 +12,13 @@ export interface JobSpec<T = unknown> {
 }
 
 export interface JobQueue {
-  send<T extends object>(queue: string, data: T, options?: { singletonKey?: string; startAfterSeconds?: number }): Promise<string | null>;
+  send<T extends object>(queue: string, data: T, options?: JobSendOptions): Promise<string | null>;
+}
+
+export interface JobSendOptions {
+  singletonKey?: string;
+  startAfterSeconds?: number;
+  /** Retries after a failed run (with exponential backoff from retryDelaySeconds). */
+  retryLimit?: number;
+  retryDelaySeconds?: number;
 }

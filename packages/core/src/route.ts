@@ -66,6 +66,11 @@ export interface RouteSpec {
   auth?: 'required' | 'none';
   /** Body kinds accepted; default ['json'] for POST/PUT/PATCH, ['none'] otherwise. */
   accepts?: BodyKind[];
+  /**
+   * Largest body in bytes. Default: 1 MiB (JSON_BODY_LIMIT) for routes taking only JSON or forms,
+   * the gateway's BODY_LIMIT_BYTES (64 MiB) for routes taking binary or multipart uploads.
+   */
+  bodyLimitBytes?: number;
   /** Media types accepted for binary bodies, for example ['application/lmk', 'image/*']. */
   binaryTypes?: string[];
   /** Output formats besides json (the adapter answers 406 for any other). */
@@ -86,6 +91,9 @@ export interface RouteSpec {
   responses?: Record<number, { description?: string; schema?: JsonSchema }>;
   handler(ctx: RouteContext): Promise<RouteResponse>;
 }
+
+/** Default body limit of routes that take only JSON or form bodies. */
+export const JSON_BODY_LIMIT = 1024 * 1024;
 
 export const ok = (body: unknown, headers?: Record<string, string>): RouteResponse => ({ status: 200, body, headers });
 export const created = (body: unknown): RouteResponse => ({ status: 201, body });

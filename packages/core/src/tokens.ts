@@ -1,3 +1,4 @@
+import type { WorkPool } from './work-pool.js';
 // Dependency-injection tokens shared by the gateway and every plugin. A plugin exports its own
 // tokens for the services others may use; these are the ones the platform itself provides.
 import type { Clock } from './clock.js';
@@ -25,4 +26,6 @@ export const TOKENS = {
   BlobStore: token<BlobStore>('BlobStore'),
   MatchPipeline: token<MatchPipeline>('MatchPipeline'),
   Events: token<EventPublisher>('Events'),
+  /** Bounds image decodes and other heavy work of requests (503 + Retry-After when full). */
+  WorkPool: token<WorkPool>('WorkPool'),
 } as const;

@@ -14,8 +14,23 @@ export interface Sighting {
    * The image itself, or its URL (fetched through the SSRF-safe fetcher), and what the source
    * knows of the file: its Last-Modified date and its thumbnail, kept on the match as evidence.
    */
-  image: { bytes?: Buffer; url?: string; lastModified?: Date; thumbnail?: string };
-  /** Where the image file lives on the web (the query URL). */
+  image: {
+    bytes?: Buffer;
+    url?: string;
+    lastModified?: Date;
+    thumbnail?: string;
+    /**
+     * These bytes already prepared for identification (a `PreparedQuery` of @filigrane/vision):
+     * a source submitting one image for many accounts (the press) decodes and describes it once.
+     */
+    prepared?: unknown;
+  };
+  /**
+   * A video seen instead of an image (a `video`/`source` tag, a link to a video file): its frames
+   * are aligned with the account's registered videos; `image` is then ignored.
+   */
+  video?: { bytes?: Buffer; url?: string };
+  /** Where the image (or video) file lives on the web (the query URL). */
   imageUrl?: string;
   page?: {
     url: string;

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -38,5 +38,66 @@ test.serial('test databases are isolated from each other', async (t) => {
   } finally {
     await a.dispose();
     await b.dispose();
+  }
+});
+
+test.serial('the embedded PostgreSQL requires the password kept beside its data (mode 0600)', async (t) => {
+  const dataDir = join(mkdtempSync(join(tmpdir(), 'filigrane-db-')), 'pg');
+  const db = await startEmbeddedPostgres({ dataDir });
+  try {
+    const file = `${dataDir}.password`;
+    t.is(statSync(file).mode & 0o777, 0o600);
+    const password = readFileSync(file, 'utf8').trim();
+    t.true(password.length >= 24);
+    t.true(db.url.includes(encodeURIComponent(password)));
+    t.deepEqual(await query<{ one: number }>(db.url, 'SELECT 1 AS one'), [{ one: 1 }]);
+    const port = new URL(db.url).port;
+    for (const url of [`postgres://postgres@127.0.0.1:${port}/postgres`, `postgres://postgres:wrong@127.0.0.1:${port}/postgres`, `postgres://other:@127.0.0.1:${port}/postgres`]) {
+      const err = await t.throwsAsync(query(url, 'SELECT 1'));
+      t.truthy(err);
+    }
+    const wrong = await t.throwsAsync(query(`postgres://postgres:wrong@127.0.0.1:${port}/postgres`, 'SELECT 1'));
+    t.regex(wrong!.message, /password authentication failed/);
+  } finally {
+    await db.stop();
+  }
+  const again = await startEmbeddedPostgres({ dataDir });
+  try {
+    t.true(again.url.includes(encodeURIComponent(readFileSync(`${dataDir}.password`, 'utf8').trim())), 'the same password across restarts');
+  } finally {
+    await again.stop();
+  }
+});
+
+test.serial('concurrent connections: parameterised statements and transactions do not interleave', async (t) => {
+  const db = await startEmbeddedPostgres();
+  const pool = new pg.Pool({ connectionString: db.url, max: 8 });
+  try {
+    await pool.query('CREATE TABLE counter (id int PRIMARY KEY, n int NOT NULL); INSERT INTO counter VALUES (1, 0)');
+    const results = await Promise.all(
+      Array.from({ length: 200 }, async (_, i) => {
+        if (i % 4 === 0) {
+          const c = await pool.connect();
+          try {
+            await c.query('BEGIN');
+            const { rows } = await c.query('SELECT n FROM counter WHERE id = $1 FOR UPDATE', [1]);
+            await c.query('UPDATE counter SET n = $1 WHERE id = $2', [rows[0].n + 1, 1]);
+            await c.query('COMMIT');
+          } finally {
+            c.release();
+          }
+          return true;
+        }
+        const args = Array.from({ length: (i % 5) + 1 }, (_, k) => i * 10 + k);
+        const sql = `SELECT ${args.map((_, k) => `$${k + 1}::int`).join(' + ')} AS s`;
+        const { rows } = await pool.query(sql, args);
+        return rows[0].s === args.reduce((a, b) => a + b, 0);
+      }),
+    );
+    t.true(results.every(Boolean));
+    t.deepEqual((await pool.query('SELECT n FROM counter')).rows, [{ n: 50 }]);
+  } finally {
+    await pool.end();
+    await db.stop();
   }
 });

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -47,6 +47,17 @@ test('watermarks and writes a registration file that the account can open', asyn
   t.is(o.code, 0, o.stderr);
   banner(t, o);
   t.is((await sharp(readFileSync(join(dir, 'out.jpg'))).metadata()).format, 'jpeg');
+  // The PSNR the tool prints is the written file's, as ImageMagick measures it.
+  const printed = Number(/PSNR ([0-9.]+) dB/.exec(o.stderr)![1]);
+  let cmp: string;
+  try {
+    cmp = execFileSync('compare', ['-metric', 'PSNR', join(dir, 'in.jpg'), join(dir, 'out.jpg'), 'null:'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (err) {
+    cmp = String((err as { stderr: Buffer }).stderr);
+  }
+  const measured = Number(cmp.trim().split(/\s/)[0]);
+  t.true(measured >= 44, `compare PSNR ${measured}`);
+  t.true(Math.abs(measured - printed) <= 0.01, `printed ${printed}, compare ${measured}`);
   const reg = decodeLmk(readFileSync(join(dir, 'out.lmk')), privateKey.export({ type: 'pkcs8', format: 'der' }));
   t.is(reg.mode, 'normal');
   t.truthy(reg.reduced);

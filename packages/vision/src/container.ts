@@ -122,14 +122,28 @@ const STD_LUMA_ZIGZAG = [
   100, 120, 92, 101, 103, 99,
 ];
 
-/** IJG-equivalent quality of a JPEG from its first luminance quantisation table, or undefined. */
-export function estimateJpegQuality(bytes: Uint8Array): number | undefined {
+// IJG standard chrominance table in zigzag order.
+const STD_CHROMA_ZIGZAG = [
+  17, 18, 18, 24, 21, 24, 47, 26, 26, 47, 99, 66, 56, 66, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99,
+  99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99,
+  99, 99, 99, 99,
+];
+
+/** The IJG table for `quality` (libjpeg's jpeg_quality_scaling and baseline clamp to 1..255). */
+function ijgTable(std: readonly number[], quality: number): number[] {
+  const scale = quality < 50 ? Math.floor(5000 / quality) : 200 - quality * 2;
+  return std.map((v) => Math.max(1, Math.min(255, Math.floor((v * scale + 50) / 100))));
+}
+
+/** Quantisation tables of a JPEG by table id (entries in zigzag order). */
+export function jpegQuantTables(bytes: Uint8Array): Map<number, number[]> {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const tables = new Map<number, number[]>();
   let segments: JpegSegment[];
   try {
     segments = jpegHeaderSegments(buf).segments;
   } catch {
-    return undefined;
+    return tables;
   }
   for (const s of segments.filter((seg) => seg.marker === 0xdb)) {
     let pos = s.start + 4;
@@ -137,19 +151,74 @@ export function estimateJpegQuality(bytes: Uint8Array): number | undefined {
       const pq = buf[pos] >> 4;
       const tq = buf[pos] & 15;
       const size = pq ? 128 : 64;
-      if (pos + 1 + size > s.end) return undefined;
-      if (tq === 0) {
-        let ratio = 0;
-        for (let i = 0; i < 64; i++) {
-          const q = pq ? buf.readUInt16BE(pos + 1 + 2 * i) : buf[pos + 1 + i];
-          ratio += (q * 100) / STD_LUMA_ZIGZAG[i];
-        }
-        const scale = ratio / 64;
-        const quality = scale <= 100 ? (200 - scale) / 2 : 5000 / scale;
-        return Math.max(1, Math.min(100, Math.round(quality)));
-      }
+      if (pos + 1 + size > s.end) return tables;
+      const t: number[] = [];
+      for (let i = 0; i < 64; i++) t.push(pq ? buf.readUInt16BE(pos + 1 + 2 * i) : buf[pos + 1 + i]);
+      tables.set(tq, t);
       pos += 1 + size;
     }
   }
-  return undefined;
+  return tables;
+}
+
+/**
+ * IJG-equivalent quality of a JPEG: the quality whose standard tables are closest (least squares,
+ * relative to the step) to the file's luminance and chrominance tables, or undefined without tables.
+ * Exact for files written by libjpeg at a given quality; the nearest fit for camera tables.
+ */
+export function estimateJpegQuality(bytes: Uint8Array): number | undefined {
+  const tables = jpegQuantTables(bytes);
+  const luma = tables.get(0);
+  if (!luma) return undefined;
+  const chroma = tables.get(1);
+  let best = 0;
+  let bestErr = Infinity;
+  for (let q = 1; q <= 100; q++) {
+    let err = 0;
+    const pairs: [number[], number[]][] = [[luma, ijgTable(STD_LUMA_ZIGZAG, q)]];
+    if (chroma) pairs.push([chroma, ijgTable(STD_CHROMA_ZIGZAG, q)]);
+    for (const [got, ref] of pairs) {
+      for (let i = 0; i < 64; i++) {
+        const d = Math.log(got[i] / ref[i]);
+        err += d * d;
+      }
+    }
+    if (err <= bestErr) {
+      bestErr = err;
+      best = q;
+    }
+  }
+  return best;
+}
+
+/**
+ * Chroma subsampling from the JPEG frame header (SOFn component sampling factors), as J:a:b
+ * ('4:4:4', '4:2:2', '4:2:0', '4:4:0', '4:1:1'...); undefined for greyscale or an unreadable header.
+ * sharp reports every subsampled file as 4:2:0, hence this reader.
+ */
+export function jpegChromaSubsampling(bytes: Uint8Array): string | undefined {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let segments: JpegSegment[];
+  try {
+    segments = jpegHeaderSegments(buf).segments;
+  } catch {
+    return undefined;
+  }
+  // SOF0..SOF15 except DHT (c4), JPG (c8) and DAC (cc).
+  const sof = segments.find((s) => s.marker >= 0xc0 && s.marker <= 0xcf && s.marker !== 0xc4 && s.marker !== 0xc8 && s.marker !== 0xcc);
+  if (!sof || sof.end - sof.start < 10) return undefined;
+  const n = buf[sof.start + 9];
+  if (n < 3 || sof.start + 10 + 3 * n > sof.end) return undefined;
+  const factor = (i: number): [number, number] => {
+    const v = buf[sof.start + 10 + 3 * i + 1];
+    return [v >> 4, v & 15];
+  };
+  const [h0, v0] = factor(0);
+  const [h1, v1] = factor(1);
+  const [h2, v2] = factor(2);
+  if (h1 !== h2 || v1 !== v2 || !h1 || !v1 || h0 % h1 || v0 % v1) return undefined;
+  const hs = h0 / h1;
+  const vs = v0 / v1;
+  const a = 4 / hs;
+  return `4:${a}:${vs === 1 ? a : vs === 2 ? 0 : `${a}/${vs}`}`;
 }

@@ -2,7 +2,7 @@
  * Bounded decoding and format-preserving encoding with sharp. The header is read first so that an
  * image announcing too many pixels (a decompression bomb) is refused before any pixel is decoded.
  */
-import { estimateJpegQuality, sniffFormat, transplantMetadata, type ImageFormat } from './container';
+import { estimateJpegQuality, jpegChromaSubsampling, sniffFormat, transplantMetadata, type ImageFormat } from './container';
 import { CorruptImageError, ImageTooLargeError, ImageTooSmallError, UnsupportedFormatError } from './errors';
 import { getSharp } from './sharp-loader';
 
@@ -29,6 +29,10 @@ export interface ImageInfo {
   chromaSubsampling?: string;
   /** IJG-equivalent quality of a JPEG, reused when re-encoding. */
   jpegQuality?: number;
+  /** Progressive JPEG or interlaced PNG: the output is written the same way. */
+  progressive?: boolean;
+  /** Palette (indexed) PNG: written back as a palette PNG. */
+  palette?: boolean;
 }
 
 export interface RawImage {
@@ -81,17 +85,24 @@ export async function probeImage(bytes: Uint8Array, limits: DecodeLimits = {}): 
     channels,
     depth,
     hasAlpha,
-    chromaSubsampling: format === 'jpeg' ? meta.chromaSubsampling : undefined,
+    chromaSubsampling: format === 'jpeg' ? jpegChromaSubsampling(bytes) : undefined,
     jpegQuality: format === 'jpeg' ? estimateJpegQuality(bytes) : undefined,
+    progressive: meta.isProgressive === true,
+    palette: format === 'png' && meta.isPalette === true,
   };
 }
 
-/** Decodes to interleaved raw samples, without colour conversion or EXIF auto-orientation. */
+/**
+ * Decodes to interleaved raw samples in the file's own colour space: the embedded ICC profile is
+ * ignored (sharp would otherwise convert to sRGB, or to P3 for 16-bit input) and EXIF orientation
+ * is not applied, so the samples are the stored ones and the profile and tag still describe them.
+ */
 export async function decodeRaw(bytes: Uint8Array, info: ImageInfo, limits: DecodeLimits = {}): Promise<RawImage> {
   const maxPixels = limits.maxPixels ?? DEFAULT_MAX_PIXELS;
   try {
-    let img = getSharp()(asBuffer(bytes), { limitInputPixels: maxPixels, failOn: 'error' });
-    if (info.channels <= 2) img = img.toColourspace(info.depth === 16 ? 'grey16' : 'b-w');
+    let img = getSharp()(asBuffer(bytes), { limitInputPixels: maxPixels, failOn: 'error', ignoreIcc: true });
+    // The stored interpretation, so that sharp converts nothing (its default output space is 8-bit sRGB).
+    img = img.toColourspace(info.channels <= 2 ? (info.depth === 16 ? 'grey16' : 'b-w') : info.depth === 16 ? 'rgb16' : 'srgb');
     const { data, info: out } = await img
       .raw({ depth: info.depth === 16 ? 'ushort' : 'uchar' })
       .toBuffer({ resolveWithObject: true });
@@ -111,9 +122,52 @@ export async function decodeRaw(bytes: Uint8Array, info: ImageInfo, limits: Deco
   }
 }
 
+export interface JpegEncodeSettings {
+  quality: number;
+  chromaSubsampling: '4:2:0' | '4:4:4';
+  progressive: boolean;
+  optimiseCoding: boolean;
+}
+
 export interface EncodeOptions {
   /** JPEG quality when the original's cannot be estimated. */
   defaultJpegQuality?: number;
+  /** Explicit JPEG settings (one rung of jpegLadder), instead of jpegSettings(info). */
+  jpeg?: JpegEncodeSettings;
+}
+
+/** The lowest JPEG quality we write: below it the re-encoding noise would exceed the mark itself. */
+export const MIN_JPEG_QUALITY = 50;
+
+/**
+ * JPEG settings that reproduce the original's: its quality (from its quantisation tables), its
+ * chroma subsampling and progressive mode. libjpeg through sharp writes 4:2:0 or 4:4:4 only, so a
+ * 4:2:2, 4:4:0 or 4:1:1 original is written 4:4:4: never coarser chroma than the original had.
+ */
+export function jpegSettings(
+  info: ImageInfo,
+  options: EncodeOptions = {},
+): JpegEncodeSettings {
+  const quality = Math.max(MIN_JPEG_QUALITY, Math.min(100, info.jpegQuality ?? options.defaultJpegQuality ?? 92));
+  return {
+    quality,
+    chromaSubsampling: info.chromaSubsampling === '4:2:0' ? '4:2:0' : '4:4:4',
+    progressive: info.progressive === true,
+    optimiseCoding: true,
+  };
+}
+
+/**
+ * JPEG settings from the original's (first rung) to the most faithful we can write: a higher
+ * quality, then no chroma subsampling. Re-encoding is not idempotent (decoded pixels are rounded,
+ * camera tables differ from libjpeg's, chroma is re-sampled), so a file whose re-encoding alone
+ * costs a visible share of the PSNR budget climbs the ladder (see embed in @filigrane/watermark).
+ */
+export function jpegLadder(info: ImageInfo, options: EncodeOptions = {}): JpegEncodeSettings[] {
+  const base = jpegSettings(info, options);
+  const mid = Math.min(100, base.quality + Math.ceil((100 - base.quality) / 2));
+  const rungs = [base, { ...base, quality: mid }, { ...base, quality: mid, chromaSubsampling: '4:4:4' as const }, { ...base, quality: 100, chromaSubsampling: '4:4:4' as const }];
+  return rungs.filter((r, i) => rungs.findIndex((o) => o.quality === r.quality && o.chromaSubsampling === r.chromaSubsampling) === i);
 }
 
 /**
@@ -130,20 +184,49 @@ export async function encodeLike(
   let img = sharp(raw.data, { raw: { width: raw.width, height: raw.height, channels: raw.channels } });
   let encoded: Buffer;
   if (info.format === 'jpeg') {
-    // Never below 75 (keeps the mark and the picture), never 100 (files balloon for nothing).
-    const quality = Math.max(75, Math.min(98, info.jpegQuality ?? options.defaultJpegQuality ?? 92));
     if (raw.channels <= 2) img = img.toColourspace('b-w');
-    encoded = await img
-      .jpeg({ quality, chromaSubsampling: info.chromaSubsampling === '4:4:4' ? '4:4:4' : '4:2:0' })
-      .toBuffer();
+    encoded = await img.jpeg(options.jpeg ?? jpegSettings(info, options)).toBuffer();
   } else if (info.format === 'png') {
     if (raw.depth === 16) img = img.toColourspace(raw.channels <= 2 ? 'grey16' : 'rgb16');
     else if (raw.channels <= 2) img = img.toColourspace('b-w');
-    encoded = await img.png({ compressionLevel: 6, adaptiveFiltering: true, palette: false }).toBuffer();
+    const progressive = info.progressive === true;
+    encoded = await img
+      .png(
+        info.palette && raw.depth === 8
+          ? // Exact palette when the marked image still fits in 256 colours; otherwise the closest
+            // 256, undithered (dithering would add noise far above the mark).
+            { palette: true, colours: 256, quality: 100, dither: 0, effort: 10, compressionLevel: 9, progressive }
+          : { compressionLevel: 6, adaptiveFiltering: true, palette: false, progressive },
+      )
+      .toBuffer();
   } else {
     // GIF is palette-based: quantisation noise is far above the mark, so keep the full 256 colours
     // and no dithering, which would add high-frequency noise on top.
     encoded = await img.gif({ colours: 256, dither: 0, effort: 10 }).toBuffer();
   }
   return transplantMetadata(info.format, original, encoded);
+}
+
+/**
+ * PSNR in dB over the colour channels (alpha excluded) of two images of the same size and layout,
+ * on the 8-bit scale (16-bit samples divided by 257), as ImageMagick's `compare -metric PSNR` does.
+ */
+export function psnrOf(a: RawImage, b: RawImage): number {
+  if (a.width !== b.width || a.height !== b.height || a.channels !== b.channels || a.data.length !== b.data.length) {
+    throw new Error(`psnrOf: ${a.width}x${a.height}x${a.channels} vs ${b.width}x${b.height}x${b.channels}`);
+  }
+  const channels = a.channels;
+  const colour = channels >= 3 ? 3 : 1;
+  const x = a.data;
+  const y = b.data;
+  let sse = 0;
+  for (let p = 0; p < x.length; p += channels) {
+    for (let c = 0; c < colour; c++) {
+      const d = x[p + c] - y[p + c];
+      sse += d * d;
+    }
+  }
+  const scale = a.depth === 16 ? 257 : 1;
+  const mse = sse / (scale * scale) / (a.width * a.height * colour);
+  return mse > 0 ? 10 * Math.log10((255 * 255) / mse) : Infinity;
 }

@@ -4,6 +4,7 @@ import { DEFAULT_MAX_PIXELS, probeImage, type DecodeLimits } from './decode';
 import { LUMA_B, LUMA_G, LUMA_R, toGray8 } from './luma';
 import { computeOrbFeatures, type OrbFeatures } from './orb';
 import { getSharp } from './sharp-loader';
+import { sniffFormat } from './container';
 
 export interface QueryImage {
   /** Luminance proxy, 0..255, row-major. */
@@ -20,17 +21,24 @@ export interface PrepareQueryOptions extends DecodeLimits {
   maxLongSide?: number;
 }
 
-/** Decodes `bytes` (any format sharp reads: copies found on the web are often WebP) to a luma proxy. */
+const isWebp = (b: Buffer) => b.length >= 12 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP';
+
+/**
+ * Decodes `bytes` to a luma proxy: JPEG, PNG, GIF, and WebP (copies found on the web often are),
+ * recognised by their bytes. Nothing else reaches sharp: SVG (an XML renderer), TIFF and the
+ * other libvips loaders are attack surface no query needs.
+ */
 export async function decodeQuery(bytes: Uint8Array, options: PrepareQueryOptions = {}): Promise<QueryImage> {
   const sharp = getSharp();
   const maxPixels = options.maxPixels ?? DEFAULT_MAX_PIXELS;
   const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (!sniffFormat(buf) && !isWebp(buf)) throw new UnsupportedFormatError('not a JPEG, PNG, GIF or WebP image');
   let width: number;
   let height: number;
   try {
     await probeImage(buf, { maxPixels });
   } catch (err) {
-    // Queries may come in other formats (WebP, AVIF, TIFF): only the size and decodability matter.
+    // WebP queries have no JPEG/PNG/GIF header to probe: only their size and decodability matter.
     if (!(err instanceof UnsupportedFormatError) || /animated|CMYK/.test(err.message)) throw err;
   }
   try {

@@ -6,6 +6,7 @@ import {
   areaReduce,
   computeOrbFeatures,
   estimateJpegQuality,
+  jpegChromaSubsampling,
   invert,
   multiply,
   registerQuery,
@@ -119,4 +120,20 @@ test('ORB + RANSAC recovers a known similarity', async (t) => {
     t.true(Math.hypot(x - ex, y - ey) < 2, `${model}: ${x},${y} vs ${ex},${ey}`);
   }
   t.is(toGray8(Float32Array.from([-3, 12.4, 300])).join(), '0,12,255');
+});
+
+test('estimateJpegQuality is exact on libjpeg files; jpegChromaSubsampling reads the frame header', async (t) => {
+  const img = (): sharp.Sharp => sharp({ create: { width: 64, height: 48, channels: 3, background: '#836' } });
+  for (const q of [10, 35, 50, 63, 75, 92, 98, 100]) t.is(estimateJpegQuality(await img().jpeg({ quality: q }).toBuffer()), q);
+  t.is(jpegChromaSubsampling(await img().jpeg({ chromaSubsampling: '4:2:0' }).toBuffer()), '4:2:0');
+  t.is(jpegChromaSubsampling(await img().jpeg({ chromaSubsampling: '4:4:4' }).toBuffer()), '4:4:4');
+  t.is(jpegChromaSubsampling(await img().toColourspace('b-w').jpeg().toBuffer()), undefined);
+  // SOF0 with Y 2x1 and chroma 1x1 (4:2:2) spliced into a real file
+  const jpeg = Buffer.from(await img().jpeg({ chromaSubsampling: '4:4:4' }).toBuffer());
+  const sof = jpeg.indexOf(Buffer.from([0xff, 0xc0]));
+  jpeg[sof + 11] = 0x21;
+  t.is(jpegChromaSubsampling(jpeg), '4:2:2');
+  jpeg[sof + 11] = 0x12;
+  t.is(jpegChromaSubsampling(jpeg), '4:4:0');
+  t.is(jpegChromaSubsampling(Buffer.from('not a jpeg')), undefined);
 });

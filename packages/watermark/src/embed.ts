@@ -9,8 +9,10 @@ import {
   DEFAULT_MAX_PIXELS,
   decodeRaw,
   encodeLike,
+  jpegLadder,
   lumaRow,
   probeImage,
+  psnrOf,
   type ImageFormat,
   type RawImage,
 } from '@filigrane/vision';
@@ -34,8 +36,14 @@ export interface EmbedOptions {
 }
 
 export interface EmbedReport {
-  /** PSNR of the watermarked pixels against the original, before the output codec. */
+  /**
+   * PSNR in dB of the watermarked pixels against the original's. For embed(): of the written file,
+   * decoded, against the original file's decoded pixels (what the user receives); for embedRaw(): of
+   * the watermarked pixels, before any codec.
+   */
   psnr: number;
+  /** PSNR of the watermarked pixels before the output codec (equal to psnr for embedRaw). */
+  embedPsnr: number;
   width: number;
   height: number;
   /** Embedding time, decoding and encoding excluded. */
@@ -381,24 +389,65 @@ export function embedRaw(raw: RawImage, key: Uint8Array, options: EmbedOptions =
   const ms = performance.now() - t0;
   return {
     raw: { ...raw, data: out },
-    report: { psnr, width: W, height: H, ms, totalMs: ms },
+    report: { psnr, embedPsnr: psnr, width: W, height: H, ms, totalMs: ms },
     registration,
   };
 }
 
-/** Decodes a JPEG, PNG or GIF, embeds, and re-encodes in the same format with the same metadata. */
+/** Largest raise of the internal target PSNR used to absorb the output codec's loss (dB). */
+const MAX_CODEC_MARGIN = 2;
+/** First internal target above the file target for JPEG outputs (typical re-quantisation loss, dB). */
+const JPEG_START_MARGIN = 0.5;
+
+/** Mean square error in 8-bit units for a PSNR in dB, and back. */
+const mseOf = (psnr: number): number => (255 * 255) / Math.pow(10, psnr / 10);
+const psnrOfMse = (mse: number): number => 10 * Math.log10((255 * 255) / mse);
+
+/**
+ * Decodes a JPEG, PNG or GIF, embeds, and re-encodes in the same format, colour space, subsampling,
+ * quality, bit depth and metadata. The written file is decoded again and its PSNR against the
+ * original's pixels is the one reported. When the codec's loss takes it below the target (JPEG
+ * re-quantisation), the codec climbs jpegLadder while the codec alone costs more than a third of the
+ * error budget, then the embedding is redone with an internal target that leaves room for the codec.
+ * Palette outputs (GIF, palette PNG) are not corrected: their quantisation is not the mark's doing
+ * and a weaker mark would not buy it back.
+ */
 export async function embed(input: Uint8Array, key: Uint8Array, options: EmbedOptions = {}): Promise<EmbedResult> {
   assertMediaKey(key);
   const t0 = performance.now();
   const limits = { maxPixels: options.maxPixels ?? DEFAULT_MAX_PIXELS };
   const info = await probeImage(input, limits);
   const raw = await decodeRaw(input, info, limits);
-  const result = embedRaw(raw, key, options, info.format);
-  const image = await encodeLike(result.raw, input, info);
-  return {
-    ...result,
-    image,
-    format: info.format,
-    report: { ...result.report, totalMs: performance.now() - t0 },
+  const target = options.targetPsnr ?? DEFAULTS.targetPsnr;
+  const correctable = info.format === 'jpeg' || (info.format === 'png' && !info.palette);
+  const ladder = info.format === 'jpeg' ? jpegLadder(info) : [];
+  let rung = 0;
+  let internal = info.format === 'jpeg' ? target + JPEG_START_MARGIN : target;
+  let embedMs = 0;
+  const write = async (marked: RawImage): Promise<{ image: Buffer; psnr: number }> => {
+    const image = await encodeLike(marked, input, info, ladder.length ? { jpeg: ladder[rung] } : {});
+    return { image, psnr: psnrOf(raw, await decodeRaw(image, info, limits)) };
   };
+  for (let attempt = 0; ; attempt++) {
+    const result = embedRaw(raw, key, { ...options, targetPsnr: internal }, info.format);
+    embedMs += result.report.ms;
+    let file = await write(result.raw);
+    // Error the codec adds on top of the mark (the two are nearly uncorrelated).
+    const codecMse = (): number => Math.max(0, mseOf(file.psnr) - mseOf(result.report.embedPsnr));
+    while (correctable && file.psnr < target && rung + 1 < ladder.length && codecMse() > mseOf(target) / 3) {
+      rung++;
+      file = await write(result.raw);
+    }
+    if (!correctable || file.psnr >= target || attempt >= 2 || internal >= target + MAX_CODEC_MARGIN) {
+      return {
+        ...result,
+        image: file.image,
+        format: info.format,
+        report: { ...result.report, psnr: file.psnr, ms: embedMs, totalMs: performance.now() - t0 },
+      };
+    }
+    const room = mseOf(target) - 1.05 * codecMse();
+    const needed = room > 0 ? psnrOfMse(room) + 0.05 : Infinity;
+    internal = Math.min(target + MAX_CODEC_MARGIN, Math.max(needed, internal + target - file.psnr + 0.05));
+  }
 }

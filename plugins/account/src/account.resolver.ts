@@ -1,7 +1,7 @@
 import { inject, injectable } from 'inversify';
 import { Arg, Ctx, Field, Float, InputType, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import { requirePrincipal, type GraphQLContext } from '@filigrane/core';
-import { ApiKeyService } from '@filigrane/plugin-auth';
+import { ApiKeyService, requireTokenScheme } from '@filigrane/plugin-auth';
 import { AccountService, type AccountView } from './account.service.js';
 import { parseSettingsUpdate, SettingsService, type SettingsView } from './settings.service.js';
 
@@ -101,9 +101,18 @@ export class AccountResolver {
     return settingsType(await this.settings.get(requirePrincipal(ctx).accountId));
   }
 
-  @Query(() => String, { nullable: true, description: 'The API key shown in the account settings.' })
+  @Query(() => String, { nullable: true, description: 'The API key shown in the account settings (only with Authorization: Token).' })
   async accountApiKey(@Ctx() ctx: GraphQLContext): Promise<string | null> {
-    return this.apiKeys.reveal(requirePrincipal(ctx).accountId);
+    const principal = requirePrincipal(ctx);
+    requireTokenScheme(principal);
+    return this.apiKeys.reveal(principal.accountId);
+  }
+
+  @Mutation(() => String, { description: 'Issues a new API key and revokes the old one at once (only with Authorization: Token).' })
+  async rotateAccountApiKey(@Ctx() ctx: GraphQLContext): Promise<string> {
+    const principal = requirePrincipal(ctx);
+    requireTokenScheme(principal);
+    return this.apiKeys.rotate(principal.accountId);
   }
 
   @Mutation(() => SettingsType)

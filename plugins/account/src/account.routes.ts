@@ -1,5 +1,5 @@
-import { ApiError, file, notFound, ok, type RouteContext, type RouteSpec } from '@filigrane/core';
-import { ApiKeyService } from '@filigrane/plugin-auth';
+import { ApiError, badRequest, file, notFound, ok, type RouteContext, type RouteSpec } from '@filigrane/core';
+import { ApiKeyService, requireTokenScheme } from '@filigrane/plugin-auth';
 import { AccountService } from './account.service.js';
 import { DownloadService } from './download.service.js';
 import { parseSettingsUpdate, SettingsService } from './settings.service.js';
@@ -32,8 +32,26 @@ export const accountRoutes: RouteSpec[] = [
     versions: [...BOTH],
     method: 'GET',
     path: '/account/settings/api_key/',
-    summary: 'The account API key, as shown in the account settings',
-    handler: async (ctx) => ok({ api_key: await ctx.container.get(ApiKeyService).reveal(me(ctx)) }),
+    summary: 'The account API key, as shown in the account settings (Token scheme only)',
+    async handler(ctx) {
+      requireTokenScheme(ctx.principal!);
+      return ok({ api_key: await ctx.container.get(ApiKeyService).reveal(me(ctx)) });
+    },
+  },
+  {
+    versions: [...BOTH],
+    method: 'POST',
+    path: '/account/settings/api_key/',
+    accepts: ['none', 'json'],
+    summary: 'Rotates the API key: a new key is returned and the old one stops working at once (Token scheme only)',
+    async handler(ctx) {
+      requireTokenScheme(ctx.principal!);
+      const body = ctx.body;
+      if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body) || Object.keys(body).length > 0)) {
+        throw badRequest('invalid', 'POST /account/settings/api_key/ takes no fields (an empty body or {}).');
+      }
+      return ok({ api_key: await ctx.container.get(ApiKeyService).rotate(me(ctx)) });
+    },
   },
   {
     versions: [...BOTH],

@@ -69,7 +69,7 @@ export class AggregationsInit1763900000000 implements MigrationInterface {
                  min(COALESCE(NULLIF(page_url, ''), NULLIF(query_url, ''))) AS page, count(*)::int AS n,
                  (count(*) FILTER (WHERE watermarked))::int AS w, (count(*) FILTER (WHERE kind = 'web'))::int AS web,
                  (count(*) FILTER (WHERE kind = 'press'))::int AS press, (count(*) FILTER (WHERE kind = 'credit'))::int AS credit,
-                 (count(*) FILTER (WHERE kind = 'video'))::int AS video, min(date_created) AS first_seen, max(date_updated) AS last_seen
+                 (count(*) FILTER (WHERE video IS NOT NULL))::int AS video, min(date_created) AS first_seen, max(date_updated) AS last_seen
           FROM r GROUP BY account_id, agg, k
         )
         INSERT INTO aggregations AS a (account_id, name, group_key, media_id, site_id, page_url, match_count, watermarked_count,
@@ -77,6 +77,8 @@ export class AggregationsInit1763900000000 implements MigrationInterface {
         SELECT g.account_id, g.agg, g.k, g.media_id, CASE WHEN g.level > 1 THEN g.site_id END, CASE WHEN g.level = 3 THEN g.page END,
                g.n, g.w, g.web, g.press, g.credit, g.video, g.first_seen, g.last_seen, COALESCE(sess.sessions, '{}'), g.first_seen, g.last_seen
         FROM g LEFT JOIN sess USING (account_id, agg, k)
+        -- Rows are locked in one order by every writer, so concurrent statements cannot deadlock here.
+        ORDER BY g.account_id, g.agg, g.k
         ON CONFLICT (account_id, name, group_key) DO UPDATE SET
           match_count = a.match_count + EXCLUDED.match_count,
           watermarked_count = a.watermarked_count + EXCLUDED.watermarked_count,
@@ -96,7 +98,7 @@ export class AggregationsInit1763900000000 implements MigrationInterface {
           SELECT m.account_id, l.name AS agg, aggregations_key(l.level, m.media_id, m.site_id, m.page_url, m.query_url) AS k,
                  count(*)::int AS n, (count(*) FILTER (WHERE m.watermarked))::int AS w, (count(*) FILTER (WHERE m.kind = 'web'))::int AS web,
                  (count(*) FILTER (WHERE m.kind = 'press'))::int AS press, (count(*) FILTER (WHERE m.kind = 'credit'))::int AS credit,
-                 (count(*) FILTER (WHERE m.kind = 'video'))::int AS video
+                 (count(*) FILTER (WHERE m.video IS NOT NULL))::int AS video
           FROM unnest(rows) m CROSS JOIN aggregation_levels l GROUP BY 1, 2, 3
         )
         UPDATE aggregations a SET match_count = a.match_count - g.n, watermarked_count = a.watermarked_count - g.w,

@@ -17,9 +17,10 @@ const KEY_CACHE_MAX = 10_000;
 const invalid = (details: string) => new ApiError(401, 'authentication_failed', details, undefined, { 'www-authenticate': 'Token' });
 
 /**
- * Resolves `Authorization: Token <key>` and `Authorization: Bearer <token>`. API keys never
- * change, so they are cached a few seconds per process; bearer tokens are checked every time so
- * that revocation and expiry take effect at once.
+ * Resolves `Authorization: Token <key>` and `Authorization: Bearer <token>`. API keys change only
+ * when their owner rotates them, so they are cached a few seconds per process (a rotation clears
+ * this process's cache; other processes within KEY_CACHE_MS); bearer tokens are checked every
+ * time so that revocation and expiry take effect at once.
  */
 @injectable()
 export class AuthenticatorService implements Authenticator {
@@ -59,6 +60,11 @@ export class AuthenticatorService implements Authenticator {
     if (this.keyCache.size >= KEY_CACHE_MAX) this.keyCache.delete(this.keyCache.keys().next().value!);
     this.keyCache.set(hash, { principal, until: now + KEY_CACHE_MS });
     return principal;
+  }
+
+  /** Drops cached API-key principals of an account (after a rotation, so the old key fails at once here). */
+  forgetAccount(accountId: number): void {
+    for (const [hash, entry] of this.keyCache) if (entry.principal.accountId === accountId) this.keyCache.delete(hash);
   }
 
   private async byAccessToken(token: string): Promise<Principal> {

@@ -2,5 +2,5 @@
 export { authPlugin } from './auth.plugin.js';
 export { Account } from './auth.entities.js';
 export { IdentityService, USERNAME_PATTERN, type NewAccount } from './identity.service.js';
-export { ApiKeyService } from './api-key.service.js';
+export { ApiKeyService, requireTokenScheme } from './api-key.service.js';
 export { OAuthService } from './oauth.service.js';

@@ -29,7 +29,13 @@ function clientCredentials(ctx: RouteContext): { clientId: string; clientSecret:
     const colon = decoded.indexOf(':');
     if (colon < 1) throw new OAuthError(401, 'invalid_client', 'Malformed Basic credentials.', { 'www-authenticate': 'Basic realm="filigrane"' });
     // RFC 6749 2.3.1: both parts are form-urlencoded before base64.
-    const part = (s: string) => decodeURIComponent(s.replace(/\+/g, ' '));
+    const part = (s: string) => {
+      try {
+        return decodeURIComponent(s.replace(/\+/g, ' '));
+      } catch {
+        throw new OAuthError(400, 'invalid_request', 'Malformed percent-encoding in the Basic credentials.');
+      }
+    };
     return { clientId: part(decoded.slice(0, colon)), clientSecret: part(decoded.slice(colon + 1)) };
   }
   if (typeof body.client_id === 'string' && typeof body.client_secret === 'string') {

@@ -4,7 +4,7 @@ import { decodeCursor, filterSql, returnedRows, TOKENS, type Cursor } from '@fil
 import { Media } from '@filigrane/plugin-media';
 import { BlacklistService } from '@filigrane/plugin-blacklist';
 import { byId, type MatchFilters } from './match-filters.js';
-import type { SightedImage } from './match.entity.js';
+import type { SightedImage, VideoAlignment } from './match.entity.js';
 
 /** A match row joined with its site and media, as the views need it. */
 export interface MatchRow {
@@ -28,6 +28,7 @@ export interface MatchRow {
   press: { issueName: string; issueDate: string; pageNumber: number } | null;
   credit: string | null;
   image: SightedImage | null;
+  video: VideoAlignment | null;
   date_created: Date;
   date_updated: Date;
   site_id: number | null;

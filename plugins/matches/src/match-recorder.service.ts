@@ -1,7 +1,7 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
 import { TOKENS, type Clock, type EventPublisher, type Sighting } from '@filigrane/core';
-import type { SightedImage } from './match.entity.js';
+import type { SightedImage, VideoAlignment } from './match.entity.js';
 import { siteOf } from './site-info.js';
 
 export interface RecordedMatch {
@@ -18,6 +18,8 @@ export interface MatchInput {
   watermarked: boolean;
   exclusive: boolean | null;
   query: { width: number | null; height: number | null; format: string | null; md5?: string | null };
+  /** Video matches: the aligned time ranges. */
+  video?: VideoAlignment;
 }
 
 /** The image as seen, as the match keeps it (crawl_date is kept from the first sighting on update). */
@@ -81,8 +83,8 @@ export class MatchRecorder {
       : {};
     const rows: { id: string; created: boolean }[] = await this.db.query(
       `INSERT INTO matches (account_id, media_id, kind, source, watermarked, exclusive, sessions, site_id, host, page_url, page,
-                            page_date_published, query_url, query_width, query_height, query_format, press, credit, image, date_created, date_updated)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $20, $19, $19)
+                            page_date_published, query_url, query_width, query_height, query_format, press, credit, image, video, date_created, date_updated)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $20, $21, $19, $19)
        ON CONFLICT ON CONSTRAINT matches_sighting_key DO UPDATE SET
          watermarked = matches.watermarked OR EXCLUDED.watermarked,
          sessions = ARRAY(SELECT DISTINCT unnest(matches.sessions || EXCLUDED.sessions) ORDER BY 1),
@@ -90,13 +92,14 @@ export class MatchRecorder {
          page_date_published = COALESCE(EXCLUDED.page_date_published, matches.page_date_published),
          query_width = EXCLUDED.query_width, query_height = EXCLUDED.query_height, query_format = EXCLUDED.query_format,
          credit = COALESCE(EXCLUDED.credit, matches.credit),
+         video = COALESCE(EXCLUDED.video, matches.video),
          image = EXCLUDED.image || jsonb_build_object('crawl_date', COALESCE(matches.image->'crawl_date', to_jsonb(matches.date_created))),
          date_updated = EXCLUDED.date_updated
        RETURNING id, (xmax = 0) AS created`,
       [
         s.accountId, input.mediaId, input.kind ?? s.kind, s.source, input.watermarked, input.exclusive, s.sessionId !== undefined ? [s.sessionId] : [],
         siteId, host, s.page?.url ?? '', page, s.page?.datePublished ?? null, s.imageUrl ?? '', input.query.width, input.query.height,
-        input.query.format, s.press ?? null, s.credit ?? null, now, sightedImage(s, input.query, now),
+        input.query.format, s.press ?? null, s.credit ?? null, now, sightedImage(s, input.query, now), input.video ?? null,
       ],
     );
     const recorded = { id: Number(rows[0]!.id), created: rows[0]!.created };

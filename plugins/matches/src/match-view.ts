@@ -1,4 +1,4 @@
-import { fileUrl, imageView, mediaView, type Media } from '@filigrane/plugin-media';
+import { fileUrl, imageView, mediaView, videoView, type Media } from '@filigrane/plugin-media';
 import type { MatchRow } from './match-query.service.js';
 
 const iso = (d: Date | string) => new Date(d).toISOString();
@@ -64,6 +64,18 @@ export function matchV3(r: MatchRow, media: Media | null, baseUrl: string): Reco
     query_format: r.query_format,
     image,
   };
+  if (r.video && media.type === 'video') {
+    // Video matches: the registered Video object and where the copy lies in both videos.
+    delete web.query_format;
+    delete web.image;
+    web.video = videoView(media, baseUrl);
+    web.query_video_start_time = r.video.query.start;
+    web.query_video_end_time = r.video.query.end;
+    web.query_video_match_duration = r.video.query.duration;
+    web.matched_video_start_time = r.video.matched.start;
+    web.matched_video_end_time = r.video.matched.end;
+    web.matched_video_match_duration = r.video.matched.duration;
+  }
   if (r.exclusive !== null) web.exclusive = r.exclusive;
   return web;
 }

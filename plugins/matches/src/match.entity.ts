@@ -38,6 +38,11 @@ export interface SightedImage {
   last_modified_date: string | null;
 }
 
+export interface VideoAlignment {
+  query: { start: number; end: number; duration: number };
+  matched: { start: number; end: number; duration: number };
+}
+
 /** A registered media found somewhere: one row per (media, image, page), updated on new sightings. */
 @Entity({ name: 'matches' })
 export class Match {
@@ -105,6 +110,10 @@ export class Match {
 
   @Column({ type: 'text', nullable: true })
   credit!: string | null;
+
+  /** Video matches: the aligned time ranges (seconds) in the query video and in the registered one. */
+  @Column({ type: 'jsonb', nullable: true })
+  video!: VideoAlignment | null;
 
   /** The image as it was seen (null for matches recorded before this column existed). */
   @Column({ type: 'jsonb', nullable: true })

@@ -75,3 +75,16 @@ export class MatchesSightedImage1763800000000 implements MigrationInterface {
     await q.query('ALTER TABLE matches DROP COLUMN image');
   }
 }
+
+/** Video matches: where the copy lies in the query video and in the registered one. */
+export class MatchesVideo1763850000000 implements MigrationInterface {
+  name = 'MatchesVideo1763850000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query('ALTER TABLE matches ADD COLUMN video jsonb');
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('ALTER TABLE matches DROP COLUMN video');
+  }
+}

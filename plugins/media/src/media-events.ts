@@ -15,8 +15,22 @@ export interface RegisteredMedia {
  * Extension point declared by the media plugin: other plugins (the visual index) learn about
  * registrations and deletions without the media plugin knowing them.
  */
+/** One sampled frame of a registered video, handed to listeners in order while it is fingerprinted. */
+export interface VideoFrameEvent {
+  media: Media;
+  /** Position in the sampling (0, 1, ...); the same index is sent again when a job is re-run. */
+  index: number;
+  /** Seconds from the start of the video. */
+  time: number;
+  luma: Uint8Array;
+  width: number;
+  height: number;
+}
+
 export interface MediaEventsListener {
   registered(event: RegisteredMedia): Promise<void>;
+  /** Videos: each sampled frame, while the media.video job runs. */
+  videoFrame?(event: VideoFrameEvent): Promise<void>;
   deleted(mediaIds: number[]): Promise<void>;
 }
 

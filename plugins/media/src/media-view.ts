@@ -20,6 +20,24 @@ export function imageView(m: Media, baseUrl: string) {
   };
 }
 
+/**
+ * The spec's Video object of a registered (non-watermarked) video; `status` says whether its
+ * fingerprinting is done (pending, ready, failed: only ready videos are found by searches).
+ */
+export function videoView(m: Media, baseUrl: string) {
+  return {
+    url: fileUrl(baseUrl, m.id, 'image'),
+    type: 'registered' as const,
+    width: m.width,
+    height: m.height,
+    thumbnail: fileUrl(baseUrl, m.id, 'thumbnail'),
+    duration: m.duration,
+    format: m.format,
+    status: m.processing,
+    ...(m.processingError ? { error: m.processingError } : {}),
+  };
+}
+
 /** The spec's Media object (without folder children). */
 export function mediaView(m: Media, baseUrl: string): Record<string, unknown> {
   const view: Record<string, unknown> = {
@@ -36,5 +54,6 @@ export function mediaView(m: Media, baseUrl: string): Record<string, unknown> {
     // Exclusivity is unknown unless set: the spec says absent means unknown.
     if (m.exclusive !== null) view.exclusive = m.exclusive;
   }
+  if (m.type === 'video') view.video = videoView(m, baseUrl);
   return view;
 }

@@ -59,6 +59,18 @@ export class Media {
   @Column({ type: 'text', nullable: true })
   credit!: string | null;
 
+  /** Videos: seconds. */
+  @Column({ type: 'real', nullable: true })
+  duration!: number | null;
+
+  /** Videos: fingerprinting state (pending, ready, failed), done by the media.video job. */
+  @Column({ type: 'text', nullable: true })
+  processing!: 'pending' | 'ready' | 'failed' | null;
+
+  /** Videos: why fingerprinting failed. */
+  @Column({ type: 'text', name: 'processing_error', nullable: true })
+  processingError!: string | null;
+
   /** SHA-256 of the original's decoded pixels. */
   @Column({ type: 'bytea', name: 'pixel_hash', nullable: true })
   pixelHash!: Buffer | null;

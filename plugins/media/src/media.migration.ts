@@ -36,3 +36,16 @@ export class MediaInit1763700004000 implements MigrationInterface {
     await q.query('DROP TABLE media');
   }
 }
+
+/** Videos: their duration and the state of their fingerprinting job. */
+export class MediaVideo1763900000000 implements MigrationInterface {
+  name = 'MediaVideo1763900000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query('ALTER TABLE media ADD COLUMN duration real, ADD COLUMN processing text, ADD COLUMN processing_error text');
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('ALTER TABLE media DROP COLUMN duration, DROP COLUMN processing, DROP COLUMN processing_error');
+  }
+}

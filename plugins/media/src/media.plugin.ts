@@ -3,25 +3,31 @@ import { definePlugin } from '@filigrane/core';
 import { LOCAL_URLS } from './local-urls.js';
 import { Media } from './media.entity.js';
 import { MEDIA_EVENTS } from './media-events.js';
-import { MediaInit1763700004000 } from './media.migration.js';
+import { MediaInit1763700004000, MediaVideo1763900000000 } from './media.migration.js';
 import { MediaResolver } from './media.resolver.js';
 import { mediaRoutes } from './media.routes.js';
 import { MediaService } from './media.service.js';
-import { RegistrationService } from './registration.service.js';
+import { ANNOUNCE_QUEUE, RegistrationService } from './registration.service.js';
 import { TextQueryService } from './text-query.service.js';
+import { VIDEO_QUEUE, VideoProcessingService } from './video-processing.service.js';
 
 /** The media tree and registration: registration files, URLs, data URIs, plain images. */
 export const mediaPlugin = definePlugin({
   id: 'media',
   requires: ['auth', 'account'],
   entities: [Media],
-  migrations: [MediaInit1763700004000],
+  migrations: [MediaInit1763700004000, MediaVideo1763900000000],
   extensionPoints: [MEDIA_EVENTS, LOCAL_URLS],
   bindings: new ContainerModule(({ bind }) => {
     bind(MediaService).toSelf().inSingletonScope();
     bind(RegistrationService).toSelf().inSingletonScope();
     bind(TextQueryService).toSelf().inSingletonScope();
+    bind(VideoProcessingService).toSelf().inSingletonScope();
   }),
   routes: mediaRoutes,
   resolvers: [MediaResolver],
+  jobs: (c) => [
+    { queue: VIDEO_QUEUE, handler: (data: { mediaId: number }) => c.get(VideoProcessingService).process(data.mediaId) },
+    { queue: ANNOUNCE_QUEUE, handler: async (data: { mediaId: number }) => c.get(RegistrationService).reannounce(data.mediaId) },
+  ],
 });

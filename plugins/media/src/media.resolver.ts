@@ -8,7 +8,7 @@ import { RegistrationService } from './registration.service.js';
 import type { Media } from './media.entity.js';
 import { MediaService } from './media.service.js';
 import { parseMediaPath } from './media-path.js';
-import { imageView, mediaUrl } from './media-view.js';
+import { imageView, mediaUrl, videoView } from './media-view.js';
 import { parseMetadata } from './metadata.js';
 
 @ObjectType('RegisteredImage')
@@ -24,6 +24,19 @@ class ImageType {
   @Field(() => String) mediaUrl!: string;
 }
 
+@ObjectType('RegisteredVideo')
+class VideoType {
+  @Field(() => String) url!: string;
+  @Field(() => String) type!: string;
+  @Field(() => Int, { nullable: true }) width!: number | null;
+  @Field(() => Int, { nullable: true }) height!: number | null;
+  @Field(() => String) thumbnail!: string;
+  @Field(() => Number, { nullable: true, description: 'Seconds.' }) duration!: number | null;
+  @Field(() => String, { nullable: true }) format!: string | null;
+  @Field(() => String, { nullable: true, description: 'Fingerprinting: pending, ready (searchable) or failed.' }) status!: string | null;
+  @Field(() => String, { nullable: true }) error!: string | null;
+}
+
 @ObjectType('Media')
 class MediaType {
   @Field(() => String) id!: string;
@@ -35,6 +48,7 @@ class MediaType {
   @Field(() => String) type!: string;
   @Field(() => GraphQLJSONObject) metadata!: Record<string, unknown>;
   @Field(() => ImageType, { nullable: true }) image!: ImageType | null;
+  @Field(() => VideoType, { nullable: true }) video!: VideoType | null;
   @Field(() => Boolean, { nullable: true }) exclusive!: boolean | null;
   @Field(() => Boolean, { description: 'Registered from a registration file (watermark detection runs).' }) watermarked!: boolean;
 }
@@ -60,6 +74,7 @@ function view(m: Media, baseUrl: string): MediaType {
     type: m.type,
     metadata: m.metadata,
     image: image && { ...image, mediaPath: image.media_path, mediaUrl: image.media_url },
+    video: m.type === 'video' ? { ...videoView(m, baseUrl), error: m.processingError } : null,
     exclusive: m.exclusive,
     watermarked: m.kind === 'watermarked',
   };

@@ -24,6 +24,11 @@ import { parseMetadata } from './metadata.js';
 import { inputOf, RegistrationService, type RegistrationInput } from './registration.service.js';
 
 const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif'];
+const VIDEO_CONTENT_TYPES: Record<string, string> = {
+  mp4: 'video/mp4', mov: 'video/quicktime', webm: 'video/webm', '3gp': 'video/3gpp', '3g2': 'video/3gpp2', mj2: 'video/mj2', m4a: 'audio/mp4', avi: 'video/x-msvideo', mkv: 'video/x-matroska',
+};
+/** Video bodies (the container is sniffed from the bytes; the type only admits the body). */
+export const VIDEO_TYPES = ['video/mp4', 'video/quicktime', 'video/webm', 'video/3gpp', 'video/3gpp2', 'video/mj2', 'audio/mp4', 'video/x-msvideo', 'video/x-matroska'];
 
 /** The request path after `/api/v4/media`, as sent. */
 const treePath = (ctx: RouteContext) => ctx.rawPath.replace(/^\/api\/v4\/media/, '');
@@ -70,7 +75,7 @@ export const mediaRoutes: RouteSpec[] = [
     method: 'PUT',
     path: '/media/*',
     accepts: ['json', 'binary'],
-    binaryTypes: ['application/lmk', ...IMAGE_TYPES],
+    binaryTypes: ['application/lmk', ...IMAGE_TYPES, ...VIDEO_TYPES],
     summary: 'Register a media: registration file, URL or data URI, or a plain image',
     async handler(ctx) {
       const location = parseMediaPath(treePath(ctx), ctx.principal!);
@@ -128,6 +133,7 @@ export const mediaRoutes: RouteSpec[] = [
         if (media.kind !== 'watermarked') throw notFound('A plain image has no registration file.');
         return blob(await blobs.get(keys.original), 'application/lmk', `${media.name}.lmk`);
       }
+      if (media.type === 'video') return blob(await blobs.get(keys.original), VIDEO_CONTENT_TYPES[media.format ?? ''] ?? 'application/octet-stream');
       if (media.kind === 'plain') return blob(await blobs.get(keys.original), `image/${media.format}`);
       return blob(await blobs.get(keys.preview), 'image/png');
     },

@@ -82,7 +82,7 @@ export class MediaService {
     if (!rows[0]) throw notFound(`No home directory ${home}.`);
     return Object.assign(new Media(), {
       id: 0, accountId: rows[0].id, path: home, parent: null, name: home.slice(1), type: 'folder', created: rows[0].created,
-      diskUsage: 0, metadata: {}, exclusive: null, kind: null, mode: null, width: null, height: null, format: null, credit: null,
+      diskUsage: 0, metadata: {}, exclusive: null, kind: null, mode: null, width: null, height: null, format: null, credit: null, duration: null, processing: null, processingError: null,
       pixelHash: null, sealedKey: null, params: null,
     } satisfies Media);
   }

@@ -1,18 +1,20 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
-import { ApiError, conflict, CORE_SETTINGS, TOKENS, type CoreSettings, type BlobStore, type ExtensionRegistry, type SecretBox } from '@filigrane/core';
+import { ApiError, conflict, CORE_SETTINGS, TOKENS, type CoreSettings, type BlobStore, type ExtensionRegistry, type JobQueue, type SecretBox, type WorkPool } from '@filigrane/core';
+import { probeVideo, sampleFrames, sniffVideo, VideoError } from '@filigrane/video';
+import { VIDEO_QUEUE, withTempFile } from './video-processing.service.js';
 import { AccountService, AccountUsageService } from '@filigrane/plugin-account';
-import { decodeRaw, probeImage } from '@filigrane/vision';
+import { decodeRaw, getSharp, probeImage } from '@filigrane/vision';
 import { decodeLmk, pixelHash, type Registration, type ReducedOriginal } from '@filigrane/watermark';
 import { Media } from './media.entity.js';
-import { MEDIA_EVENTS } from './media-events.js';
+import { MEDIA_EVENTS, type RegisteredMedia } from './media-events.js';
 import { blobKeys, MediaService } from './media.service.js';
 import { nameOf, parentOf, type MediaPath } from './media-path.js';
 import type { Metadata } from './metadata.js';
 import { decodeReduced, encodeReduced, renderReduced, renderThumbnail } from './reduced-image.js';
 
 /** What a PUT carries once its transport (binary body, URL, data URI) is resolved. */
-export type RegistrationInput = { kind: 'lmk'; file: Buffer } | { kind: 'image'; bytes: Buffer };
+export type RegistrationInput = { kind: 'lmk'; file: Buffer } | { kind: 'image'; bytes: Buffer } | { kind: 'video'; bytes: Buffer };
 
 interface Prepared {
   row: Partial<Media>;
@@ -21,6 +23,8 @@ interface Prepared {
   image?: Buffer;
 }
 
+export const ANNOUNCE_QUEUE = 'media.announce';
+
 export const LMK_MAGIC = Buffer.from('FLMK', 'latin1');
 
 /** Maps the watermark and vision packages' typed errors to API errors. */
@@ -28,6 +32,9 @@ export function mediaApiError(err: unknown): unknown {
   const code = (err as { code?: unknown }).code;
   if (typeof code !== 'string' || !(err instanceof Error) || err instanceof ApiError) return err;
   if (code === 'unsupported_format') return new ApiError(415, code, err.message);
+  if (code === 'video_unreadable' || code === 'video_no_stream' || code === 'video_empty') return new ApiError(422, code, err.message);
+  if (code === 'video_too_long' || code === 'video_too_large') return new ApiError(413, code, err.message);
+  if (code === 'video_timeout') return new ApiError(422, code, err.message);
   if (code === 'lmk_truncated' || code === 'lmk_invalid') return new ApiError(400, code, `Invalid registration file: ${err.message}`);
   if (code.startsWith('lmk_') || ['image_too_large', 'image_too_small', 'corrupt_image'].includes(code)) return new ApiError(422, code, err.message);
   return err;
@@ -45,14 +52,23 @@ export class RegistrationService {
     @inject(MediaService) private readonly media: MediaService,
     @inject(AccountService) private readonly accounts: AccountService,
     @inject(AccountUsageService) private readonly usage: AccountUsageService,
+    @inject(TOKENS.JobQueue) private readonly jobs: JobQueue,
+    @inject(TOKENS.WorkPool) private readonly pool: WorkPool,
   ) {}
+
+  private log(message: string): void {
+    console.error(message);
+  }
 
   async register(location: MediaPath, input: RegistrationInput, metadata: Metadata): Promise<Media> {
     if (location.names.length === 0) throw new ApiError(400, 'filename_required', 'PUT needs a file name below the home directory.');
     const ownerId = await this.media.accountIdOfHome(location.home);
     let prepared: Prepared;
     try {
-      prepared = input.kind === 'lmk' ? await this.fromRegistrationFile(ownerId, input.file) : await this.fromImage(input.bytes);
+      // Decoding is the memory-heavy part: bounded (503 + Retry-After when the pool is full).
+      prepared = await this.pool.run(() =>
+        input.kind === 'lmk' ? this.fromRegistrationFile(ownerId, input.file) : input.kind === 'video' ? this.fromVideo(input.bytes) : this.fromImage(input.bytes),
+      );
     } catch (err) {
       throw mediaApiError(err);
     }
@@ -73,7 +89,7 @@ export class RegistrationService {
             path: location.path,
             parent: parentOf(location.path),
             name: nameOf(location.path),
-            type: 'image',
+            type: prepared.row.type ?? 'image',
             diskUsage: size,
             metadata,
             credit: typeof metadata['user.credit'] === 'string' ? metadata['user.credit'] : null,
@@ -107,10 +123,47 @@ export class RegistrationService {
       if (err instanceof ApiError && err.code === 'quota_exceeded') await this.usage.recordQuotaExceeded(ownerId);
       throw err;
     }
-    for (const listener of this.extensions.get(MEDIA_EVENTS)) {
-      await listener.registered({ media, reduced: prepared.reduced, image: prepared.image });
+    if (media.type === 'video') {
+      // Fingerprinting takes seconds to minutes: a job does it; the media says `processing`.
+      await this.jobs.send(VIDEO_QUEUE, { mediaId: media.id });
+      return media;
     }
+    await this.announce(media, { media, reduced: prepared.reduced, image: prepared.image });
     return media;
+  }
+
+  /**
+   * Tells MEDIA_EVENTS listeners (the visual index) about a committed media. The media is saved
+   * whatever they do: a failure is retried by the `media.announce` job (which rebuilds the event
+   * from the stored blobs), never answered as a failed registration.
+   */
+  private async announce(media: Media, event: RegisteredMedia): Promise<void> {
+    try {
+      for (const listener of this.extensions.get(MEDIA_EVENTS)) await listener.registered(event);
+    } catch (err) {
+      this.log(`media ${media.id}: indexing failed (${(err as Error).message}); retried by a job`);
+      await this.jobs
+        .send(ANNOUNCE_QUEUE, { mediaId: media.id }, { retryLimit: 10, retryDelaySeconds: 2 })
+        .catch((e: Error) => this.log(`media ${media.id}: could not queue the indexing retry (${e.message})`));
+    }
+  }
+
+  /** Job `media.announce`: the registration event of a stored media, rebuilt from its blobs. */
+  async reannounce(mediaId: number): Promise<void> {
+    const media = await this.db.manager.findOne(Media, { where: { id: mediaId } });
+    if (!media || media.type !== 'image') return; // deleted since: nothing to index
+    const keys = blobKeys(media.id);
+    const event: RegisteredMedia = { media };
+    if (media.kind === 'watermarked') {
+      const reduced = await this.blobs.get(keys.reduced);
+      if (!reduced) throw new Error(`media ${mediaId} has no reduced copy`);
+      event.reduced = decodeReduced(reduced);
+    } else {
+      const image = await this.blobs.get(keys.original);
+      if (!image) throw new Error(`media ${mediaId} has no original`);
+      event.image = image;
+    }
+    for (const listener of this.extensions.get(MEDIA_EVENTS)) await listener.registered(event);
   }
 
   private async fromRegistrationFile(ownerId: number, file: Buffer): Promise<Prepared> {
@@ -152,6 +205,24 @@ export class RegistrationService {
     };
   }
 
+  private async fromVideo(bytes: Buffer): Promise<Prepared> {
+    return withTempFile(bytes, async (file) => {
+      const info = await probeVideo(file);
+      let thumbnail: Buffer | null = null;
+      for await (const f of sampleFrames(file, { fps: 1, side: 256, width: info.width, height: info.height, maxFrames: 1 })) {
+        thumbnail = await getSharp()(Buffer.from(f.luma), { raw: { width: f.width, height: f.height, channels: 1 } }).jpeg({ quality: 80 }).toBuffer();
+      }
+      if (!thumbnail) throw new VideoError('video_empty', 'no frame could be decoded');
+      return {
+        row: { type: 'video', kind: 'plain', mode: null, width: info.width, height: info.height, format: info.format, duration: info.duration, processing: 'pending' },
+        blobs: [
+          { key: 'original', data: bytes },
+          { key: 'thumbnail', data: thumbnail },
+        ],
+      };
+    });
+  }
+
   private async fromImage(bytes: Buffer): Promise<Prepared> {
     const limits = { maxPixels: this.core.maxImagePixels };
     const info = await probeImage(bytes, limits);
@@ -167,7 +238,8 @@ export class RegistrationService {
   }
 }
 
-/** A registration file or an image, told apart by its first bytes. */
+/** A registration file, a video or an image, told apart by their first bytes. */
 export function inputOf(bytes: Buffer): RegistrationInput {
-  return bytes.subarray(0, 4).equals(LMK_MAGIC) ? { kind: 'lmk', file: bytes } : { kind: 'image', bytes };
+  if (bytes.subarray(0, 4).equals(LMK_MAGIC)) return { kind: 'lmk', file: bytes };
+  return sniffVideo(bytes) ? { kind: 'video', bytes } : { kind: 'image', bytes };
 }

@@ -9,3 +9,4 @@ export * from './pdf-extraction.js';
 export * from './credit-lines.js';
 export { TesseractOcr } from './ocr.js';
 export { PRESS_SETTINGS, type PressSettings } from './press.settings.js';
+export { scannedPage } from './testing.js';

@@ -50,7 +50,8 @@ export class TesseractOcr implements OcrEngine {
     const scale = Math.min(1, OCR_MAX_SIDE / Math.max(w, h));
     const png = await sharp(image).greyscale().resize(Math.round(w * scale), Math.round(h * scale)).png({ compressionLevel: 1 }).toBuffer();
     const worker = await this.get();
-    const { data } = await worker.recognize(png, {}, { blocks: true, text: false });
+    // Tesseract's own diagnostics ("Line cannot be recognized") go to its null device, not our stdout.
+    const { data } = await worker.recognize(png, { debug_file: '/dev/null' } as never, { blocks: true, text: false });
     const out: { text: string; x: number; y: number; width: number; height: number }[] = [];
     for (const block of data.blocks ?? []) {
       for (const para of block.paragraphs) {

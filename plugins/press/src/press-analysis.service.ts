@@ -2,6 +2,7 @@ import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
 import { CORE_SETTINGS, TOKENS, type BlobStore, type CoreSettings, type EventPublisher, type MatchPipeline, type Sighting, type SightingMatch } from '@filigrane/core';
 import { CreditNamesService, MatchRecorder } from '@filigrane/plugin-matches';
+import { MediaError, PreparedQuery, prepareQuery } from '@filigrane/vision';
 import { DocumentError } from './document-error.js';
 import { extractPdf, type ExtractedImage, type ExtractionLimits } from './pdf-extraction.js';
 import { PressIssue } from './press-issue.entity.js';
@@ -58,7 +59,7 @@ export class PressAnalysisService {
     const issue = await this.db.manager.findOne(PressIssue, { where: { id } });
     if (!issue || issue.status === 'complete' || issue.status === 'failed') return;
     await this.update(id, { status: 'running', started: new Date(), pagesDone: 0, imagesFound: 0, matchesFound: 0, creditsFound: 0 });
-    const counts = { images: 0, matches: 0, credits: 0, pages: 0 };
+    const counts = { images: 0, matches: 0, credits: 0, pages: 0, skipped: 0 };
     const perAccount = new Map<number, number>();
     try {
       const data = await this.blobs.get(issueKey(id));
@@ -69,7 +70,8 @@ export class PressAnalysisService {
       const stored = new Set<string>();
       const pages = extractPdf(data, {
         limits: limitsFrom(this.settings, this.core),
-        ocr: this.settings.ocr ? this.ocr : null,
+        // Credit lines serve matching only: without a tracking account, scans are not read.
+        ocr: this.settings.ocr && accounts.length ? this.ocr : null,
         onStart: (total) => this.update(id, { pagesTotal: total }),
       });
       for await (const page of pages) {
@@ -77,11 +79,23 @@ export class PressAnalysisService {
           counts.images++;
           if (image.credit) counts.credits++;
           let matchedHere = false;
+          // Decoded and described once for every account (the pipeline reports what cannot be).
+          let prepared: PreparedQuery | undefined;
+          if (accounts.length && accounts.some((a) => !known.has(`${a}:${image.md5}`))) prepared = await prepareQuery(image.bytes).catch(() => undefined);
           for (const accountId of accounts) {
             const sighting = this.sighting(issue, accountId, page.pageNumber, image);
+            sighting.image.prepared = prepared;
             const key = `${accountId}:${image.md5}`;
             const previous = known.get(key);
-            const matches = previous ? await this.replay(sighting, image, previous) : await this.pipeline.submit(sighting);
+            let matches: SightingMatch[];
+            try {
+              matches = previous ? await this.replay(sighting, image, previous) : await this.pipeline.submit(sighting);
+            } catch (err) {
+              // One picture the pipeline cannot read (too small or flat to fingerprint) never fails the issue.
+              if (!(err instanceof MediaError)) throw err;
+              matches = [];
+              counts.skipped++;
+            }
             if (!previous) known.set(key, matches);
             if (matches.length) {
               matchedHere = true;

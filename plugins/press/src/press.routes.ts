@@ -85,6 +85,27 @@ export const pressRoutes: RouteSpec[] = [
   {
     versions: ['v3', 'v4'],
     method: 'GET',
+    path: '/press/issues/:id/pages/:page/',
+    summary: 'A page of a press issue (the page.url of press matches): the issue and the page number',
+    async handler(ctx) {
+      const p = ctx.principal!;
+      const issueId = id(ctx);
+      const page = /^\d{1,6}$/.test(ctx.params.page ?? '') ? Number(ctx.params.page) : -1;
+      if (issueId < 0 || page < 1) throw notFound('No such page.');
+      if (!p.permissions.includes(PRESS_INGEST)) {
+        const db = ctx.container.get<DataSource>(TOKENS.DataSource);
+        const rows: unknown[] = await db.query(`SELECT 1 FROM matches WHERE account_id = $1 AND page_url LIKE $2 LIMIT 1`, [p.accountId, `%/api/v3/press/issues/${issueId}/pages/${page}/`]);
+        if (!rows.length) throw notFound('No such page.');
+      }
+      const service = ctx.container.get(PressIssueService);
+      const issue = await service.get(issueId).catch(() => null);
+      if (!issue || (issue.pagesTotal !== null && page > issue.pagesTotal)) throw notFound('No such page.');
+      return ok({ issue: { id: issue.id, url: service.view(issue, ctx.baseUrl).url, name: issue.name, date: issue.date }, page_number: page });
+    },
+  },
+  {
+    versions: ['v3', 'v4'],
+    method: 'GET',
     path: '/press/issues/:id/images/:md5',
     summary: 'An image as printed in a press issue (for accounts it matched, and press:ingest holders)',
     async handler(ctx) {

@@ -3,7 +3,7 @@ import test from 'ava';
 import sharp from 'sharp';
 import { syntheticPhoto } from '@filigrane/vision';
 import { DocumentError, extractPdf, TesseractOcr, type ExtractedPage } from '@filigrane/plugin-press';
-import { composeIssue, encryptedPdf, pdfWithAttachment, pdfWithHugeImage, pdfWithIndexedAndBilevel, pdfWithJavaScript, scannedPage } from './pdf-fixtures.js';
+import { blankPages, composeIssue, encryptedPdf, pdfWithTiledPhoto, pdfWithAttachment, pdfWithHugeImage, pdfWithIndexedAndBilevel, pdfWithJavaScript, scannedPage } from './pdf-fixtures.js';
 
 const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
 const ocr = new TesseractOcr();
@@ -69,6 +69,16 @@ test('every image of every page, with placement boxes, raw JPEG bytes kept and C
   t.is(pages[3]!.images[0]!.md5, first!.md5, 'a repeated image is the same analysed image');
 });
 
+test('a photo printed as tiles is also rendered as one picture; pages without tiles are not rendered', async (t) => {
+  const [page] = await all(await pdfWithTiledPhoto(photos[0]!));
+  t.is(page!.images.length, 3);
+  const rendered = page!.images.find((i) => i.rendered);
+  t.truthy(rendered);
+  t.deepEqual(rendered!.boxes.map((b) => [b.x, b.y, b.height].map(Math.round)), [[50, 142, 300]]);
+  t.true((await difference(rendered!.bytes, photos[0]!)) < 12, 'the rendered region is the whole photo');
+  t.false((await all(issue)).some((p) => p.images.some((i) => i.rendered)));
+});
+
 test('indexed and 1-bit images are decoded to their colours', async (t) => {
   const [page] = await all(await pdfWithIndexedAndBilevel(), { limits: { minImageSide: 16 } });
   t.is(page!.images.length, 2);
@@ -102,5 +112,6 @@ test('bad documents are refused with a reason', async (t) => {
   t.is(await refused(await pdfWithAttachment()), 'pdf_embedded_files');
   t.is(await refused(await pdfWithHugeImage()), 'image_too_large');
   t.is(await refused(issue, { maxPages: 3 }), 'too_many_pages');
+  t.is(await refused(await blankPages(3000)), 'too_many_pages', 'thousands of pages, refused before any is read (default limit 2,000)');
   t.is(await refused(issue, { timeoutMs: 1 }), 'timeout');
 });

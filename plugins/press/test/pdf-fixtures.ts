@@ -1,19 +1,7 @@
-import { degrees, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFString, StandardFonts } from 'pdf-lib';
 import sharp from 'sharp';
+import { degrees, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFString, StandardFonts } from 'pdf-lib';
 
-/** A newspaper-like page composed as a scan: a photo and its printed credit line, as one greyscale JPEG. */
-export async function scannedPage(photo: Buffer, credit: string): Promise<Buffer> {
-  const width = 1240;
-  const height = 1754;
-  const inset = await sharp(photo).resize({ width: 900 }).toBuffer();
-  const insetHeight = (await sharp(inset).metadata()).height!;
-  const svg = Buffer.from(
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="100%" height="100%" fill="#f3f0e8"/>` +
-      `<text x="120" y="${300 + insetHeight + 40}" font-family="DejaVu Sans" font-size="28" fill="#111">${credit}</text>` +
-      `<text x="120" y="${300 + insetHeight + 140}" font-family="DejaVu Serif" font-size="34" fill="#111">Le conseil municipal a voté hier soir le budget.</text></svg>`,
-  );
-  return sharp(svg).composite([{ input: inset, left: 120, top: 300 }]).greyscale().jpeg({ quality: 85 }).toBuffer();
-}
+export { scannedPage } from '@filigrane/plugin-press';
 
 export interface IssueParts {
   /** Page 1: JPEG with a credit line below. */
@@ -132,4 +120,27 @@ export async function pdfWithIndexedAndBilevel(): Promise<Buffer> {
   page.node.setXObject(PDFName.of('Bw'), im2);
   page.node.set(PDFName.of('Contents'), doc.context.register(doc.context.stream('q 100 0 0 100 20 50 cm /Ix Do Q q 100 0 0 100 160 50 cm /Bw Do Q')));
   return Buffer.from(await doc.save({ useObjectStreams: false }));
+}
+
+/** A photo printed as two tiles (left and right halves, separate JPEG images placed edge to edge). */
+export async function pdfWithTiledPhoto(photo: Buffer): Promise<Buffer> {
+  const { width, height } = await sharp(photo).metadata();
+  const half = Math.floor(width! / 2);
+  const left = await sharp(photo).extract({ left: 0, top: 0, width: half, height: height! }).jpeg({ quality: 90 }).toBuffer();
+  const right = await sharp(photo).extract({ left: half, top: 0, width: width! - half, height: height! }).jpeg({ quality: 90 }).toBuffer();
+  const doc = await PDFDocument.create();
+  const page = doc.addPage([595, 842]);
+  const h = 300;
+  const w = (h * width!) / height!;
+  const wl = (w * half) / width!;
+  page.drawImage(await doc.embedJpg(left), { x: 50, y: 400, width: wl, height: h });
+  page.drawImage(await doc.embedJpg(right), { x: 50 + wl, y: 400, width: w - wl, height: h });
+  return Buffer.from(await doc.save());
+}
+
+/** A document of `pages` blank pages. */
+export async function blankPages(pages: number): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  for (let i = 0; i < pages; i++) doc.addPage([100, 100]);
+  return Buffer.from(await doc.save());
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import test from 'ava';
 import sharp from 'sharp';
 import type { DataSource } from 'typeorm';
-import { TOKENS } from '@filigrane/core';
+import { contribute, definePlugin, EVENT_LISTENERS, TOKENS, type DomainEvent } from '@filigrane/core';
 import { defaultPlugins, startTestServer, type TestServer } from '@filigrane/gateway';
 import { PressAnalysisService, PressInboxService, PressIssue } from '@filigrane/plugin-press';
 import { syntheticPhoto } from '@filigrane/vision';
@@ -18,6 +18,8 @@ let bob: { apiKey: string; id: number };
 let carol: { apiKey: string; id: number };
 let pdf: Buffer;
 const inbox = mkdtempSync(join(tmpdir(), 'press-inbox-'));
+const events: DomainEvent[] = [];
+const eventRecorder = definePlugin({ id: 'event-recorder', contributions: [contribute(EVENT_LISTENERS, () => (e: DomainEvent) => void events.push(e))] });
 
 /** Registers a watermarked copy of `photo` in the account; returns the watermarked image. */
 async function registerMarked(key: string, path: string, photo: Buffer): Promise<Buffer> {
@@ -49,7 +51,7 @@ async function poll(path: string, key: string, done = (j: { status: string }) =>
 }
 
 test.before(async () => {
-  server = await startTestServer({ plugins: defaultPlugins(), workers: true, env: { PRESS_INBOX_DIR: inbox } });
+  server = await startTestServer({ plugins: [...defaultPlugins(), eventRecorder], workers: true, env: { PRESS_INBOX_DIR: inbox } });
   ops = await server.createAccount('ops');
   alice = await server.createAccount('alice');
   bob = await server.createAccount('bob');
@@ -87,6 +89,8 @@ test.serial('an operator ingests an issue; it is analysed page by page with a po
   issueUrl = new URL(res.json.url).pathname;
   const done = await poll(issueUrl, ops.apiKey);
   t.like(done, { status: 'complete', pages: { done: 4, total: 4 }, images_found: 5, error: null });
+  const processed = events.filter((e) => e.type === 'press.issue.processed' && (e.data as { id: number }).id === done.id);
+  t.deepEqual(processed.map((e) => e.accountId).sort(), [ops.id, alice.id, bob.id].sort(), 'the accounts with matches and the one that ingested');
   const list = await server.call('GET', '/api/v3/press/issues/', { key: ops.apiKey });
   t.is(list.json.count, 1);
   t.is(list.json.results[0].id, done.id);
@@ -108,6 +112,9 @@ test.serial('press matches: page numbers, issue, the printed image with its cred
   t.is(image.status, 200);
   t.is(image.headers.get('content-type'), 'image/jpeg');
   t.is((await fetch(byPage.get(1)!.image.url, { headers: { authorization: `Token ${carol.apiKey}` } })).status, 404, 'only for accounts it matched');
+  const page = await server.call('GET', new URL(byPage.get(3)!.image.page_url).pathname, { key: alice.apiKey });
+  t.like(page.json, { issue: { name: 'Le Quotidien', date: '2026-11-20' }, page_number: 3 });
+  t.is((await server.call('GET', new URL(byPage.get(3)!.image.page_url).pathname, { key: carol.apiKey })).status, 404);
 
   t.is((await server.call('GET', '/api/v3/matches/press/?watermarked=false', { key: alice.apiKey })).json.results.every((m: { watermarked: boolean }) => !m.watermarked), true);
   t.is((await server.call('GET', '/api/v3/matches/press/?date_gte=2099-01-01', { key: alice.apiKey })).json.count, 0);
@@ -167,6 +174,7 @@ test.serial('document searches: asynchronous only, one match per media with its 
   t.is(done.status, 'complete', JSON.stringify(done.error));
   t.is(done.matches.length, 1);
   t.like(done.matches[0], { type: 'user', watermarked: true, page_numbers: [1, 3, 4], image: { media_path: '/alice/press/front.png' } });
+  t.true(events.some((e) => e.type === 'search.completed' && e.accountId === alice.id && (e.data as { id: string; kind: string }).id === done.id && (e.data as { kind: string }).kind === 'document'));
 
   // Carol did not track press, but may search her own document.
   const viaUri = await server.call('POST', '/api/v4/searches/', { key: carol.apiKey, json: { file: `data:application/pdf;base64,${pdf.toString('base64')}` } });

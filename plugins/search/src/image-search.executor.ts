@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'inversify';
-import { forbidden, isUploadedFile, TOKENS, validationError, type BlobStore, type ErrorItem } from '@filigrane/core';
+import { ApiError, forbidden, isUploadedFile, TOKENS, validationError, type BlobStore, type ErrorItem } from '@filigrane/core';
 import { imageView, mediaApiError } from '@filigrane/plugin-media';
-import type { GeometricModel } from '@filigrane/vision';
+import { prepareQuery, queryFingerprint, sniffFormat, type GeometricModel } from '@filigrane/vision';
 import { IdentificationService, type IdentifyOptions } from './identification.service.js';
 import type { SearchExecutor, SearchScope } from './search-executors.js';
+import { VideoMatchService, type VideoMatch } from './video-match.service.js';
+import { videoResult } from './video-search.executor.js';
 
 export type ImageSearchMode = IdentifyOptions['mode'];
 export type ImageCategory = 'default' | 'recent' | 'archive';
@@ -51,6 +53,7 @@ export class ImageSearchExecutor implements SearchExecutor<ImageQuery> {
   constructor(
     @inject(IdentificationService) private readonly identification: IdentificationService,
     @inject(TOKENS.BlobStore) private readonly blobs: BlobStore,
+    @inject(VideoMatchService) private readonly videos: VideoMatchService,
   ) {}
 
   accepts(body: Record<string, unknown>): boolean {
@@ -64,6 +67,8 @@ export class ImageSearchExecutor implements SearchExecutor<ImageQuery> {
     if (!isUploadedFile(file)) errors.push({ field: 'file', code: 'required', details: 'file must be an uploaded image, a URL or a data URI.' });
     else if (file.data.length === 0) errors.push({ field: 'file', code: 'empty', details: 'The file is empty.' });
     else if (file.data.length > MAX_QUERY_BYTES) errors.push({ field: 'file', code: 'too_large', details: `At most ${MAX_QUERY_BYTES} bytes.` });
+    // The spec's formats only, by their bytes: SVG, TIFF and the rest never reach an image decoder.
+    else if (!sniffFormat(file.data)) throw new ApiError(415, 'unsupported_format', 'The query image must be a JPEG, PNG or GIF image.');
     const mode = (body.mode ?? 'near_duplicate') as ImageSearchMode;
     if (!MODES.includes(mode)) errors.push({ field: 'mode', code: 'invalid_choice', details: 'mode is near_duplicate, similar or leaks.' });
     const categories = body.categories === undefined ? ['default'] : list(body.categories);
@@ -115,8 +120,12 @@ export class ImageSearchExecutor implements SearchExecutor<ImageQuery> {
     const bytes = this.pending.get(query) ?? (query.blob ? await this.blobs.get(query.blob) : null);
     if (!bytes) throw validationError([{ field: 'file', code: 'gone', details: 'The query image is no longer available.' }]);
     let found;
+    let stills: VideoMatch[] = [];
     try {
-      found = await this.identification.identify(scope.accountId, bytes, {
+      const prepared = await prepareQuery(bytes);
+      // A frame grab finds the registered video it comes from, with the frame's time.
+      if (query.mode !== 'leaks' && query.filter_marked !== true) stills = await this.videos.matchStill(scope.accountId, await queryFingerprint(prepared), query.search_path);
+      found = await this.identification.identify(scope.accountId, prepared, {
         mode: query.mode,
         transforms: query.transforms,
         searchPath: query.search_path,
@@ -140,7 +149,8 @@ export class ImageSearchExecutor implements SearchExecutor<ImageQuery> {
         type: 'user',
         watermarked: r.watermarked === true,
         image: { ...imageView(r.media, scope.baseUrl), metadata: r.media.metadata },
-      }));
+      }))
+      .concat(stills.map((m) => videoResult(m, scope.baseUrl, 'still')) as never[]);
   }
 
   describe(query: ImageQuery): Record<string, unknown> {

@@ -3,8 +3,11 @@ import { inject, injectable } from 'inversify';
 import { fetchResource } from '@filigrane/net';
 import { badRequest, CORE_SETTINGS, type CoreSettings, type MatchPipeline, type Sighting, type SightingMatch } from '@filigrane/core';
 import { CreditNamesService, MatchRecorder, type MatchInput } from '@filigrane/plugin-matches';
-import { prepareQuery, sniffFormat, type PreparedQuery } from '@filigrane/vision';
+import { PreparedQuery, prepareQuery, sniffFormat } from '@filigrane/vision';
+import { withTempFile } from '@filigrane/plugin-media';
+import { probeVideo } from '@filigrane/video';
 import { IdentificationService, withoutLookAlikes } from './identification.service.js';
+import { VideoMatchService } from './video-match.service.js';
 
 const MAX_SIGHTING_BYTES = 50 * 1024 * 1024;
 
@@ -20,15 +23,17 @@ export class MatchPipelineService implements MatchPipeline {
     @inject(IdentificationService) private readonly identification: IdentificationService,
     @inject(MatchRecorder) private readonly recorder: MatchRecorder,
     @inject(CreditNamesService) private readonly credits: CreditNamesService,
+    @inject(VideoMatchService) private readonly videos: VideoMatchService,
     @inject(CORE_SETTINGS.token) private readonly core: CoreSettings,
   ) {}
 
   async submit(sighting: Sighting): Promise<SightingMatch[]> {
+    if (sighting.video) return this.submitVideo(sighting, sighting.video);
     const bytes = sighting.image.bytes ?? (await this.fetch(sighting.image.url));
     let query: PreparedQuery | null = null;
     let failure: unknown = null;
     try {
-      query = await prepareQuery(bytes);
+      query = sighting.image.prepared instanceof PreparedQuery ? sighting.image.prepared : await prepareQuery(bytes);
     } catch (err) {
       failure = err;
     }
@@ -61,6 +66,28 @@ export class MatchPipelineService implements MatchPipeline {
       matches.push({ matchId: String(recorded.id), kind: sighting.kind, mediaId: f.media.id, watermarked, created: recorded.created });
     }
     return matches;
+  }
+
+  /** A video sighting: aligned with the account's registered videos, one web match per video found. */
+  private async submitVideo(sighting: Sighting, video: NonNullable<Sighting['video']>): Promise<SightingMatch[]> {
+    const bytes = video.bytes ?? (await this.fetch(video.url));
+    return withTempFile(bytes, async (file) => {
+      const info = await probeVideo(file);
+      const found = await this.videos.matchVideo(sighting.accountId, file, info, { searchPath: sighting.searchPath });
+      const matches: SightingMatch[] = [];
+      for (const { media, alignment } of found) {
+        const recorded = await this.recorder.record({
+          sighting,
+          mediaId: media.id,
+          watermarked: false,
+          exclusive: media.exclusive,
+          query: { width: info.width, height: info.height, format: info.format, md5: createHash('md5').update(bytes).digest('hex') },
+          video: { query: alignment.query, matched: alignment.matched },
+        });
+        matches.push({ matchId: String(recorded.id), kind: sighting.kind, mediaId: media.id, watermarked: false, created: recorded.created });
+      }
+      return matches;
+    });
   }
 
   private async fetch(url: string | undefined): Promise<Buffer> {

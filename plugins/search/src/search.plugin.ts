@@ -11,9 +11,11 @@ import { MEDIA_EVENTS } from '@filigrane/plugin-media';
 import { IdentificationService } from './identification.service.js';
 import { ImageSearchExecutor } from './image-search.executor.js';
 import { VisualIndexEntry } from './visual-index.entity.js';
-import { VisualIndexInit1763700007000 } from './visual-index.migration.js';
+import { VisualIndexFrames1763900001000, VisualIndexInit1763700007000 } from './visual-index.migration.js';
 import { VisualIndexService } from './visual-index.service.js';
 import { MatchPipelineService } from './match-pipeline.service.js';
+import { VideoMatchService } from './video-match.service.js';
+import { VideoSearchExecutor } from './video-search.executor.js';
 
 /**
  * Searches (text, and image through the visual index), synchronous or as polled jobs, and the
@@ -23,7 +25,7 @@ export const searchPlugin = definePlugin({
   id: 'search',
   requires: ['media', 'matches'],
   entities: [Search, VisualIndexEntry],
-  migrations: [SearchInit1763700005000, VisualIndexInit1763700007000],
+  migrations: [SearchInit1763700005000, VisualIndexInit1763700007000, VisualIndexFrames1763900001000],
   extensionPoints: [SEARCH_EXECUTORS, TRACKING_SOURCES],
   bindings: new ContainerModule(({ bind }) => {
     bind(SearchService).toSelf().inSingletonScope();
@@ -32,11 +34,14 @@ export const searchPlugin = definePlugin({
     bind(IdentificationService).toSelf().inSingletonScope();
     bind(ImageSearchExecutor).toSelf().inSingletonScope();
     bind(MatchPipelineService).toSelf().inSingletonScope();
+    bind(VideoMatchService).toSelf().inSingletonScope();
+    bind(VideoSearchExecutor).toSelf().inSingletonScope();
     bind(TOKENS.MatchPipeline).toService(MatchPipelineService);
   }),
   contributions: [
     contribute(SEARCH_EXECUTORS, (c) => c.get(TextSearchExecutor)),
     contribute(SEARCH_EXECUTORS, (c) => c.get(ImageSearchExecutor)),
+    contribute(SEARCH_EXECUTORS, (c) => c.get(VideoSearchExecutor)),
     contribute(MEDIA_EVENTS, (c) => c.get(VisualIndexService)),
   ],
   routes: searchRoutes,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
-import { ApiError, badRequest, notFound, TOKENS, type Clock, type EventPublisher, type ExtensionRegistry, type JobQueue } from '@filigrane/core';
+import { ApiError, badRequest, notFound, TOKENS, type Clock, type EventPublisher, type ExtensionRegistry, type JobQueue, type WorkPool } from '@filigrane/core';
 import { Search } from './search.entity.js';
 import { SEARCH_EXECUTORS, type SearchExecutor, type SearchScope } from './search-executors.js';
 
@@ -23,6 +23,7 @@ export class SearchService {
     @inject(TOKENS.JobQueue) private readonly jobs: JobQueue,
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.Events) private readonly events: EventPublisher,
+    @inject(TOKENS.WorkPool) private readonly pool: WorkPool,
   ) {}
 
   private executor(body: Record<string, unknown>): SearchExecutor {
@@ -43,7 +44,8 @@ export class SearchService {
     const input = body as Record<string, unknown>;
     const executor = this.executor(input);
     const { query, sync, name } = await executor.parse(input, scope);
-    if (sync) return { status: 200, body: { status: 'complete', matches: await executor.run(query, scope) } };
+    // A synchronous search works inside the request: bounded (503 + Retry-After when the pool is full).
+    if (sync) return { status: 200, body: { status: 'complete', matches: await this.pool.run(() => executor.run(query, scope)) } };
     const search = this.db.manager.create(Search, {
       id: randomUUID(),
       accountId: scope.accountId,

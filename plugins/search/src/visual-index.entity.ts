@@ -11,6 +11,14 @@ export class VisualIndexEntry {
   @PrimaryColumn({ type: 'bigint', name: 'media_id', transformer: bigintAsNumber })
   mediaId!: number;
 
+  /** -1 for a still image; 0, 1, ... for the sampled frames of a video. */
+  @PrimaryColumn({ type: 'integer' })
+  frame!: number;
+
+  /** Videos: seconds from the start. */
+  @Column({ type: 'real', name: 'frame_time', nullable: true })
+  frameTime!: number | null;
+
   /** The index is partitioned by account: every read filters on it. */
   @Column({ type: 'integer', name: 'account_id' })
   accountId!: number;

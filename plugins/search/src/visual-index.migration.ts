@@ -26,3 +26,24 @@ export class VisualIndexInit1763700007000 implements MigrationInterface {
     await q.query('DROP TABLE visual_index');
   }
 }
+
+/**
+ * Videos share the visual index: one row per sampled frame (frame 0, 1, ... at the media
+ * plugin's steady rate; -1 for a still image), so the key becomes (media, frame).
+ */
+export class VisualIndexFrames1763900001000 implements MigrationInterface {
+  name = 'VisualIndexFrames1763900001000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query('ALTER TABLE visual_index ADD COLUMN frame integer NOT NULL DEFAULT -1, ADD COLUMN frame_time real');
+    await q.query('ALTER TABLE visual_index DROP CONSTRAINT visual_index_pkey');
+    await q.query('ALTER TABLE visual_index ADD PRIMARY KEY (media_id, frame)');
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('DELETE FROM visual_index WHERE frame >= 0');
+    await q.query('ALTER TABLE visual_index DROP CONSTRAINT visual_index_pkey');
+    await q.query('ALTER TABLE visual_index ADD PRIMARY KEY (media_id)');
+    await q.query('ALTER TABLE visual_index DROP COLUMN frame, DROP COLUMN frame_time');
+  }
+}

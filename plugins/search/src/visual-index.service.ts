@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
 import { CORE_SETTINGS, TOKENS, type CoreSettings } from '@filigrane/core';
-import type { MediaEventsListener, RegisteredMedia } from '@filigrane/plugin-media';
+import type { MediaEventsListener, RegisteredMedia, VideoFrameEvent } from '@filigrane/plugin-media';
 import {
   canonicalLuma,
   fingerprintGrid,
@@ -21,6 +21,7 @@ const PAGE = 2000;
 
 interface IndexRow {
   media_id: string;
+  frame: number;
   count: number;
   points: Buffer;
   descriptors: Buffer;
@@ -32,6 +33,8 @@ interface IndexRow {
 
 interface AccountIndex {
   index: VisualIndex;
+  /** Index keys of each video's frames, to drop them with the video. */
+  frames: Map<number, number[]>;
   /** Server time of the last sync (from PostgreSQL's clock, never this process's). */
   syncedAt: Date;
   warmUpMs: number;
@@ -39,6 +42,18 @@ interface AccountIndex {
 
 const floats = (b: Buffer) => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
 const bytes = (b: Buffer) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+
+/**
+ * In-memory keys: a still image is its media id; a video frame a negative key carrying the media
+ * id and the frame number (at most 65,536 frames: 9 hours at 2 per second).
+ */
+export const FRAMES_PER_MEDIA = 65536;
+export const frameKey = (mediaId: number, frame: number) => (frame < 0 ? mediaId : -(mediaId * FRAMES_PER_MEDIA + frame + 1));
+export function keyFrame(key: number): { mediaId: number; frame: number } {
+  if (key > 0) return { mediaId: key, frame: -1 };
+  const k = -key - 1;
+  return { mediaId: Math.floor(k / FRAMES_PER_MEDIA), frame: k % FRAMES_PER_MEDIA };
+}
 
 export function rowFeatures(r: Pick<VisualIndexEntry, 'width' | 'height' | 'count' | 'points' | 'descriptors'>): OrbFeatures {
   return { width: r.width, height: r.height, count: r.count, points: floats(r.points), descriptors: bytes(r.descriptors) };
@@ -75,7 +90,7 @@ export class VisualIndexService implements MediaEventsListener {
     await this.db.query(
       `INSERT INTO visual_index (media_id, account_id, width, height, count, points, descriptors, dhash, thumb)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-       ON CONFLICT (media_id) DO UPDATE SET indexed_at = now(), count = EXCLUDED.count, points = EXCLUDED.points,
+       ON CONFLICT (media_id, frame) DO UPDATE SET indexed_at = now(), count = EXCLUDED.count, points = EXCLUDED.points,
          descriptors = EXCLUDED.descriptors, dhash = EXCLUDED.dhash, thumb = EXCLUDED.thumb`,
       [
         media.id, media.accountId, f.width, f.height, f.count,
@@ -87,11 +102,44 @@ export class VisualIndexService implements MediaEventsListener {
     if (loaded) (await loaded).index.add(media.id, { ...f, dhash: fp.dhash, thumb: fp.thumb, aspect: fp.aspect });
   }
 
+  /** MEDIA_EVENTS: one sampled frame of a video, indexed like a still image under its frame key. */
+  async videoFrame(event: VideoFrameEvent): Promise<void> {
+    const { media } = event;
+    const fp = await fingerprintGrid({ luma: Float32Array.from(event.luma), width: event.width, height: event.height });
+    const f = fp.features;
+    await this.db.query(
+      `INSERT INTO visual_index (media_id, frame, frame_time, account_id, width, height, count, points, descriptors, dhash, thumb)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+       ON CONFLICT (media_id, frame) DO UPDATE SET indexed_at = now(), count = EXCLUDED.count, points = EXCLUDED.points,
+         descriptors = EXCLUDED.descriptors, dhash = EXCLUDED.dhash, thumb = EXCLUDED.thumb, frame_time = EXCLUDED.frame_time`,
+      [
+        media.id, event.index, event.time, media.accountId, f.width, f.height, f.count,
+        Buffer.from(f.points.buffer, f.points.byteOffset, f.points.byteLength),
+        Buffer.from(f.descriptors), Buffer.from(fp.dhash), Buffer.from(fp.thumb),
+      ],
+    );
+    const loaded = this.accounts.get(media.accountId);
+    if (loaded) {
+      const a = await loaded;
+      const key = frameKey(media.id, event.index);
+      if (!a.index.has(key)) {
+        a.index.add(key, { ...f, dhash: fp.dhash, thumb: fp.thumb, aspect: fp.aspect });
+        const list = a.frames.get(media.id) ?? [];
+        list.push(key);
+        a.frames.set(media.id, list);
+      }
+    }
+  }
+
   /** MEDIA_EVENTS: the rows went with the media (ON DELETE CASCADE); drop them from memory now. */
   async deleted(mediaIds: number[]): Promise<void> {
     for (const [accountId, loading] of this.accounts) {
       const a = await loading;
-      for (const id of mediaIds) a.index.remove(id);
+      for (const id of mediaIds) {
+        a.index.remove(id);
+        for (const key of a.frames.get(id) ?? []) a.index.remove(key);
+        a.frames.delete(id);
+      }
       if (a.index.deadRatio > MAX_DEAD_RATIO) this.accounts.delete(accountId);
     }
   }
@@ -115,14 +163,16 @@ export class VisualIndexService implements MediaEventsListener {
     const now: { now: Date }[] = await this.db.query('SELECT now() AS now');
     const counted: { n: number }[] = await this.db.query('SELECT count(*)::int AS n FROM visual_index WHERE account_id = $1', [accountId]);
     const index = new VisualIndex({ bits: VisualIndex.bitsFor(counted[0]!.n) });
-    // Pages by media id, so that a 100,000-media account never sits in one result set.
-    for (let after = 0; ; ) {
+    const frames = new Map<number, number[]>();
+    // Pages by (media id, frame), so that a 100,000-media account never sits in one result set.
+    for (let after = { media: 0, frame: -2 }; ; ) {
       const page = await this.rows(accountId, { after });
-      this.addRows(page, index);
+      this.addRows(page, index, frames);
       if (page.length < PAGE) break;
-      after = Number(page[page.length - 1]!.media_id);
+      const last = page[page.length - 1]!;
+      after = { media: Number(last.media_id), frame: last.frame };
     }
-    return { index, syncedAt: now[0]!.now, warmUpMs: performance.now() - t0 };
+    return { index, frames, syncedAt: now[0]!.now, warmUpMs: performance.now() - t0 };
   }
 
   /**
@@ -131,25 +181,35 @@ export class VisualIndexService implements MediaEventsListener {
    */
   private async catchUp(accountId: number, a: AccountIndex): Promise<void> {
     const now: { now: Date }[] = await this.db.query('SELECT now() AS now');
-    const recent: { media_id: string }[] = await this.db.query(
-      'SELECT media_id FROM visual_index WHERE account_id = $1 AND indexed_at >= $2',
+    const recent: { media_id: string; frame: number }[] = await this.db.query(
+      'SELECT media_id, frame FROM visual_index WHERE account_id = $1 AND indexed_at >= $2',
       [accountId, new Date(a.syncedAt.getTime() - SYNC_SLACK_MS)],
     );
-    const missing = recent.map((r) => Number(r.media_id)).filter((id) => !a.index.has(id));
-    for (let i = 0; i < missing.length; i += 2000) this.addRows(await this.rows(accountId, { ids: missing.slice(i, i + 2000) }), a.index);
+    const missing = recent.filter((r) => !a.index.has(frameKey(Number(r.media_id), r.frame))).map((r) => Number(r.media_id));
+    const ids = [...new Set(missing)];
+    for (let i = 0; i < ids.length; i += 200) this.addRows(await this.rows(accountId, { ids: ids.slice(i, i + 200) }), a.index, a.frames);
     a.syncedAt = now[0]!.now;
   }
 
-  private rows(accountId: number, where: { after: number } | { ids: number[] }): Promise<IndexRow[]> {
-    const columns = 'media_id, count, points, descriptors, dhash, thumb, width, height';
+  private rows(accountId: number, where: { after: { media: number; frame: number } } | { ids: number[] }): Promise<IndexRow[]> {
+    const columns = 'media_id, frame, count, points, descriptors, dhash, thumb, width, height';
     return 'ids' in where
       ? this.db.query(`SELECT ${columns} FROM visual_index WHERE account_id = $1 AND media_id = ANY($2)`, [accountId, where.ids])
-      : this.db.query(`SELECT ${columns} FROM visual_index WHERE account_id = $1 AND media_id > $2 ORDER BY media_id LIMIT ${PAGE}`, [accountId, where.after]);
+      : this.db.query(`SELECT ${columns} FROM visual_index WHERE account_id = $1 AND (media_id, frame) > ($2, $3) ORDER BY media_id, frame LIMIT ${PAGE}`, [
+          accountId, where.after.media, where.after.frame,
+        ]);
   }
 
-  private addRows(rows: IndexRow[], index: VisualIndex): void {
+  private addRows(rows: IndexRow[], index: VisualIndex, frames: Map<number, number[]>): void {
     for (const r of rows) {
-      index.add(Number(r.media_id), { count: r.count, descriptors: bytes(r.descriptors), points: floats(r.points), dhash: bytes(r.dhash), thumb: bytes(r.thumb), aspect: r.width / r.height });
+      const key = frameKey(Number(r.media_id), r.frame);
+      if (index.has(key)) continue;
+      index.add(key, { count: r.count, descriptors: bytes(r.descriptors), points: floats(r.points), dhash: bytes(r.dhash), thumb: bytes(r.thumb), aspect: r.width / r.height });
+      if (r.frame >= 0) {
+        const list = frames.get(Number(r.media_id)) ?? [];
+        list.push(key);
+        frames.set(Number(r.media_id), list);
+      }
     }
   }
 
@@ -167,7 +227,7 @@ export class VisualIndexService implements MediaEventsListener {
     if (!ids.length) return new Map();
     const rows = await this.db.manager
       .createQueryBuilder(VisualIndexEntry, 'v')
-      .where('v.account_id = :accountId AND v.media_id IN (:...ids)', { accountId, ids })
+      .where('v.account_id = :accountId AND v.frame = -1 AND v.media_id IN (:...ids)', { accountId, ids })
       .getMany();
     return new Map(rows.map((r) => [r.mediaId, rowFeatures(r)]));
   }

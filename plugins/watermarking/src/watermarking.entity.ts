@@ -42,4 +42,8 @@ export class WatermarkingJob {
   /** After this instant the assets are gone for clients (404) and the purge job deletes them. */
   @Column({ type: 'timestamptz' })
   expires!: Date;
+
+  /** Bytes counted in the account's disk_usage while the assets live (given back by the purge). */
+  @Column({ type: 'bigint', default: 0, transformer: { to: (v: number) => v, from: (v: string | null) => Number(v ?? 0) } })
+  bytes!: number;
 }

@@ -4,6 +4,7 @@ import { LOCAL_URLS } from '@filigrane/plugin-media';
 import { WatermarkingJob } from './watermarking.entity.js';
 import { watermarkingJobs } from './watermarking.jobs.js';
 import { WatermarkingInit1763700006000 } from './watermarking.migration.js';
+import { WatermarkingQuota1763900000200 } from './watermarking-quota.migration.js';
 import { WatermarkingResolver } from './watermarking.resolver.js';
 import { watermarkingRoutes } from './watermarking.routes.js';
 import { WatermarkingService } from './watermarking.service.js';
@@ -15,7 +16,7 @@ export const watermarkingPlugin = definePlugin({
   // account: the public key the .lmk is sealed with; media: the fetcher and the LOCAL_URLS point.
   requires: ['auth', 'account', 'media'],
   entities: [WatermarkingJob],
-  migrations: [WatermarkingInit1763700006000],
+  migrations: [WatermarkingInit1763700006000, WatermarkingQuota1763900000200],
   bindings: new ContainerModule(({ bind }) => {
     bind(WatermarkingService).toSelf().inSingletonScope();
   }),

@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { inject, injectable } from 'inversify';
 import { In, LessThanOrEqual, MoreThan, type DataSource } from 'typeorm';
-import { ApiError, CORE_SETTINGS, notFound, TOKENS, type BlobStore, type Clock, type CoreSettings, type JobQueue } from '@filigrane/core';
+import { ApiError, CORE_SETTINGS, notFound, returnedRows, TOKENS, type BlobStore, type Clock, type CoreSettings, type JobQueue } from '@filigrane/core';
 import { WATERMARKING_SETTINGS, type WatermarkingSettings } from './watermarking.settings.js';
-import { AccountService } from '@filigrane/plugin-account';
+import { AccountService, AccountUsageService } from '@filigrane/plugin-account';
 import { mediaApiError } from '@filigrane/plugin-media';
 import { probeImage } from '@filigrane/vision';
-import { embed, encodeLmk, generateKey, LMK_MEDIA_TYPE } from '@filigrane/watermark';
+import { LMK_MEDIA_TYPE } from '@filigrane/watermark';
+import { EmbedRunner } from './embed-runner.js';
 import { WatermarkingJob, type WatermarkingError } from './watermarking.entity.js';
 
 export const WATERMARKING_QUEUE = 'watermarking.run';
@@ -71,6 +72,8 @@ export interface Asset {
  */
 @injectable()
 export class WatermarkingService {
+  private readonly embedder = new EmbedRunner();
+
   constructor(
     @inject(TOKENS.DataSource) private readonly db: DataSource,
     @inject(TOKENS.BlobStore) private readonly blobs: BlobStore,
@@ -79,6 +82,7 @@ export class WatermarkingService {
     @inject(CORE_SETTINGS.token) private readonly core: CoreSettings,
     @inject(WATERMARKING_SETTINGS.token) private readonly settings: WatermarkingSettings,
     @inject(AccountService) private readonly accounts: AccountService,
+    @inject(AccountUsageService) private readonly usage: AccountUsageService,
   ) {}
 
   /** Asset lifetime: `WATERMARKING_TTL_HOURS` (fractions allowed), 24 h by default. */
@@ -112,14 +116,35 @@ export class WatermarkingService {
       finished: null,
       expires: new Date(now.getTime() + this.ttlMs()),
     });
+    // Counted in disk_usage while the assets live: the original and, as reserved now, a watermarked
+    // copy of the same size (the .lmk is small). Given back when the purge deletes them.
+    job.bytes = 2 * bytes.length;
     // The original is in the shared store before the row exists: a worker that sees the row finds it.
     await this.blobs.put(assetKey(job.id, 'original'), bytes);
+    let counted = false;
     try {
-      // jsonb columns defeat TypeORM's deep-partial typing; the row is the entity just created.
-      await this.db.manager.insert(WatermarkingJob, job as never);
+      await this.db.transaction(async (m) => {
+        // The account row lock (taken by usage.apply) also serialises this count per account.
+        await this.usage.apply(m, accountId, { bytes: job.bytes });
+        const [active]: { n: number }[] = await m.query(
+          `SELECT count(*)::int AS n FROM watermarking_jobs WHERE account_id = $1 AND status IN ('pending', 'running') AND expires > $2`,
+          [accountId, now],
+        );
+        if (active!.n >= this.settings.maxActive) {
+          throw new ApiError(429, 'too_many_watermarkings', `At most ${this.settings.maxActive} watermarkings may be pending or running at once; retry when one has finished.`, undefined, { 'retry-after': '10' });
+        }
+        // jsonb columns defeat TypeORM's deep-partial typing; the row is the entity just created.
+        await m.insert(WatermarkingJob, job as never);
+      });
+      counted = true;
       await this.jobs.send(WATERMARKING_QUEUE, { id: job.id });
     } catch (err) {
-      await this.db.manager.delete(WatermarkingJob, { id: job.id }).catch(() => undefined);
+      await this.db
+        .transaction(async (m) => {
+          const removed = await m.delete(WatermarkingJob, { id: job.id });
+          if (counted && removed.affected) await this.usage.apply(m, accountId, { bytes: -job.bytes });
+        })
+        .catch(() => undefined);
       await this.blobs.deletePrefix(jobPrefix(job.id)).catch(() => undefined);
       throw err;
     }
@@ -168,9 +193,9 @@ export class WatermarkingService {
     try {
       const original = await this.blobs.get(assetKey(id, 'original'));
       if (!original) throw new Error(`watermarking ${id}: the original is missing from the blob store`);
-      // A fresh 256-bit key per image; it never leaves this function except sealed in the .lmk.
-      const result = await embed(original, generateKey(), { maxPixels: this.maxPixels() });
-      const lmk = encodeLmk(result.registration, await this.accounts.publicKey(job.accountId));
+      // Embedding and sealing run in a worker thread (embed.worker.ts): the event loop keeps serving.
+      const result = await this.embedder.run({ original, publicKeyDer: await this.accounts.publicKey(job.accountId), maxPixels: this.maxPixels() });
+      const lmk = result.lmk;
       await this.blobs.put(assetKey(id, 'watermarked'), result.image);
       await this.blobs.put(assetKey(id, 'registration'), lmk);
       const done = await this.db.manager.update(WatermarkingJob, { id, status: 'running' }, { status: 'complete', finished: this.clock.now() });
@@ -251,11 +276,21 @@ export class WatermarkingService {
     for (;;) {
       const batch = await this.db.manager.find(WatermarkingJob, {
         where: { expires: LessThanOrEqual(this.clock.now()) },
-        select: { id: true },
+        select: { id: true, accountId: true, bytes: true },
         take: PURGE_BATCH,
       });
       for (const { id } of batch) await this.blobs.deletePrefix(jobPrefix(id));
-      if (batch.length) await this.db.manager.delete(WatermarkingJob, { id: In(batch.map((j) => j.id)) });
+      if (batch.length) {
+        await this.db.transaction(async (m) => {
+          const removed = returnedRows<{ account_id: number; bytes: string }>(
+            await m.query('DELETE FROM watermarking_jobs WHERE id = ANY($1::uuid[]) RETURNING account_id, bytes', [batch.map((j) => j.id)]),
+          );
+          // The bytes these assets counted in disk_usage are given back (rows another purge took are not).
+          const perAccount = new Map<number, number>();
+          for (const r of removed) perAccount.set(r.account_id, (perAccount.get(r.account_id) ?? 0) + Number(r.bytes));
+          for (const [accountId, bytes] of perAccount) if (bytes) await this.usage.apply(m, accountId, { bytes: -bytes });
+        });
+      }
       purged += batch.length;
       if (batch.length < PURGE_BATCH) return purged;
     }

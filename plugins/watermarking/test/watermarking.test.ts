@@ -2,6 +2,11 @@ import test from 'ava';
 import { defaultPlugins, startTestServer, type TestServer } from '@filigrane/gateway';
 import { ManualClock, TOKENS, type BlobStore } from '@filigrane/core';
 import { AccountService } from '@filigrane/plugin-account';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { getSharp, jpegChromaSubsampling } from '@filigrane/vision';
 import { decodeLmk, detect } from '@filigrane/watermark';
 import { WatermarkingService } from '../src/index.js';
 import { dataUri, pixels, pollUntilDone, serveFile, testImage } from './support/fixtures.js';
@@ -64,6 +69,38 @@ test.serial('binary sync: 200 with working URLs; the watermark is detected with 
   t.true((await detect(watermarked, registration)).watermarked, 'the watermarked image is detected');
   t.false((await detect(original, registration)).watermarked, 'the original is not');
   t.throws(() => decodeLmk(lmk, Buffer.alloc(0)), undefined, 'sealed: useless without the account key');
+});
+
+test.serial('a Display P3 progressive 4:4:4 JPEG comes back in P3, 4:4:4, progressive, >= 44 dB and no colour shift as ImageMagick measures it', async (t) => {
+  const w = 480;
+  const h = 360;
+  const rgb = await getSharp()(await testImage('png', w, h, 21)).raw().toBuffer();
+  const original = await getSharp()(rgb, { raw: { width: w, height: h, channels: 3 } })
+    .withIccProfile('p3')
+    .jpeg({ quality: 90, chromaSubsampling: '4:4:4', progressive: true })
+    .toBuffer();
+  const res = await server.call('POST', '/api/v4/watermarking/', { key: alice.apiKey, body: original, headers: { 'content-type': 'image/jpeg' } });
+  t.is(res.status, 200, res.text);
+  const watermarked = Buffer.from(await (await fetch(res.json.watermarked, { headers: { authorization: `Token ${alice.apiKey}` } })).arrayBuffer());
+  const meta = await getSharp()(watermarked).metadata();
+  t.deepEqual(meta.icc, (await getSharp()(original).metadata()).icc, 'the P3 profile is kept');
+  t.true(meta.isProgressive);
+  t.is(jpegChromaSubsampling(watermarked), '4:4:4');
+  const dir = mkdtempSync(join(tmpdir(), 'filigrane-wm-'));
+  const [a, b] = [join(dir, 'a.jpg'), join(dir, 'b.jpg')];
+  writeFileSync(a, original);
+  writeFileSync(b, watermarked);
+  let out: string;
+  try {
+    out = execFileSync('compare', ['-metric', 'PSNR', a, b, 'null:'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (err) {
+    out = String((err as { stderr: Buffer }).stderr);
+  }
+  const psnr = Number(out.trim().split(/\s/)[0]);
+  t.true(psnr >= 44, `compare PSNR ${psnr}`);
+  const means = (f: string) => execFileSync('identify', ['-format', '%[fx:255*mean.r] %[fx:255*mean.g] %[fx:255*mean.b]', f], { encoding: 'utf8' }).split(' ').map(Number);
+  const shift = means(b).map((v, i) => v - means(a)[i]!);
+  t.true(shift.every((d) => Math.abs(d) < 0.5), `mean shift ${shift.join('/')}`);
 });
 
 test.serial('JSON with a data URI: 200; a JPEG stays a JPEG; each image gets its own key', async (t) => {

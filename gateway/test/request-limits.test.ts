@@ -1,0 +1,70 @@
+import test from 'ava';
+import { connect } from 'node:net';
+import { startTestServer, type TestServer } from '../src/index.js';
+
+let server: TestServer;
+let key: string;
+
+test.before(async () => {
+  server = await startTestServer();
+  key = (await server.createAccount('limits')).apiKey;
+});
+test.after.always(async () => server?.close());
+
+/** Sends only the request head (announcing a large body) and returns the status line the server answers with. */
+function headOnly(head: string): Promise<string> {
+  const { hostname, port } = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.write(head));
+    let data = '';
+    socket.setTimeout(5000, () => {
+      socket.destroy();
+      resolve(`timeout: ${data}`);
+    });
+    socket.on('data', (d) => {
+      data += d.toString('latin1');
+      if (data.includes('\r\n\r\n')) {
+        socket.destroy();
+        resolve(data.split('\r\n')[0]!);
+      }
+    });
+    socket.on('error', reject);
+  });
+}
+
+test('credentials are checked before the body is read', async (t) => {
+  const big = 'Content-Type: image/png\r\nContent-Length: 60000000\r\n';
+  t.regex(await headOnly(`PUT /api/v4/media/limits/a.png HTTP/1.1\r\nHost: x\r\n${big}\r\n`), / 401 /, 'no credentials');
+  t.regex(await headOnly(`PUT /api/v4/media/limits/a.png HTTP/1.1\r\nHost: x\r\nAuthorization: Token nope\r\n${big}\r\n`), / 401 /, 'wrong credentials');
+  t.regex(await headOnly(`POST /graphql HTTP/1.1\r\nHost: x\r\nAuthorization: Token nope\r\nContent-Type: application/json\r\nContent-Length: 60000000\r\n\r\n`), / 401 /);
+  // With good credentials the server waits for the body (it is an upload route).
+  t.regex(await headOnly(`PUT /api/v4/media/limits/a.png HTTP/1.1\r\nHost: x\r\nAuthorization: Token ${key}\r\n${big}\r\n`), /^timeout/);
+});
+
+test('per-route body limits: JSON routes take 1 MiB, upload routes the upload limit', async (t) => {
+  const json = JSON.stringify({ url: 'example.com', pad: 'x'.repeat(1_100_000) });
+  const small = await server.call('POST', '/api/v4/domains/blacklist/', { key, body: json, headers: { 'content-type': 'application/json' } });
+  t.is(small.status, 413);
+  t.is(small.json.code, 'request_too_large');
+  const upload = await server.call('PUT', '/api/v4/media/limits/big.png', { key, body: Buffer.alloc(2_000_000, 1), headers: { 'content-type': 'image/png' } });
+  t.not(upload.status, 413, 'a 2 MB upload is read (and refused for what it is, not for its size)');
+  t.true(upload.status >= 400 && upload.status < 500);
+});
+
+test('the image search decodes only JPEG, PNG and GIF: SVG and TIFF are 415', async (t) => {
+  const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><rect width="64" height="64" fill="red"/></svg>';
+  const tiff = Buffer.concat([Buffer.from('49492a00', 'hex'), Buffer.alloc(64)]);
+  for (const [name, data, type] of [['a.svg', Buffer.from(svg), 'image/svg+xml'], ['a.tif', tiff, 'image/tiff']] as const) {
+    const boundary = 'b0undary';
+    const body = Buffer.concat([
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: ${type}\r\n\r\n`),
+      data,
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+    const res = await server.call('POST', '/api/v4/searches/', { key, body, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
+    t.is(res.status, 415, name);
+    t.is(res.json.code, 'unsupported_format');
+    const viaUri = await server.call('POST', '/api/v4/searches/', { key, json: { file: `data:${type};base64,${data.toString('base64')}` } });
+    t.is(viaUri.status, 415, `${name} as a data URI`);
+  }
+});

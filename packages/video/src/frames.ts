@@ -1,0 +1,75 @@
+import { spawn } from 'node:child_process';
+import { FFMPEG, reap } from './ffmpeg.js';
+import { VideoError } from './errors.js';
+
+export interface Frame {
+  /** Seconds from the start of the video. */
+  time: number;
+  /** 8-bit luma, row-major. */
+  luma: Uint8Array;
+  width: number;
+  height: number;
+}
+
+export interface SampleOptions {
+  /** Steady sampling rate, frames per second (default 2). */
+  fps?: number;
+  /** Longest side of the frames handed out (default 512: the visual index's grid). */
+  side?: number;
+  /** The video's own size, to keep its aspect (from probeVideo). */
+  width: number;
+  height: number;
+  /** Mirror the frames horizontally (to look for flipped copies). */
+  mirror?: boolean;
+  /** The whole decode's time limit (default 10 minutes). */
+  timeoutMs?: number;
+  /** Stop after this many frames (default: the whole video). */
+  maxFrames?: number;
+}
+
+/**
+ * Frames of a video at a steady rate, decoded by ffmpeg and streamed one at a time (memory holds
+ * one frame whatever the length). The decoder is killed and reaped when the caller stops early,
+ * on timeout, or on error.
+ */
+export async function* sampleFrames(file: string, options: SampleOptions): AsyncGenerator<Frame> {
+  const fps = options.fps ?? 2;
+  const side = options.side ?? 512;
+  const scale = Math.min(1, side / Math.max(options.width, options.height));
+  // Even sizes: some scalers refuse odd ones.
+  const w = Math.max(16, Math.round((options.width * scale) / 2) * 2);
+  const h = Math.max(16, Math.round((options.height * scale) / 2) * 2);
+  const filters = [`fps=${fps}`, `scale=${w}:${h}:flags=area`, ...(options.mirror ? ['hflip'] : []), 'format=gray'];
+  const child = spawn(FFMPEG, ['-v', 'error', '-nostdin', '-i', file, '-an', '-sn', '-vf', filters.join(','), '-f', 'rawvideo', 'pipe:1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => {
+    if (stderr.length < 16 * 1024) stderr += d.toString('utf8');
+  });
+  const closed = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    child.kill('SIGKILL');
+  }, options.timeoutMs ?? 600_000);
+  const frameBytes = w * h;
+  let pending: Buffer = Buffer.alloc(0);
+  let index = 0;
+  try {
+    for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
+      pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
+      while (pending.length >= frameBytes) {
+        const luma = new Uint8Array(pending.subarray(0, frameBytes));
+        pending = pending.subarray(frameBytes);
+        yield { time: index / fps, luma, width: w, height: h };
+        index++;
+        if (options.maxFrames !== undefined && index >= options.maxFrames) return;
+      }
+    }
+    const code = await closed;
+    if (timedOut) throw new VideoError('video_timeout', `decoding took longer than ${options.timeoutMs ?? 600_000} ms`);
+    if (code !== 0 && index === 0) throw new VideoError('video_unreadable', `the video could not be decoded: ${stderr.trim().split('\n').pop() ?? ''}`);
+  } finally {
+    clearTimeout(timer);
+    await reap(child);
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * The written file is the photograph plus the mark: measured on the file with ImageMagick (compare,
+ * identify), an independent decoder that applies no colour management.
+ */
+import test from 'ava';
+import sharp from 'sharp';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { estimateJpegQuality, jpegChromaSubsampling } from '@filigrane/vision';
+import { detect, embed, generateKey } from '../src/index';
+import { syntheticPixels } from './fixtures';
+
+const dir = mkdtempSync(join(tmpdir(), 'filigrane-fidelity-'));
+let n = 0;
+function save(bytes: Buffer, ext: string): string {
+  const file = join(dir, `${n++}.${ext}`);
+  writeFileSync(file, bytes);
+  return file;
+}
+
+function comparePsnr(a: string, b: string): number {
+  try {
+    return Number(execFileSync('compare', ['-metric', 'PSNR', a, b, 'null:'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
+  } catch (err) {
+    return Number(String((err as { stderr: Buffer }).stderr).trim().split(/\s/)[0]);
+  }
+}
+
+function means(file: string): number[] {
+  return execFileSync('identify', ['-format', '%[fx:255*mean.r] %[fx:255*mean.g] %[fx:255*mean.b]', file], { encoding: 'utf8' }).split(' ').map(Number);
+}
+
+const rgb = (w: number, h: number, seed: number): sharp.Sharp => sharp(syntheticPixels(w, h, seed), { raw: { width: w, height: h, channels: 3 } });
+
+test('a Display P3 JPEG is marked in P3: profile kept, pixels not converted, file PSNR >= 44 dB as compare measures it', async (t) => {
+  const input = await rgb(640, 480, 11).withIccProfile('p3').jpeg({ quality: 90 }).toBuffer();
+  const marked = await embed(input, generateKey());
+  const a = save(input, 'jpg');
+  const b = save(marked.image, 'jpg');
+  const psnr = comparePsnr(a, b);
+  t.true(psnr >= 44, `compare PSNR ${psnr}`);
+  t.true(Math.abs(psnr - marked.report.psnr) < 0.01, `report ${marked.report.psnr} vs compare ${psnr}`);
+  const shift = means(b).map((v, i) => v - means(a)[i]);
+  t.true(shift.every((s) => Math.abs(s) < 0.5), `mean shift ${shift.join('/')}`);
+  t.deepEqual((await sharp(marked.image).metadata()).icc, (await sharp(input).metadata()).icc);
+  t.true((await detect(await sharp(marked.image).jpeg({ quality: 60 }).toBuffer(), marked.registration)).watermarked);
+});
+
+test('a 16-bit Display P3 PNG keeps its depth, profile and samples (no conversion to sRGB or P3)', async (t) => {
+  const input = await rgb(400, 300, 12).withIccProfile('p3').toColourspace('rgb16').png().toBuffer();
+  t.is((await sharp(input).metadata()).depth, 'ushort');
+  const marked = await embed(input, generateKey());
+  const a = save(input, 'png');
+  const b = save(marked.image, 'png');
+  t.is((await sharp(marked.image).metadata()).depth, 'ushort');
+  const psnr = comparePsnr(a, b);
+  t.true(psnr >= 44 && psnr < 46, `compare PSNR ${psnr}`);
+  const shift = means(b).map((v, i) => v - means(a)[i]);
+  t.true(shift.every((s) => Math.abs(s) < 0.5), `mean shift ${shift.join('/')}`);
+});
+
+test('JPEG keeps its quality, 4:2:0 or 4:4:4 subsampling and progressive mode; 4:2:2 is never written 4:2:0', async (t) => {
+  for (const [q, sub, progressive] of [
+    [80, '4:2:0', true],
+    [90, '4:4:4', false],
+  ] as const) {
+    const input = await rgb(480, 360, 13).jpeg({ quality: q, chromaSubsampling: sub, progressive }).toBuffer();
+    const marked = await embed(input, generateKey());
+    const meta = await sharp(marked.image).metadata();
+    t.is(jpegChromaSubsampling(marked.image), sub);
+    t.is(meta.isProgressive, progressive);
+    t.is(estimateJpegQuality(marked.image), q);
+    t.true(comparePsnr(save(input, 'jpg'), save(marked.image, 'jpg')) >= 44);
+  }
+  const png = save(await rgb(480, 360, 14).png().toBuffer(), 'png');
+  const j422 = join(dir, '422.jpg');
+  execFileSync('convert', [png, '-sampling-factor', '2x1', '-quality', '88', j422]);
+  const input = readFileSync(j422);
+  t.is(jpegChromaSubsampling(input), '4:2:2');
+  const marked = await embed(input, generateKey());
+  t.is(jpegChromaSubsampling(marked.image), '4:4:4');
+  t.true(comparePsnr(j422, save(marked.image, 'jpg')) >= 44);
+});
+
+test('a palette PNG stays a palette PNG', async (t) => {
+  const input = await rgb(320, 240, 15).png({ palette: true, colours: 64, dither: 0 }).toBuffer();
+  t.true((await sharp(input).metadata()).isPalette);
+  const marked = await embed(input, generateKey());
+  t.true((await sharp(marked.image).metadata()).isPalette);
+  t.true(comparePsnr(save(input, 'png'), save(marked.image, 'png')) > 35);
+});

@@ -1,0 +1,62 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inject, injectable } from 'inversify';
+import type { DataSource } from 'typeorm';
+import { TOKENS, type BlobStore, type ExtensionRegistry } from '@filigrane/core';
+import { sampleFrames, VideoError } from '@filigrane/video';
+import { Media } from './media.entity.js';
+import { MEDIA_EVENTS } from './media-events.js';
+import { blobKeys } from './media.service.js';
+
+export const VIDEO_QUEUE = 'media.video';
+/** Steady sampling rate of registered videos (frames per second). */
+export const VIDEO_FPS = 2;
+
+/** A video's bytes in a temporary file (the decoder reads files), removed after use. */
+export async function withTempFile<T>(data: Buffer, use: (file: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), 'filigrane-video-'));
+  try {
+    const file = join(dir, 'input');
+    await writeFile(file, data);
+    return await use(file);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Fingerprinting of registered videos, as pg-boss work: frames sampled at a steady rate are
+ * streamed to MEDIA_EVENTS listeners (the visual index), one at a time. A re-run after a crash
+ * sends the same frame indexes again, which listeners store idempotently.
+ */
+@injectable()
+export class VideoProcessingService {
+  constructor(
+    @inject(TOKENS.DataSource) private readonly db: DataSource,
+    @inject(TOKENS.BlobStore) private readonly blobs: BlobStore,
+    @inject(TOKENS.Extensions) private readonly extensions: ExtensionRegistry,
+  ) {}
+
+  async process(mediaId: number): Promise<void> {
+    const media = await this.db.manager.findOne(Media, { where: { id: mediaId } });
+    if (!media || media.type !== 'video' || !media.width || !media.height) return;
+    const data = await this.blobs.get(blobKeys(media.id).original);
+    if (!data) return;
+    const listeners = this.extensions.get(MEDIA_EVENTS).filter((l) => l.videoFrame);
+    try {
+      await withTempFile(data, async (file) => {
+        let index = 0;
+        for await (const frame of sampleFrames(file, { fps: VIDEO_FPS, width: media.width!, height: media.height! })) {
+          for (const l of listeners) await l.videoFrame!({ media, index, time: frame.time, luma: frame.luma, width: frame.width, height: frame.height });
+          index++;
+        }
+        if (index === 0) throw new VideoError('video_empty', 'no frame could be decoded');
+      });
+      await this.db.query(`UPDATE media SET processing = 'ready', processing_error = NULL WHERE id = $1`, [media.id]);
+    } catch (err) {
+      if (!(err instanceof VideoError)) throw err; // pg-boss retries what may be transient
+      await this.db.query(`UPDATE media SET processing = 'failed', processing_error = $2 WHERE id = $1`, [media.id, err.message]);
+    }
+  }
+}

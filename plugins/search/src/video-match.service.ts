@@ -1,0 +1,92 @@
+import { inject, injectable } from 'inversify';
+import { TOKENS } from '@filigrane/core';
+import { In, type DataSource } from 'typeorm';
+import { Media, VIDEO_FPS } from '@filigrane/plugin-media';
+import { fingerprintGrid, type LumaGrid, type VisualFingerprint } from '@filigrane/vision';
+import { alignHits, sampleFrames, type Alignment, type FrameHit, type VideoInfo } from '@filigrane/video';
+import { keyFrame, VisualIndexService } from './visual-index.service.js';
+
+/** Query frames are sampled at the registered videos' rate, so offsets are found to half a frame. */
+export const QUERY_FPS = VIDEO_FPS;
+/**
+ * Index votes a query frame needs on a registered frame, as a share of the query frame's features
+ * (measured: copies get 0.1-0.2, unrelated footage up to 0.05), with a floor for feature-poor frames.
+ */
+const FRAME_VOTES = { share: 0.06, floor: 12 };
+/** A single still image has nothing else to confirm it: a higher bar. */
+const STILL_VOTES = { share: 0.08, floor: 20 };
+/** Query frames that must agree on one time offset for a video match. */
+const MIN_ALIGNED_FRAMES = 3;
+/** Candidates read per query frame. */
+const PER_FRAME = 12;
+
+export interface VideoMatch {
+  media: Media;
+  alignment: Alignment;
+}
+
+const within = (path: string, root?: string) => !root || path === root || path.startsWith(`${root}/`);
+
+/**
+ * Where registered videos appear in a query video (or a still image): each query frame's votes in
+ * the account's visual index (videos are indexed frame by frame), then temporal alignment of the
+ * hits; a mirrored copy is looked for when the straight pass finds nothing.
+ */
+@injectable()
+export class VideoMatchService {
+  constructor(
+    @inject(TOKENS.DataSource) private readonly db: DataSource,
+    @inject(VisualIndexService) private readonly index: VisualIndexService,
+  ) {}
+
+  /** Registered video frames a fingerprint votes for (frame keys only; still images are identification's). */
+  async frameHits(accountId: number, fp: VisualFingerprint, queryTime: number, bar = FRAME_VOTES): Promise<FrameHit[]> {
+    const minVotes = Math.max(bar.floor, Math.round(bar.share * fp.features.count));
+    const { voted } = await this.index.candidates(accountId, fp, PER_FRAME);
+    return voted
+      .filter((c) => c.id < 0 && c.votes >= minVotes)
+      .map((c) => {
+        const { mediaId, frame } = keyFrame(c.id);
+        return { mediaId, queryTime, matchedTime: frame / VIDEO_FPS, score: c.votes };
+      });
+  }
+
+  async matchVideo(accountId: number, file: string, info: VideoInfo, options: { searchPath?: string; maxFrames?: number } = {}): Promise<VideoMatch[]> {
+    for (const mirror of [false, true]) {
+      const hits: FrameHit[] = [];
+      for await (const f of sampleFrames(file, { fps: QUERY_FPS, width: info.width, height: info.height, mirror, maxFrames: options.maxFrames })) {
+        const grid: LumaGrid = { luma: Float32Array.from(f.luma), width: f.width, height: f.height };
+        hits.push(...(await this.frameHits(accountId, await fingerprintGrid(grid), f.time)));
+      }
+      const aligned = alignHits(hits, { frameSpan: 1 / QUERY_FPS, minFrames: MIN_ALIGNED_FRAMES });
+      const found = await this.withMedia(accountId, aligned, options.searchPath);
+      if (found.length) return found;
+    }
+    return [];
+  }
+
+  /** The best frame of each registered video a still image shows (a frame grab), with its time. */
+  async matchStill(accountId: number, fp: VisualFingerprint, searchPath?: string): Promise<VideoMatch[]> {
+    const hits = await this.frameHits(accountId, fp, 0, STILL_VOTES);
+    const best = new Map<number, FrameHit>();
+    for (const h of hits) if ((best.get(h.mediaId)?.score ?? -1) < h.score) best.set(h.mediaId, h);
+    const span = 1 / VIDEO_FPS;
+    const aligned: Alignment[] = [...best.values()].map((h) => ({
+      mediaId: h.mediaId,
+      offset: h.matchedTime,
+      query: { start: 0, end: 0, duration: 0 },
+      matched: { start: h.matchedTime, end: h.matchedTime + span, duration: span },
+      frames: 1,
+      score: h.score,
+    }));
+    return this.withMedia(accountId, aligned.sort((a, b) => b.score - a.score), searchPath);
+  }
+
+  /** Alignments whose video still exists, belongs to the account and lies under the search path. */
+  private async withMedia(accountId: number, aligned: Alignment[], searchPath?: string): Promise<VideoMatch[]> {
+    if (!aligned.length) return [];
+    const rows = await this.db.manager.find(Media, { where: { id: In(aligned.map((a) => a.mediaId)), accountId } });
+    const media = new Map(rows.filter((m) => m.type === 'video' && within(m.path, searchPath)).map((m) => [m.id, m]));
+    return aligned.filter((a) => media.has(a.mediaId)).map((a) => ({ media: media.get(a.mediaId)!, alignment: a }));
+  }
+}

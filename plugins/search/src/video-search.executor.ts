@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import { inject, injectable } from 'inversify';
+import { forbidden, isUploadedFile, TOKENS, validationError, type BlobStore, type ErrorItem } from '@filigrane/core';
+import { mediaApiError, mediaUrl, videoView, withTempFile } from '@filigrane/plugin-media';
+import { probeVideo, sniffVideo } from '@filigrane/video';
+import type { SearchExecutor, SearchScope } from './search-executors.js';
+import { VideoMatchService, type VideoMatch } from './video-match.service.js';
+
+export interface VideoQuery {
+  /** BlobStore key of the query video until the search ran. */
+  blob: string;
+  name: string | null;
+  search_path: string;
+  sync: false;
+}
+
+const FIELDS = ['file', 'name', 'sync', 'search_path'];
+export const MAX_QUERY_VIDEO_BYTES = 512 * 1024 * 1024;
+const bool = (v: unknown) => (typeof v === 'boolean' ? v : v === 'true' ? true : v === 'false' ? false : undefined);
+
+/** A video match in a search result: the registered video and where the copy lies in both videos. */
+export function videoResult(m: VideoMatch, baseUrl: string, query: 'video' | 'still'): Record<string, unknown> {
+  const a = m.alignment;
+  return {
+    id: null,
+    created: m.media.created.toISOString(),
+    type: 'user',
+    watermarked: false,
+    video: { ...videoView(m.media, baseUrl), media_path: m.media.path, media_url: mediaUrl(baseUrl, m.media.path), metadata: m.media.metadata },
+    ...(query === 'video'
+      ? { query_video_start_time: a.query.start, query_video_end_time: a.query.end, query_video_match_duration: a.query.duration }
+      : {}),
+    matched_video_start_time: a.matched.start,
+    matched_video_end_time: a.matched.end,
+    matched_video_match_duration: a.matched.duration,
+  };
+}
+
+/**
+ * Search by video: a video given as `file` (multipart, URL or data URI) is sampled and aligned
+ * against the account's registered videos as a job (asynchronous only: 201, then poll).
+ */
+@injectable()
+export class VideoSearchExecutor implements SearchExecutor<VideoQuery> {
+  readonly kind = 'video';
+  readonly priority = 20;
+
+  constructor(
+    @inject(VideoMatchService) private readonly videos: VideoMatchService,
+    @inject(TOKENS.BlobStore) private readonly blobs: BlobStore,
+  ) {}
+
+  accepts(body: Record<string, unknown>): boolean {
+    return isUploadedFile(body.file) && sniffVideo(body.file.data) !== null;
+  }
+
+  async parse(body: Record<string, unknown>, scope: SearchScope): Promise<{ query: VideoQuery; sync: boolean; name: string | null }> {
+    const errors: ErrorItem[] = [];
+    for (const k of Object.keys(body)) {
+      if (['mode', 'categories', 'transforms', 'filter_marked'].includes(k)) errors.push({ field: k, code: 'not_for_videos', details: `${k} applies to image searches only.` });
+      else if (!FIELDS.includes(k)) errors.push({ field: k, code: 'unknown_field', details: `Unknown search parameter "${k}".` });
+    }
+    const file = body.file as { data: Buffer; filename: string | null };
+    if (file.data.length > MAX_QUERY_VIDEO_BYTES) errors.push({ field: 'file', code: 'too_large', details: `At most ${MAX_QUERY_VIDEO_BYTES} bytes.` });
+    const sync = body.sync === undefined ? false : bool(body.sync);
+    if (sync === undefined) errors.push({ field: 'sync', code: 'invalid', details: 'sync must be a boolean.' });
+    else if (sync) errors.push({ field: 'sync', code: 'sync_not_allowed', details: 'Synchronous searches are for images only: search videos with sync=false and poll the search.' });
+    let searchPath = scope.home;
+    if (body.search_path !== undefined && body.search_path !== null) {
+      if (typeof body.search_path !== 'string' || body.search_path === '' || body.search_path.split('/').some((s) => s === '.' || s === '..')) {
+        errors.push({ field: 'search_path', code: 'invalid', details: 'search_path must be a path inside your home directory.' });
+      } else {
+        const raw = body.search_path.replace(/\/+$/, '');
+        searchPath = raw.startsWith('/') ? raw || '/' : `${scope.home}/${raw}`;
+      }
+    }
+    const name = body.name === undefined || body.name === null ? file.filename : body.name;
+    if (name !== null && typeof name !== 'string') errors.push({ field: 'name', code: 'invalid', details: 'name must be a string.' });
+    if (errors.length) throw validationError(errors);
+    if (searchPath !== scope.home && !searchPath.startsWith(`${scope.home}/`)) throw forbidden('search_path must be inside your home directory.');
+    const query: VideoQuery = { blob: `searches/videos/${randomUUID()}`, name: name as string | null, search_path: searchPath, sync: false };
+    await this.blobs.put(query.blob, file.data);
+    return { query, sync: false, name: query.name };
+  }
+
+  async run(query: VideoQuery, scope: SearchScope): Promise<unknown[]> {
+    const data = await this.blobs.get(query.blob);
+    if (!data) throw validationError([{ field: 'file', code: 'gone', details: 'The query video is no longer available.' }]);
+    try {
+      const found = await withTempFile(data, async (file) => this.videos.matchVideo(scope.accountId, file, await probeVideo(file), { searchPath: query.search_path }));
+      return found.map((m) => videoResult(m, scope.baseUrl, 'video'));
+    } catch (err) {
+      throw mediaApiError(err);
+    } finally {
+      await this.blobs.delete(query.blob).catch(() => undefined);
+    }
+  }
+
+  describe(query: VideoQuery): Record<string, unknown> {
+    const { blob: _blob, ...shown } = query;
+    return shown;
+  }
+}

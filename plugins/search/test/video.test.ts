@@ -1,0 +1,145 @@
+import test from 'ava';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TOKENS, type MatchPipeline } from '@filigrane/core';
+import { defaultPlugins, startTestServer, type TestServer } from '@filigrane/gateway';
+import { FFMPEG } from '@filigrane/video';
+import { getSharp, syntheticPhoto } from '@filigrane/vision';
+
+// Real clips, made here with the same ffmpeg the service ships: a registered video (shots of 2 s,
+// each a slow pan over a different photograph), a re-encoded, half-size cut of it, a frame grab,
+// an unrelated video, and broken files.
+const dir = mkdtempSync(join(tmpdir(), 'filigrane-video-test-'));
+const ff = (...args: string[]) => execFileSync(FFMPEG, ['-v', 'error', '-y', ...args]);
+const path = (name: string) => join(dir, name);
+
+let server: TestServer;
+let key: string;
+let other: string;
+
+const dataUri = (file: string, type: string) => `data:${type};base64,${readFileSync(path(file)).toString('base64')}`;
+
+async function poll(url: string, k = key, done = (j: Record<string, unknown>) => j.status === 'complete' || j.status === 'failed') {
+  for (let i = 0; i < 600; i++) {
+    const res = await server.call('GET', new URL(url, server.url).pathname, { key: k });
+    if (done(res.json)) return res.json;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${url} never finished`);
+}
+
+/** 20 s at 10 fps: ten shots, each panning across one synthetic photograph; encoded by ffmpeg from raw frames. */
+async function slideshow(file: string): Promise<void> {
+  const child = spawn(FFMPEG, ['-v', 'error', '-y', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-s', '320x240', '-r', '10', '-i', 'pipe:0', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', file], {
+    stdio: ['pipe', 'ignore', 'inherit'],
+  });
+  const done = new Promise<void>((resolve, reject) => child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`ffmpeg exited ${code}`)))));
+  for (let shot = 0; shot < 10; shot++) {
+    const photo = await getSharp()(await syntheticPhoto(300 + shot)).raw().toBuffer({ resolveWithObject: true });
+    for (let f = 0; f < 20; f++) {
+      const frame = await getSharp()(photo.data, { raw: photo.info }).extract({ left: 40 + f * 6, top: 60 + f * 3, width: 400, height: 300 }).resize(320, 240).raw().toBuffer();
+      if (!child.stdin.write(frame)) await new Promise((r) => child.stdin.once('drain', r));
+    }
+  }
+  child.stdin.end();
+  await done;
+}
+
+test.before(async () => {
+  await slideshow(path('registered.mp4'));
+  // 6 s from 8 s, another codec at a low bitrate, half size.
+  ff('-ss', '8', '-t', '6', '-i', path('registered.mp4'), '-vf', 'scale=160:120', '-c:v', 'mpeg4', '-b:v', '150k', path('clip.mp4'));
+  ff('-ss', '11', '-i', path('registered.mp4'), '-frames:v', '1', path('grab.png'));
+  ff('-f', 'lavfi', '-i', 'testsrc2=size=320x240:rate=10', '-t', '6', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', path('unrelated.mp4'));
+  ff('-f', 'lavfi', '-i', 'sine=frequency=440', '-t', '2', '-c:a', 'aac', path('audio.m4a'));
+  server = await startTestServer({ plugins: defaultPlugins(), workers: true });
+  key = (await server.createAccount('vid')).apiKey;
+  other = (await server.createAccount('vidother')).apiKey;
+});
+test.after.always(async () => server?.close());
+
+test.serial('a video is registered at once and fingerprinted by a job; the Video object describes it', async (t) => {
+  const res = await server.call('PUT', '/api/v4/media/vid/films/zoom.mp4', { key, body: readFileSync(path('registered.mp4')), headers: { 'content-type': 'video/mp4' } });
+  t.is(res.status, 201, res.text);
+  t.is(res.json.type, 'video');
+  t.like(res.json.video, { type: 'registered', width: 320, height: 240, format: 'mp4' });
+  t.true(Math.abs(res.json.video.duration - 20) < 0.2);
+  const ready = await poll(res.json.url, key, (j) => (j.video as { status: string }).status !== 'pending');
+  t.is((ready.video as { status: string }).status, 'ready');
+  const thumb = await fetch(res.json.video.thumbnail, { headers: { authorization: `Token ${key}` } });
+  t.is(thumb.headers.get('content-type'), 'image/jpeg');
+  const gql = await server.call('POST', '/graphql', { key, json: { query: '{ media(path: "/vid/films/zoom.mp4") { type video { duration status format width } } }' } });
+  t.like(gql.json.data.media, { type: 'video', video: { status: 'ready', format: 'mp4', width: 320 } });
+  const account = await server.call('GET', '/api/v4/account/', { key });
+  t.true(account.json.disk_usage >= readFileSync(path('registered.mp4')).length, 'the video counts in disk usage');
+});
+
+test.serial('a re-encoded, half-size clip is found with both time ranges; another account finds nothing', async (t) => {
+  const res = await server.call('POST', '/api/v4/searches/', { key, json: { file: dataUri('clip.mp4', 'video/mp4') } });
+  t.is(res.status, 201, res.text);
+  const done = await poll(res.json.url);
+  t.is(done.status, 'complete', JSON.stringify(done));
+  const matches = done.matches as Record<string, number & { media_path: string }>[];
+  t.is(matches.length, 1);
+  const m = matches[0]!;
+  t.is((m.video as unknown as { media_path: string }).media_path, '/vid/films/zoom.mp4');
+  t.true(Math.abs(m.matched_video_start_time! - 8) <= 1, `matched start ${m.matched_video_start_time}`);
+  t.true(Math.abs(m.matched_video_end_time! - 14) <= 1, `matched end ${m.matched_video_end_time}`);
+  t.true(m.query_video_start_time! <= 1 && Math.abs(m.query_video_end_time! - 6) <= 1, `query ${m.query_video_start_time}-${m.query_video_end_time}`);
+  t.true(m.matched_video_match_duration! >= 4);
+
+  const theirs = await server.call('POST', '/api/v4/searches/', { key: other, json: { file: dataUri('clip.mp4', 'video/mp4') } });
+  t.deepEqual((await poll(theirs.json.url, other)).matches, []);
+});
+
+test.serial('an unrelated video matches nothing; a frame grab finds the video with its time', async (t) => {
+  const res = await server.call('POST', '/api/v4/searches/', { key, json: { file: dataUri('unrelated.mp4', 'video/mp4') } });
+  t.deepEqual((await poll(res.json.url)).matches, []);
+  const grab = await server.call('POST', '/api/v4/searches/', { key, json: { file: dataUri('grab.png', 'image/png'), sync: true } });
+  t.is(grab.status, 200, grab.text);
+  const video = grab.json.matches.find((m: { video?: unknown }) => m.video);
+  t.truthy(video, JSON.stringify(grab.json.matches));
+  t.true(Math.abs(video.matched_video_start_time - 11) <= 1, `frame time ${video.matched_video_start_time}`);
+});
+
+test.serial('bad videos: clear errors; synchronous video searches are refused', async (t) => {
+  const whole = readFileSync(path('registered.mp4'));
+  const truncated = await server.call('PUT', '/api/v4/media/vid/bad/truncated.mp4', { key, body: whole.subarray(0, 2000), headers: { 'content-type': 'video/mp4' } });
+  t.is(truncated.status, 422, truncated.text);
+  t.is(truncated.json.status_code, 422);
+  const audio = await server.call('PUT', '/api/v4/media/vid/bad/audio.m4a', { key, body: readFileSync(path('audio.m4a')), headers: { 'content-type': 'audio/mp4' } });
+  t.is(audio.status, 422, audio.text);
+  t.is(audio.json.code, 'video_no_stream');
+  const sync = await server.call('POST', '/api/v4/searches/', { key, json: { file: dataUri('clip.mp4', 'video/mp4'), sync: true } });
+  t.is(sync.status, 400);
+  t.is((await server.call('GET', '/api/v4/media/vid/bad/truncated.mp4', { key })).status, 404, 'nothing is kept of a refused video');
+});
+
+test.serial('a video seen on the web goes through the one match pipeline: a web match with the video and its six times', async (t) => {
+  const accountId = Number((await server.app.dataSource.query(`SELECT id FROM accounts WHERE username = 'vid'`))[0].id);
+  const pipeline = server.app.container.get<MatchPipeline>(TOKENS.MatchPipeline);
+  const sighting = { accountId, source: 'test', kind: 'web' as const, image: {}, video: { bytes: readFileSync(path('clip.mp4')) }, imageUrl: 'https://videos.example.org/clip.mp4', page: { url: 'https://videos.example.org/watch' } };
+  const [first] = await pipeline.submit(sighting);
+  t.truthy(first);
+  t.true(first!.created);
+  t.false((await pipeline.submit(sighting))[0]!.created, 'the same video on the same page updates its match');
+  const web = await server.call('GET', '/api/v3/matches/web/', { key });
+  t.is(web.json.results.length, 1);
+  const m = web.json.results[0];
+  t.like(m, { type: 'web', watermarked: false, query_url: 'https://videos.example.org/clip.mp4', query_page_url: 'https://videos.example.org/watch', video: { type: 'registered', duration: 20 } });
+  t.true(Math.abs(m.matched_video_start_time - 8) <= 1 && Math.abs(m.matched_video_end_time - 14) <= 1, JSON.stringify(m));
+  t.true(m.query_video_start_time <= 1 && m.query_video_match_duration >= 4);
+  t.is(m.image, undefined);
+  const v4 = await server.call('GET', '/api/v4/matches/', { key });
+  t.is(v4.json.results[0].media.type, 'video');
+  const group = await server.call('GET', '/api/v3/aggregations/group-path/?path=/vid/films/zoom.mp4', { key });
+  t.like(group.json.results[0], { match_count: 1, web_count: 1, video_count: 1 });
+});
+
+test.serial('deleting the video removes it from the index', async (t) => {
+  t.is((await server.call('DELETE', '/api/v4/media/vid/films/zoom.mp4', { key })).status, 204);
+  const res = await server.call('POST', '/api/v4/searches/', { key, json: { file: dataUri('clip.mp4', 'video/mp4') } });
+  t.deepEqual((await poll(res.json.url)).matches, []);
+});
