@@ -23,9 +23,9 @@ function worker(): ChildProcess {
   const child = spawn(process.execPath, [BIN, 'worker'], {
     env: {
       ...process.env, DATABASE_URL: server.databaseUrl, DATA_DIR: dataDir, LOG_LEVEL: 'silent',
-      FETCH_ALLOW_HOSTS: '127.0.0.1', CRAWL_CLAIM_LEASE: '2', CRAWL_CONCURRENCY: '2',
+      FILIGRANE_MASTER_KEY: server.masterKey.toString('base64'), FETCH_ALLOW_HOSTS: '127.0.0.1', CRAWL_CLAIM_LEASE: '2', CRAWL_CONCURRENCY: '2',
     },
-    stdio: 'ignore',
+    stdio: ['ignore', 'ignore', 'inherit'],
   });
   children.push(child);
   return child;
