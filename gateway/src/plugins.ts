@@ -6,6 +6,7 @@ import { aggregationsPlugin } from '@filigrane/plugin-aggregations';
 import { accountPlugin } from '@filigrane/plugin-account';
 import { authPlugin } from '@filigrane/plugin-auth';
 import { blacklistPlugin } from '@filigrane/plugin-blacklist';
+import { crawlerPlugin } from '@filigrane/plugin-crawler';
 import { matchesPlugin } from '@filigrane/plugin-matches';
 import { mediaPlugin } from '@filigrane/plugin-media';
 import { pressPlugin } from '@filigrane/plugin-press';
@@ -16,7 +17,7 @@ import { notificationsPlugin } from '@filigrane/plugin-notifications';
 
 /** The plugins `filigrane start` loads. Order does not matter: `requires` decides. */
 export function defaultPlugins(): FiligranePlugin[] {
-  return [authPlugin, accountPlugin, blacklistPlugin, mediaPlugin, matchesPlugin, aggregationsPlugin, searchPlugin, watermarkingPlugin, pressPlugin, webhooksPlugin, notificationsPlugin];
+  return [authPlugin, accountPlugin, blacklistPlugin, mediaPlugin, matchesPlugin, aggregationsPlugin, searchPlugin, watermarkingPlugin, pressPlugin, webhooksPlugin, notificationsPlugin, crawlerPlugin];
 }
 
 /**

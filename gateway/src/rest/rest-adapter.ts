@@ -125,6 +125,7 @@ function send(reply: FastifyReply, spec: RouteSpec, res: RouteResponse, format: 
       .send(Readable.from(csvChunks(res.csv)));
   }
   if (res.body === undefined || res.status === 204) return reply.send();
+  if (res.body instanceof Readable) return reply.type(res.contentType ?? 'application/octet-stream').send(res.body);
   if (Buffer.isBuffer(res.body)) return reply.type(res.contentType ?? 'application/octet-stream').send(res.body);
   if (format === 'csv') {
     const list = (res.body as Record<string, unknown>)[spec.csvList ?? 'results'];

@@ -1,3 +1,5 @@
+import type { Readable } from 'node:stream';
+
 /**
  * Where files live (originals, thumbnails, registration files, watermarked outputs, crawl
  * artifacts). Keys are relative, slash-separated names that the service builds itself; the
@@ -5,6 +7,10 @@
  */
 export interface BlobStore {
   put(key: string, data: Buffer): Promise<void>;
+  /** Writes a large blob from a stream (crawl artifacts) without holding it in memory. */
+  putStream(key: string, source: Readable): Promise<number>;
+  /** Opens a blob for streaming with its size; null when there is no such blob. */
+  open(key: string): Promise<{ stream: Readable; size: number } | null>;
   /** null when there is no such blob. */
   get(key: string): Promise<Buffer | null>;
   delete(key: string): Promise<void>;

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { Container } from 'inversify';
 import type { CsvExport } from './csv.js';
 import type { Principal } from './request-context.js';
@@ -105,6 +106,17 @@ export const file = (data: Buffer, contentType: string, filename?: string): Rout
   body: data,
   contentType,
   headers: filename ? { 'content-disposition': `attachment; filename="${filename.replace(/["\\\r\n]/g, '_')}"` } : {},
+});
+
+/** A streamed file (a blob opened with its size): sent as is, with Content-Type and Content-Length. */
+export const streamed = (stream: Readable, size: number, contentType: string, filename?: string): RouteResponse => ({
+  status: 200,
+  body: stream,
+  contentType,
+  headers: {
+    'content-length': String(size),
+    ...(filename ? { 'content-disposition': `attachment; filename="${filename.replace(/["\\\r\n]/g, '_')}"` } : {}),
+  },
 });
 
 /** The single value of a query parameter (the last one wins when repeated). */

@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { dirname, join } from 'node:path';
 import { assertBlobKey, type BlobStore } from '@filigrane/core';
 
@@ -18,6 +21,34 @@ export class FsBlobStore implements BlobStore {
     const tmp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
     await writeFile(tmp, data, { mode: 0o600 });
     await rename(tmp, target);
+  }
+
+  async putStream(key: string, source: Readable): Promise<number> {
+    const target = this.path(key);
+    await mkdir(dirname(target), { recursive: true });
+    const tmp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
+    const out = createWriteStream(tmp, { mode: 0o600 });
+    try {
+      await pipeline(source, out);
+    } catch (err) {
+      await rm(tmp, { force: true });
+      throw err;
+    }
+    await rename(tmp, target);
+    return out.bytesWritten;
+  }
+
+  async open(key: string): Promise<{ stream: Readable; size: number } | null> {
+    let handle;
+    try {
+      handle = await open(this.path(key), 'r');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+    const { size } = await handle.stat();
+    // The stream owns the handle: it is closed when the stream ends or is destroyed.
+    return { stream: handle.createReadStream({ autoClose: true }), size };
   }
 
   async get(key: string): Promise<Buffer | null> {

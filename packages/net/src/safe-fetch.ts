@@ -1,4 +1,4 @@
-import { ClientRequest, IncomingMessage, OutgoingHttpHeaders, request as httpRequest } from 'node:http';
+import { ClientRequest, IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
 import { AllowList } from './allow-list.js';
@@ -20,8 +20,15 @@ export interface SafeFetchOptions {
   /** Default GET. A POST (webhook deliveries) sends `body` on the first hop only: redirects are not followed with it. */
   method?: 'GET' | 'POST';
   body?: Buffer | string;
-  /** Extra request headers (content type, signatures). */
+  /** Extra request headers (content type, signatures; conditional GET: If-None-Match, If-Modified-Since). */
   headers?: Record<string, string>;
+  /**
+   * false: a redirect is returned to the caller (a crawler follows it itself, under its own rules).
+   * Default true.
+   */
+  followRedirects?: boolean;
+  /** true: any status is returned with its body instead of throwing 'http_error' (304, 429, 5xx). */
+  returnAnyStatus?: boolean;
 }
 
 export interface FetchedResource {
@@ -31,6 +38,12 @@ export interface FetchedResource {
   /** Media type, lower case, without parameters. */
   contentType: string | null;
   body: Buffer;
+  /** Response head, as received (absent for data: URIs). */
+  headers?: IncomingHttpHeaders;
+  statusMessage?: string;
+  httpVersion?: string;
+  /** The request head that was sent for the final hop. */
+  requestHeaders?: OutgoingHttpHeaders;
 }
 
 export const DEFAULT_MAX_BYTES = 50 * 1024 * 1024;
@@ -61,7 +74,7 @@ export async function safeFetch(url: string, options: SafeFetchOptions = {}): Pr
     connection: 'close',
   };
   if (options.accept !== undefined) headers.accept = options.accept;
-  Object.assign(headers, options.headers);
+  for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value;
   const method = options.method ?? 'GET';
   const requestBody = options.body === undefined ? undefined : Buffer.from(options.body);
   if (requestBody) headers['content-length'] = String(requestBody.length);
@@ -76,7 +89,7 @@ export async function safeFetch(url: string, options: SafeFetchOptions = {}): Pr
     for (let redirects = 0; ; redirects++) {
       const res = await send({ url: target, method, body: requestBody, headers, allow, signal: deadline.signal });
       const location = res.headers.location;
-      if (REDIRECTS.has(res.statusCode!) && location !== undefined) {
+      if (REDIRECTS.has(res.statusCode!) && location !== undefined && options.followRedirects !== false) {
         res.destroy();
         if (redirects >= maxRedirects || method !== 'GET') {
           throw new FetchError('too_many_redirects', `more than ${maxRedirects} redirects`);
@@ -84,12 +97,15 @@ export async function safeFetch(url: string, options: SafeFetchOptions = {}): Pr
         target = checkTarget(location, allow, target);
         continue;
       }
-      if (res.statusCode! < 200 || res.statusCode! > 299) {
+      if ((res.statusCode! < 200 || res.statusCode! > 299) && !options.returnAnyStatus) {
         res.destroy();
         throw new FetchError('http_error', `${target.host} answered ${res.statusCode}`, res.statusCode);
       }
       const body = await readBody(res, maxBytes, deadline.signal);
-      return { url: target.href, status: res.statusCode!, contentType: mediaType(res.headers['content-type']), body };
+      return {
+        url: target.href, status: res.statusCode!, contentType: mediaType(res.headers['content-type']), body,
+        headers: res.headers, statusMessage: res.statusMessage, httpVersion: res.httpVersion, requestHeaders: { ...headers, host: target.host },
+      };
     }
   } finally {
     clearTimeout(timer);

@@ -1,0 +1,91 @@
+import {
+  badRequest, listPage, noContent, ok, parseDateFilters, streamed, TOKENS,
+  type BlobStore, type RouteContext, type RouteSpec,
+} from '@filigrane/core';
+import { parseNewSession } from './crawl-settings.js';
+import { batchView, CrawlService, sessionView } from './crawl.service.js';
+
+const V3 = ['v3'] as const;
+
+function id(ctx: RouteContext, name = 'id'): number {
+  const raw = ctx.params[name] ?? '';
+  if (!/^\d{1,9}$/.test(raw)) throw badRequest('invalid_id', `${name} must be a positive integer.`);
+  return Number(raw);
+}
+
+const service = (ctx: RouteContext) => ctx.container.get(CrawlService);
+const account = (ctx: RouteContext) => ctx.principal!.accountId;
+
+export const crawlingRoutes: RouteSpec[] = [
+  {
+    versions: [...V3], method: 'GET', path: '/crawling/sessions/',
+    summary: 'Crawling sessions, newest first; ctime, ctime_lt, ctime_lte, ctime_gt, ctime_gte filters',
+    async handler(ctx) {
+      const ctime = parseDateFilters(ctx.query, 'ctime');
+      return ok(await listPage(ctx, (o, l) => service(ctx).list(account(ctx), ctime, o, l), (r) => sessionView(ctx.baseUrl, r), { withCount: false }));
+    },
+  },
+  {
+    versions: [...V3], method: 'POST', path: '/crawling/sessions/',
+    summary: 'Create a session and queue its first crawl: 201 with the session',
+    async handler(ctx) {
+      const s = await service(ctx).create(account(ctx), parseNewSession(ctx.body));
+      return { status: 201, body: sessionView(ctx.baseUrl, s) };
+    },
+  },
+  {
+    versions: [...V3], method: 'GET', path: '/crawling/sessions/:id/',
+    async handler(ctx) {
+      return ok(sessionView(ctx.baseUrl, await service(ctx).get(account(ctx), id(ctx))));
+    },
+  },
+  {
+    versions: [...V3], method: 'DELETE', path: '/crawling/sessions/:id/',
+    summary: 'Stop the crawl at once and remove the session, its batches and files (matches stay): 204',
+    async handler(ctx) {
+      await service(ctx).remove(account(ctx), id(ctx));
+      return noContent();
+    },
+  },
+  ...(['crawl', 'pause', 'resume'] as const).map(
+    (action): RouteSpec => ({
+      versions: [...V3], method: 'POST', path: `/crawling/sessions/:id/${action}/`, accepts: ['json', 'none'],
+      summary: `${action}: 202 with the session, 409 when its state does not allow it`,
+      async handler(ctx) {
+        const s = await service(ctx)[action](account(ctx), id(ctx));
+        return { status: 202, body: sessionView(ctx.baseUrl, s) };
+      },
+    }),
+  ),
+  {
+    versions: [...V3], method: 'GET', path: '/crawling/sessions/:id/batches/',
+    async handler(ctx) {
+      const ctime = parseDateFilters(ctx.query, 'ctime');
+      const sessionId = id(ctx);
+      return ok(await listPage(ctx, (o, l) => service(ctx).batches(account(ctx), sessionId, ctime, o, l), (r) => batchView(ctx.baseUrl, r), { withCount: false }));
+    },
+  },
+  {
+    versions: [...V3], method: 'GET', path: '/crawling/batches/',
+    async handler(ctx) {
+      const ctime = parseDateFilters(ctx.query, 'ctime');
+      return ok(await listPage(ctx, (o, l) => service(ctx).batches(account(ctx), null, ctime, o, l), (r) => batchView(ctx.baseUrl, r), { withCount: false }));
+    },
+  },
+  {
+    versions: [...V3], method: 'GET', path: '/crawling/batches/:id/',
+    async handler(ctx) {
+      return ok(batchView(ctx.baseUrl, await service(ctx).batch(account(ctx), id(ctx))));
+    },
+  },
+  {
+    versions: [...V3], method: 'GET', path: '/crawling/batches/:id/:file',
+    summary: 'A batch file (images.csv.gz, images.tar, videos.csv.gz, documents.csv.gz, pages.csv.gz, pages.warc.gz), streamed',
+    async handler(ctx) {
+      const a = await service(ctx).artifact(account(ctx), id(ctx), ctx.params.file ?? '');
+      const blob = await ctx.container.get<BlobStore>(TOKENS.BlobStore).open(a.key);
+      if (!blob) throw badRequest('artifact_missing', 'This file is not available any more.');
+      return streamed(blob.stream, blob.size, a.contentType, `batch-${id(ctx)}-${a.file}`);
+    },
+  },
+];

@@ -1,0 +1,241 @@
+import { Parser } from 'htmlparser2';
+import { canonicalUrl } from './crawl-url.js';
+
+export interface PageMeta {
+  title?: string;
+  headline?: string;
+  description?: string;
+  author?: string;
+  type?: 'article' | 'web';
+  datePublished?: Date;
+  dateModified?: Date;
+}
+
+/** Everything a crawl takes from one HTML page. */
+export interface ExtractedPage {
+  links: string[];
+  /** Image URLs with where they were found (img, srcset, picture, og:image, link, style). */
+  images: { url: string; via: string }[];
+  videos: { url: string; via: string }[];
+  documents: { url: string; via: string }[];
+  meta: PageMeta;
+  /** <meta name="robots" content="nofollow">: links are not followed. */
+  nofollow: boolean;
+}
+
+const IMAGE_EXT = /\.(jpe?g|png|gif|webp|avif|bmp|tiff?)$/i;
+const VIDEO_EXT = /\.(mp4|m4v|mov|webm|ogv|mkv|avi|3gp|3g2|mj2)$/i;
+const DOCUMENT_EXT = /\.pdf$/i;
+const BACKGROUND_URL = /background(?:-image)?\s*:[^;]*?url\(\s*(['"]?)([^'")]+)\1\s*\)/gi;
+const MAX_LINKS_PER_PAGE = 5000;
+const MAX_JSON_LD = 256 * 1024;
+
+export function pathExtension(url: string): 'image' | 'video' | 'document' | null {
+  const path = new URL(url).pathname;
+  if (IMAGE_EXT.test(path)) return 'image';
+  if (VIDEO_EXT.test(path)) return 'video';
+  if (DOCUMENT_EXT.test(path)) return 'document';
+  return null;
+}
+
+/** srcset candidates: "a.jpg 1x, b.jpg 2x" or "a.jpg 480w, b.jpg 800w" (URLs may contain commas only when not followed by a space). */
+export function srcsetUrls(srcset: string): string[] {
+  return srcset
+    .split(/,\s+/)
+    .map((c) => c.trim().split(/\s+/)[0] ?? '')
+    .filter((u) => u !== '');
+}
+
+/**
+ * Parses an HTML page with htmlparser2 (streaming and tolerant of malformed markup) and returns
+ * its links, images, videos, documents and metadata (meta tags, OpenGraph, JSON-LD).
+ */
+export function extractPage(html: string, pageUrl: string): ExtractedPage {
+  let base = pageUrl;
+  const links = new Set<string>();
+  const images = new Map<string, string>();
+  const videos = new Map<string, string>();
+  const documents = new Map<string, string>();
+  const meta: Record<string, string> = {};
+  const jsonLd: string[] = [];
+  let nofollow = false;
+  let inTitle = false;
+  let title = '';
+  let inJsonLd = false;
+  let inVideo = 0;
+  let jsonText = '';
+
+  const abs = (raw: string | undefined) => (raw ? canonicalUrl(raw, base) : null);
+  const add = (map: Map<string, string>, raw: string | undefined, via: string) => {
+    const url = abs(raw);
+    if (url && !map.has(url) && map.size < MAX_LINKS_PER_PAGE) map.set(url, via);
+  };
+  const addStyle = (style: string | undefined) => {
+    if (!style) return;
+    for (const m of style.matchAll(BACKGROUND_URL)) add(images, m[2], 'style');
+  };
+  const addLink = (raw: string | undefined, via: string) => {
+    const url = abs(raw);
+    if (!url) return;
+    const kind = pathExtension(url);
+    if (kind === 'image') add(images, url, via);
+    else if (kind === 'video') add(videos, url, via);
+    else if (kind === 'document') add(documents, url, via);
+    else if (links.size < MAX_LINKS_PER_PAGE) links.add(url);
+  };
+
+  const parser = new Parser(
+    {
+      onopentag(name, a) {
+        addStyle(a.style);
+        switch (name) {
+          case 'base':
+            if (a.href) base = canonicalUrl(a.href, pageUrl) ?? base;
+            break;
+          case 'a':
+          case 'area':
+            if (!/\bnofollow\b/i.test(a.rel ?? '')) addLink(a.href, 'link');
+            break;
+          case 'iframe':
+          case 'frame':
+            addLink(a.src, 'frame');
+            break;
+          case 'img':
+            add(images, a.src, 'img');
+            if (a['data-src']) add(images, a['data-src'], 'img');
+            for (const u of srcsetUrls(a.srcset ?? '')) add(images, u, 'srcset');
+            break;
+          case 'source':
+            if (inVideo > 0) add(videos, a.src, 'video');
+            else if (a.srcset) for (const u of srcsetUrls(a.srcset)) add(images, u, 'picture');
+            else if (a.src && (a.type ?? '').startsWith('video/')) add(videos, a.src, 'video');
+            break;
+          case 'video':
+            inVideo++;
+            add(videos, a.src, 'video');
+            if (a.poster) add(images, a.poster, 'poster');
+            break;
+          case 'embed':
+          case 'object': {
+            const src = a.src ?? a.data;
+            if (src) addLink(src, name);
+            break;
+          }
+          case 'meta': {
+            const key = (a.property ?? a.name ?? a.itemprop ?? '').toLowerCase();
+            const content = a.content;
+            if (!key || content === undefined) break;
+            if (key === 'og:image' || key === 'og:image:url' || key === 'og:image:secure_url' || key === 'twitter:image' || key === 'twitter:image:src') {
+              add(images, content, key.startsWith('og') ? 'og:image' : 'twitter:image');
+            } else if (key === 'robots' && /\b(nofollow|none)\b/i.test(content)) {
+              nofollow = true;
+            } else if (!(key in meta)) {
+              meta[key] = content.trim();
+            }
+            break;
+          }
+          case 'link':
+            if (/\b(image_src)\b/i.test(a.rel ?? '')) add(images, a.href, 'link');
+            break;
+          case 'title':
+            inTitle = true;
+            break;
+          case 'script':
+            inJsonLd = (a.type ?? '').toLowerCase() === 'application/ld+json';
+            jsonText = '';
+            break;
+        }
+      },
+      ontext(text) {
+        if (inTitle && title.length < 1000) title += text;
+        if (inJsonLd && jsonText.length < MAX_JSON_LD) jsonText += text;
+      },
+      onclosetag(name) {
+        if (name === 'title') inTitle = false;
+        if (name === 'video' && inVideo > 0) inVideo--;
+        if (name === 'script' && inJsonLd) {
+          jsonLd.push(jsonText);
+          inJsonLd = false;
+        }
+      },
+    },
+    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
+  );
+  parser.write(html);
+  parser.end();
+
+  return {
+    links: [...links],
+    images: [...images].map(([url, via]) => ({ url, via })),
+    videos: [...videos].map(([url, via]) => ({ url, via })),
+    documents: [...documents].map(([url, via]) => ({ url, via })),
+    meta: pageMeta(meta, title.trim(), jsonLd),
+    nofollow,
+  };
+}
+
+const ARTICLE_TYPES = /^(Article|NewsArticle|BlogPosting|Report|ScholarlyArticle|TechArticle|ReportageNewsArticle|AnalysisNewsArticle|OpinionNewsArticle)$/;
+
+interface LdNode {
+  '@type'?: string | string[];
+  '@graph'?: LdNode[];
+  headline?: string;
+  name?: string;
+  description?: string;
+  author?: unknown;
+  datePublished?: string;
+  dateModified?: string;
+}
+
+function ldArticle(blocks: string[]): LdNode | null {
+  for (const block of blocks) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(block);
+    } catch {
+      continue; // malformed JSON-LD is common; the meta tags still count
+    }
+    const nodes: LdNode[] = [];
+    const visit = (v: unknown) => {
+      if (Array.isArray(v)) v.forEach(visit);
+      else if (v && typeof v === 'object') {
+        nodes.push(v as LdNode);
+        if (Array.isArray((v as LdNode)['@graph'])) (v as LdNode)['@graph']!.forEach(visit);
+      }
+    };
+    visit(parsed);
+    const article = nodes.find((n) => [n['@type']].flat().some((t) => typeof t === 'string' && ARTICLE_TYPES.test(t)));
+    if (article) return article;
+  }
+  return null;
+}
+
+function authorName(author: unknown): string | undefined {
+  const first = Array.isArray(author) ? author[0] : author;
+  if (typeof first === 'string') return first;
+  if (first && typeof first === 'object' && typeof (first as { name?: unknown }).name === 'string') return (first as { name: string }).name;
+  return undefined;
+}
+
+function date(raw: string | undefined): Date | undefined {
+  if (!raw) return undefined;
+  const d = new Date(raw);
+  return Number.isNaN(d.getTime()) ? undefined : d;
+}
+
+const text = (s: string | undefined, max = 1000) => (s && s.trim() ? s.trim().slice(0, max) : undefined);
+
+/** JSON-LD first (the richest and most deliberate), then OpenGraph / article:*, then plain meta tags and <title>. */
+function pageMeta(meta: Record<string, string>, title: string, jsonLd: string[]): PageMeta {
+  const ld = ldArticle(jsonLd);
+  const isArticle = ld !== null || (meta['og:type'] ?? '').toLowerCase() === 'article';
+  return {
+    title: text(title),
+    headline: text(ld?.headline ?? meta['og:title'] ?? meta['twitter:title'] ?? title),
+    description: text(ld?.description ?? meta['og:description'] ?? meta['description'] ?? meta['twitter:description'], 4000),
+    author: text(authorName(ld?.author) ?? meta['author'] ?? meta['article:author'] ?? meta['dc.creator']),
+    type: isArticle ? 'article' : 'web',
+    datePublished: isArticle ? date(ld?.datePublished ?? meta['article:published_time'] ?? meta['date'] ?? meta['dc.date']) : undefined,
+    dateModified: isArticle ? date(ld?.dateModified ?? meta['article:modified_time'] ?? meta['og:updated_time']) : undefined,
+  };
+}

@@ -1,0 +1,3 @@
+export { crawlerPlugin } from './crawler.plugin.js';
+export { CrawlService, CRAWL_QUEUE } from './crawl.service.js';
+export { crawlerSource } from './crawler-source.js';
