@@ -14,6 +14,9 @@ import { readCredit } from './image-credit.js';
 import { PoliteFetcher } from './polite-fetcher.js';
 import { warcExchange } from './warc-writer.js';
 
+/** Largest video fetched for matching (the pipeline's own limit on a sighting). */
+const MAX_VIDEO_BYTES = 50 * 1024 * 1024;
+
 interface RunState {
   id: number;
   account_id: number;
@@ -240,9 +243,53 @@ export class CrawlRunner {
     for (const img of page.images) await this.image(s, img.url, { url: claim.url, ...page.meta }, null);
   }
 
-  /** Video discovery has this one place: today videos are counted and logged, not matched. */
+  /**
+   * Video discovery has this one place: each video of the site is fetched once per crawl and, when
+   * the session searches, handed to the match pipeline as a video sighting (time-aligned matches).
+   */
   private async videos(s: RunState, pageUrl: string, videos: { url: string; via: string }[]): Promise<void> {
-    for (const v of videos) await this.item(s, 'video', v.url, { pageUrl, outcome: `found (${v.via})` });
+    for (const v of videos) {
+      if (!s.search || !inSite(v.url, s.site)) {
+        await this.item(s, 'video', v.url, { pageUrl, outcome: `found (${v.via})${s.search ? ', other site: not fetched' : ''}` });
+        continue;
+      }
+      const claimed: { id: string; etag: string | null; last_modified: string | null }[] = await this.db.query(
+        `INSERT INTO crawl_urls (session_id, kind, url, cycle, state) VALUES ($1, 'video', $2, $3, 'claimed')
+         ON CONFLICT (session_id, url, kind) DO UPDATE SET cycle = EXCLUDED.cycle, state = 'claimed'
+           WHERE crawl_urls.cycle < EXCLUDED.cycle OR crawl_urls.state <> 'done'
+         RETURNING id, etag, last_modified`,
+        [s.id, v.url, s.cycle],
+      );
+      const row = claimed[0];
+      if (!row) continue; // already handled in this crawl, from another page
+      try {
+        await this.videoOnce(s, v, row, pageUrl);
+      } finally {
+        await this.db.query(`UPDATE crawl_urls SET state = 'done' WHERE id = $1`, [row.id]);
+      }
+    }
+  }
+
+  private async videoOnce(s: RunState, v: { url: string; via: string }, row: { id: string; etag: string | null; last_modified: string | null }, pageUrl: string): Promise<void> {
+    const got = await this.fetch(s, v.url, row, MAX_VIDEO_BYTES, `v${row.id}`);
+    if ('refused' in got) return this.item(s, 'video', v.url, { pageUrl, outcome: got.refused! });
+    const { res, warc } = got;
+    const base = { pageUrl, status: res.status, contentType: res.contentType, bytes: res.body.length, warc };
+    if (res.status === 304) return this.item(s, 'video', v.url, { ...base, outcome: 'not modified' });
+    if (res.status < 200 || res.status > 299) return this.item(s, 'video', v.url, { ...base, outcome: `HTTP ${res.status}` });
+    const md5 = createHash('md5').update(res.body).digest('hex');
+    await this.remember(row.id, res, md5);
+    const pipeline = crawlerSource.pipeline;
+    if (!pipeline) return this.item(s, 'video', v.url, { ...base, md5, outcome: 'match pipeline unavailable' });
+    try {
+      const matches = await pipeline.submit({
+        accountId: s.account_id, source: crawlerSource.id, kind: 'web', image: {}, video: { bytes: res.body },
+        imageUrl: v.url, page: { url: pageUrl }, seenAt: this.clock.now(), sessionId: s.id,
+      });
+      await this.item(s, 'video', v.url, { ...base, md5, matches: matches.length, outcome: matches.length ? 'matched (video)' : `no match (${v.via})` });
+    } catch (err) {
+      await this.item(s, 'video', v.url, { ...base, md5, outcome: `match failed: ${(err as Error).message}`.slice(0, 300) });
+    }
   }
 
   private async remember(urlId: string, res: FetchedResource, md5?: string): Promise<void> {
