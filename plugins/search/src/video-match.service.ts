@@ -15,8 +15,9 @@ export const QUERY_FPS = VIDEO_FPS;
 const FRAME_VOTES = { share: 0.06, floor: 12 };
 /** A single still image has nothing else to confirm it: a higher bar. */
 const STILL_VOTES = { share: 0.08, floor: 20 };
-/** Query frames that must agree on one time offset for a video match. */
+/** Query frames that must agree on one time offset for a video match: at least 3, and 30% of the query's. */
 const MIN_ALIGNED_FRAMES = 3;
+const MIN_ALIGNED_SHARE = 0.3;
 /** Candidates read per query frame. */
 const PER_FRAME = 12;
 
@@ -54,11 +55,15 @@ export class VideoMatchService {
   async matchVideo(accountId: number, file: string, info: VideoInfo, options: { searchPath?: string; maxFrames?: number } = {}): Promise<VideoMatch[]> {
     for (const mirror of [false, true]) {
       const hits: FrameHit[] = [];
+      let frames = 0;
       for await (const f of sampleFrames(file, { fps: QUERY_FPS, width: info.width, height: info.height, mirror, maxFrames: options.maxFrames })) {
         const grid: LumaGrid = { luma: Float32Array.from(f.luma), width: f.width, height: f.height };
         hits.push(...(await this.frameHits(accountId, await fingerprintGrid(grid), f.time)));
+        frames++;
       }
-      const aligned = alignHits(hits, { frameSpan: 1 / QUERY_FPS, minFrames: MIN_ALIGNED_FRAMES });
+      // Unrelated footage gathers a few chance hits; a copy agrees over a good part of its length.
+      const minFrames = Math.max(MIN_ALIGNED_FRAMES, Math.ceil(MIN_ALIGNED_SHARE * frames));
+      const aligned = alignHits(hits, { frameSpan: 1 / QUERY_FPS, minFrames });
       const found = await this.withMedia(accountId, aligned, options.searchPath);
       if (found.length) return found;
     }
