@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'inversify';
-import { ApiError, CORE_SETTINGS, forbidden, isUploadedFile, TOKENS, validationError, type BlobStore, type CoreSettings, type ErrorItem } from '@filigrane/core';
+import { ApiError, CORE_SETTINGS, isUploadedFile, TOKENS, validationError, type BlobStore, type CoreSettings, type ErrorItem } from '@filigrane/core';
 import { imageView, mediaApiError, type Media } from '@filigrane/plugin-media';
-import { IdentificationService, type SearchExecutor, type SearchScope } from '@filigrane/plugin-search';
+import { assertWithinHome, IdentificationService, searchPathOf, type SearchExecutor, type SearchScope } from '@filigrane/plugin-search';
 import { prepareQuery } from '@filigrane/vision';
 import { DocumentError } from './document-error.js';
 import { extractPdf } from './pdf-extraction.js';
@@ -59,19 +59,11 @@ export class DocumentSearchExecutor implements SearchExecutor<DocumentQuery> {
     else if (sync) errors.push({ field: 'sync', code: 'sync_not_allowed', details: 'Synchronous searches are for images only: search documents with sync=false and poll the search.' });
     const filterMarked = body.filter_marked === undefined || body.filter_marked === null ? null : bool(body.filter_marked);
     if (filterMarked === undefined) errors.push({ field: 'filter_marked', code: 'invalid', details: 'filter_marked must be a boolean.' });
-    let searchPath = scope.home;
-    if (body.search_path !== undefined && body.search_path !== null) {
-      if (typeof body.search_path !== 'string' || body.search_path === '' || body.search_path.split('/').some((s) => s === '.' || s === '..')) {
-        errors.push({ field: 'search_path', code: 'invalid', details: 'search_path must be a path inside your home directory.' });
-      } else {
-        const raw = body.search_path.replace(/\/+$/, '');
-        searchPath = raw.startsWith('/') ? raw || '/' : `${scope.home}/${raw}`;
-      }
-    }
+    const searchPath = searchPathOf(body, scope, errors);
     const name = body.name === undefined || body.name === null ? file.filename : body.name;
     if (name !== null && typeof name !== 'string') errors.push({ field: 'name', code: 'invalid', details: 'name must be a string.' });
     if (errors.length) throw validationError(errors);
-    if (searchPath !== scope.home && !searchPath.startsWith(`${scope.home}/`)) throw forbidden('search_path must be inside your home directory.');
+    assertWithinHome(searchPath, scope);
     const query: DocumentQuery = { blob: `searches/documents/${randomUUID()}`, name: name as string | null, search_path: searchPath, filter_marked: filterMarked ?? null, sync: false };
     await this.blobs.put(query.blob, file.data);
     return { query, sync: false, name: query.name };

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'inversify';
-import { ApiError, forbidden, isUploadedFile, TOKENS, validationError, type BlobStore, type ErrorItem } from '@filigrane/core';
+import { ApiError, isUploadedFile, TOKENS, validationError, type BlobStore, type ErrorItem } from '@filigrane/core';
 import { imageView, mediaApiError } from '@filigrane/plugin-media';
 import { prepareQuery, queryFingerprint, sniffFormat, type GeometricModel } from '@filigrane/vision';
 import { IdentificationService, type IdentifyOptions } from './identification.service.js';
-import type { SearchExecutor, SearchScope } from './search-executors.js';
+import { assertWithinHome, searchPathOf, type SearchExecutor, type SearchScope } from './search-executors.js';
 import { VideoMatchService, type VideoMatch } from './video-match.service.js';
 import { videoResult } from './video-search.executor.js';
 
@@ -83,20 +83,11 @@ export class ImageSearchExecutor implements SearchExecutor<ImageQuery> {
     if (sync === undefined) errors.push({ field: 'sync', code: 'invalid', details: 'sync must be a boolean.' });
     const filterMarked = body.filter_marked === undefined || body.filter_marked === null ? null : bool(body.filter_marked);
     if (filterMarked === undefined) errors.push({ field: 'filter_marked', code: 'invalid', details: 'filter_marked must be a boolean.' });
-    let searchPath = scope.home;
-    if (body.search_path !== undefined && body.search_path !== null) {
-      if (typeof body.search_path !== 'string' || body.search_path === '' || body.search_path.split('/').some((s) => s === '.' || s === '..')) {
-        errors.push({ field: 'search_path', code: 'invalid', details: 'search_path must be a path inside your home directory.' });
-      } else {
-        // Absolute (/<home>/...) or relative to the home directory; trailing slashes do not matter.
-        const raw = body.search_path.replace(/\/+$/, '');
-        searchPath = raw.startsWith('/') ? raw || '/' : `${scope.home}/${raw}`;
-      }
-    }
+    const searchPath = searchPathOf(body, scope, errors);
     const name = body.name === undefined || body.name === null ? (isUploadedFile(file) ? file.filename : null) : body.name;
     if (name !== null && typeof name !== 'string') errors.push({ field: 'name', code: 'invalid', details: 'name must be a string.' });
     if (errors.length) throw validationError(errors);
-    if (searchPath !== scope.home && !searchPath.startsWith(`${scope.home}/`)) throw forbidden('search_path must be inside your home directory.');
+    assertWithinHome(searchPath, scope);
     const data = (file as { data: Buffer }).data;
     const query: ImageQuery = {
       blob: null,

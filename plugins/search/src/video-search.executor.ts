@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'inversify';
-import { forbidden, isUploadedFile, TOKENS, validationError, type BlobStore, type ErrorItem } from '@filigrane/core';
+import { isUploadedFile, TOKENS, validationError, type BlobStore, type ErrorItem } from '@filigrane/core';
 import { mediaApiError, mediaUrl, videoView, withTempFile } from '@filigrane/plugin-media';
 import { probeVideo, sniffVideo } from '@filigrane/video';
-import type { SearchExecutor, SearchScope } from './search-executors.js';
+import { assertWithinHome, searchPathOf, type SearchExecutor, type SearchScope } from './search-executors.js';
 import { VideoMatchService, type VideoMatch } from './video-match.service.js';
 
 export interface VideoQuery {
@@ -65,19 +65,11 @@ export class VideoSearchExecutor implements SearchExecutor<VideoQuery> {
     const sync = body.sync === undefined ? false : bool(body.sync);
     if (sync === undefined) errors.push({ field: 'sync', code: 'invalid', details: 'sync must be a boolean.' });
     else if (sync) errors.push({ field: 'sync', code: 'sync_not_allowed', details: 'Synchronous searches are for images only: search videos with sync=false and poll the search.' });
-    let searchPath = scope.home;
-    if (body.search_path !== undefined && body.search_path !== null) {
-      if (typeof body.search_path !== 'string' || body.search_path === '' || body.search_path.split('/').some((s) => s === '.' || s === '..')) {
-        errors.push({ field: 'search_path', code: 'invalid', details: 'search_path must be a path inside your home directory.' });
-      } else {
-        const raw = body.search_path.replace(/\/+$/, '');
-        searchPath = raw.startsWith('/') ? raw || '/' : `${scope.home}/${raw}`;
-      }
-    }
+    const searchPath = searchPathOf(body, scope, errors);
     const name = body.name === undefined || body.name === null ? file.filename : body.name;
     if (name !== null && typeof name !== 'string') errors.push({ field: 'name', code: 'invalid', details: 'name must be a string.' });
     if (errors.length) throw validationError(errors);
-    if (searchPath !== scope.home && !searchPath.startsWith(`${scope.home}/`)) throw forbidden('search_path must be inside your home directory.');
+    assertWithinHome(searchPath, scope);
     const query: VideoQuery = { blob: `searches/videos/${randomUUID()}`, name: name as string | null, search_path: searchPath, sync: false };
     await this.blobs.put(query.blob, file.data);
     return { query, sync: false, name: query.name };
