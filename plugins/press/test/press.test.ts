@@ -89,7 +89,10 @@ test.serial('an operator ingests an issue; it is analysed page by page with a po
   issueUrl = new URL(res.json.url).pathname;
   const done = await poll(issueUrl, ops.apiKey);
   t.like(done, { status: 'complete', pages: { done: 4, total: 4 }, images_found: 5, error: null });
-  const processed = events.filter((e) => e.type === 'press.issue.processed' && (e.data as { id: number }).id === done.id);
+  // The events follow the status change (published after the commit): give them a moment.
+  const processedOf = () => events.filter((e) => e.type === 'press.issue.processed' && (e.data as { id: number }).id === done.id);
+  for (let i = 0; i < 100 && processedOf().length < 3; i++) await new Promise((r) => setTimeout(r, 100));
+  const processed = processedOf();
   t.deepEqual(processed.map((e) => e.accountId).sort(), [ops.id, alice.id, bob.id].sort(), 'the accounts with matches and the one that ingested');
   const list = await server.call('GET', '/api/v3/press/issues/', { key: ops.apiKey });
   t.is(list.json.count, 1);
