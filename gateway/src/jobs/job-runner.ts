@@ -8,7 +8,8 @@ import type { JobQueue, JobSendOptions, JobSpec } from '@filigrane/core';
 export class JobRunner implements JobQueue {
   private boss: PgBoss | null = null;
   private starting: Promise<PgBoss> | null = null;
-  private readonly created = new Set<string>();
+  /** One creation per queue name: concurrent first sends would race pg-boss's CREATE (a 500 seen on PostgreSQL). */
+  private readonly created = new Map<string, Promise<void>>();
 
   constructor(private readonly connectionString: string, private readonly log: (msg: string) => void) {}
 
@@ -25,10 +26,13 @@ export class JobRunner implements JobQueue {
 
   private async queue(name: string): Promise<PgBoss> {
     const boss = await this.start();
-    if (!this.created.has(name)) {
-      await boss.createQueue(name);
-      this.created.add(name);
+    let creating = this.created.get(name);
+    if (!creating) {
+      creating = boss.createQueue(name);
+      this.created.set(name, creating);
+      creating.catch(() => this.created.delete(name));
     }
+    await creating;
     return boss;
   }
 
