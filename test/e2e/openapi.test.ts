@@ -3,6 +3,8 @@ import { compileErrors, validate } from '@readme/openapi-parser';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { parse as parseYaml } from 'yaml';
+import sharp from 'sharp';
+import { syntheticPhoto } from '@filigrane/vision';
 import { mountedRoutes, openApiPath, startTestServer, type CallResult, type TestServer } from '@filigrane/gateway';
 
 let server: TestServer;
@@ -90,7 +92,17 @@ test('real responses validate against their documented schemas', async (t) => {
     ['PATCH', '/api/v4/account/webhooks/1/', '/api/v4/account/webhooks/{id}/', { json: { description: 'x' } }],
     ['GET', '/api/v4/account/webhooks/1/deliveries/', '/api/v4/account/webhooks/{id}/deliveries/'],
     ['GET', '/api/v4/matches/', '/api/v4/matches/'],
+    ['GET', '/api/v3/matches/web/', '/api/v3/matches/web/'],
+    ['GET', '/api/v3/matches/press/', '/api/v3/matches/press/'],
+    ['GET', '/api/v3/matches/credit/', '/api/v3/matches/credit/'],
     ['GET', '/api/v4/searches/', '/api/v4/searches/'],
+    ['POST', '/api/v4/searches/', '/api/v4/searches/', { json: { filename: 'photo.png' } }],
+    ['POST', '/api/v3/crawling/sessions/', '/api/v3/crawling/sessions/', { json: { url: 'http://127.0.0.1:9/', search: false } }],
+    ['GET', '/api/v3/crawling/sessions/', '/api/v3/crawling/sessions/'],
+    ['GET', '/api/v3/crawling/batches/', '/api/v3/crawling/batches/'],
+    ['GET', '/api/v3/aggregations/', '/api/v3/aggregations/'],
+    ['GET', '/api/v3/aggregations/group-path/', '/api/v3/aggregations/{aggregation}/'],
+    ['GET', '/api/v4/watermarking/', '/api/v4/watermarking/'],
     // Errors: the error body, whatever the route.
     ['GET', '/api/v4/account/webhooks/999/', '/api/v4/account/webhooks/{id}/'],
     ['POST', '/api/v4/account/webhooks/', '/api/v4/account/webhooks/', { json: { url: 'nope' } }],
@@ -112,6 +124,54 @@ test('real responses validate against their documented schemas', async (t) => {
   const anonymous = await server.call('GET', '/api/v4/account/');
   t.is(anonymous.status, 401);
   conforms(t, 'GET', '/api/v4/account/', anonymous);
+});
+
+test('media, searches, matches, crawling and aggregations answer with real data as documented', async (t) => {
+  const { apiKey: key, username } = await server.createAccount('tracked');
+  const photo = await sharp(await syntheticPhoto(11, 400, 300)).jpeg({ quality: 92 }).toBuffer();
+  const check = async (method: string, path: string, template: string, options: Parameters<TestServer['call']>[2] = {}) => {
+    const res = await server.call(method, path, { key, ...options });
+    t.true(res.status < 300, `${method} ${path}: ${res.status} ${res.text.slice(0, 200)}`);
+    conforms(t, method, template, res);
+    return res;
+  };
+  await check('PUT', `/api/v4/media/${username}/a/photo.jpg`, '/api/v4/media/{path}', { body: photo, headers: { 'content-type': 'image/jpeg' } });
+  await check('GET', `/api/v4/media/${username}/a/photo.jpg`, '/api/v4/media/{path}');
+  await check('GET', `/api/v4/media/${username}/a`, '/api/v4/media/{path}');
+  await check('GET', '/api/v4/media', '/api/v4/media');
+  await check('PATCH', `/api/v4/media/${username}/a/photo.jpg`, '/api/v4/media/{path}', { json: { metadata: { 'user.campaign': 'x' } } });
+  const query = await sharp(photo).resize(300).jpeg({ quality: 70 }).toBuffer();
+  const found = await check('POST', '/api/v4/searches/', '/api/v4/searches/', { json: { file: `data:image/jpeg;base64,${query.toString('base64')}` } });
+  t.is(found.json.matches.length, 1);
+  await check('POST', '/api/v4/searches/', '/api/v4/searches/', { json: { filename: 'photo.jpg' } });
+
+  // A web match and a credit match through the configured tracking source.
+  const copy = await sharp(photo).resize(320).jpeg({ quality: 80 }).toBuffer();
+  const sighting = (json: object) => server.call('POST', '/api/v4/partner-feed/sightings/', { key, json: { image: `data:image/jpeg;base64,${copy.toString('base64')}`, ...json } });
+  t.is((await sighting({ page_url: 'http://127.0.0.1/news', image_url: 'http://127.0.0.1/news/a.jpg', session_id: 3 })).status, 201);
+  t.is((await sighting({ page_url: 'https://mag.example.com/a', image_url: 'https://mag.example.com/a.jpg', credit: `Photo: ${username}` })).status, 201);
+  const v4 = await check('GET', '/api/v4/matches/', '/api/v4/matches/');
+  t.true(v4.json.results.length >= 1);
+  await check('GET', `/api/v4/matches/${v4.json.results[0].id}/`, '/api/v4/matches/{id}/');
+  await check('PATCH', `/api/v4/matches/${v4.json.results[0].id}/`, '/api/v4/matches/{id}/', { json: { tags: ['legal'] } });
+  for (const kind of ['web', 'credit']) {
+    const list = await check('GET', `/api/v3/matches/${kind}/`, `/api/v3/matches/${kind}/`);
+    t.is(list.json.results.length, kind === 'web' ? 2 : 1, kind);
+    await check('GET', `/api/v3/matches/${kind}/${list.json.results[0].id}/`, `/api/v3/matches/${kind}/{id}/`);
+  }
+  for (const name of ['group-path', 'group-site-path', 'group-site-path-pageurl']) {
+    const list = await check('GET', `/api/v3/aggregations/${name}/`, '/api/v3/aggregations/{aggregation}/');
+    t.true(list.json.results.length >= 1, name);
+    await check('GET', `/api/v3/aggregations/${name}/${list.json.results[0]._id}/`, '/api/v3/aggregations/{aggregation}/{id}/');
+    await check('PATCH', `/api/v3/aggregations/${name}/${list.json.results[0]._id}/`, '/api/v3/aggregations/{aggregation}/{id}/', { json: { tags: ['x'] } });
+  }
+
+  const session = await check('POST', '/api/v3/crawling/sessions/', '/api/v3/crawling/sessions/', { json: { url: 'http://127.0.0.1:9/', search: false } });
+  await check('GET', `/api/v3/crawling/sessions/${session.json.id}/`, '/api/v3/crawling/sessions/{id}/');
+  await check('GET', '/api/v3/crawling/sessions/', '/api/v3/crawling/sessions/');
+  await check('GET', `/api/v3/crawling/sessions/${session.json.id}/batches/`, '/api/v3/crawling/sessions/{id}/batches/');
+  await check('GET', '/api/v3/crawling/batches/', '/api/v3/crawling/batches/');
+  await check('DELETE', `/api/v4/media/${username}/a/photo.jpg`, '/api/v4/media/{path}');
 });
 
 test('the documentation page works offline: the page and every asset it references are served locally', async (t) => {

@@ -11,6 +11,7 @@ import {
   type RouteContext,
   type RouteSpec,
 } from '@filigrane/core';
+import { AGGREGATION_LIST_SCHEMA, AGGREGATION_OBJECT_SCHEMA, AGGREGATION_PAGE_SCHEMA, AGGREGATION_PATCH_SCHEMA, FIELD_PUT_SCHEMA } from './aggregations.schemas.js';
 import { AGGREGATION_NAMES, AGGREGATIONS, aggregationFields, csvColumns, isAggregationName, NOT_FILTERABLE, type AggregationDef } from './aggregation-catalog.js';
 import { deleteField, parsePatch, putField, readField } from './aggregation-fields.js';
 import { AggregationQueryService, type AggregationRow } from './aggregation-query.service.js';
@@ -47,6 +48,7 @@ export const aggregationRoutes: RouteSpec[] = [
     method: 'GET',
     path: '/aggregations/',
     summary: 'The aggregations available (url and name)',
+    responses: { 200: { schema: AGGREGATION_LIST_SCHEMA } },
     async handler(ctx) {
       return ok(AGGREGATION_NAMES.map((name) => ({ url: `${ctx.baseUrl}/api/v3/aggregations/${name}/`, name })));
     },
@@ -57,6 +59,7 @@ export const aggregationRoutes: RouteSpec[] = [
     path: '/aggregations/:aggregation/',
     formats: ['csv'],
     summary: 'Aggregation objects with filters (most recent activity first); format=csv exports every exportable object',
+    responses: { 200: { schema: AGGREGATION_PAGE_SCHEMA } },
     async handler(ctx) {
       const def = definition(ctx);
       const conditions = aggregationFilters(def, ctx.query);
@@ -80,6 +83,7 @@ export const aggregationRoutes: RouteSpec[] = [
     versions: ['v3'],
     method: 'GET',
     path: '/aggregations/:aggregation/:id/',
+    responses: { 200: { schema: AGGREGATION_OBJECT_SCHEMA } },
     async handler(ctx) {
       const def = definition(ctx);
       return ok(aggregationView(def, await found(ctx, def), ctx.baseUrl));
@@ -90,6 +94,8 @@ export const aggregationRoutes: RouteSpec[] = [
     method: 'PATCH',
     path: '/aggregations/:aggregation/:id/',
     summary: 'Change export and/or tags; answers the object with its new _version',
+    requestSchema: AGGREGATION_PATCH_SCHEMA,
+    responses: { 200: { schema: AGGREGATION_OBJECT_SCHEMA } },
     async handler(ctx) {
       const def = definition(ctx);
       const change = parsePatch(ctx.body);
@@ -111,6 +117,8 @@ export const aggregationRoutes: RouteSpec[] = [
     method: 'PUT',
     path: '/aggregations/:aggregation/:id/:field/',
     summary: 'Set export, tags or tags.<index> from {content}',
+    requestSchema: FIELD_PUT_SCHEMA,
+    responses: { 200: { schema: AGGREGATION_OBJECT_SCHEMA } },
     async handler(ctx) {
       const def = definition(ctx);
       const field = ctx.params.field ?? '';
@@ -126,6 +134,7 @@ export const aggregationRoutes: RouteSpec[] = [
     method: 'DELETE',
     path: '/aggregations/:aggregation/:id/:field/',
     summary: 'Reset export, empty tags or remove tags.<index>',
+    responses: { 204: { description: 'Removed' } },
     async handler(ctx) {
       const def = definition(ctx);
       const field = ctx.params.field ?? '';

@@ -4,6 +4,7 @@ import {
 } from '@filigrane/core';
 import { parseNewSession } from './crawl-settings.js';
 import { batchView, CrawlService, sessionView } from './crawl.service.js';
+import { BATCH_PAGE_SCHEMA, BATCH_SCHEMA, CTIME_QUERY, NEW_SESSION_SCHEMA, SESSION_PAGE_SCHEMA, SESSION_SCHEMA } from './crawling.schemas.js';
 
 const V3 = ['v3'] as const;
 
@@ -19,6 +20,7 @@ const account = (ctx: RouteContext) => ctx.principal!.accountId;
 export const crawlingRoutes: RouteSpec[] = [
   {
     versions: [...V3], method: 'GET', path: '/crawling/sessions/',
+    query: CTIME_QUERY, responses: { 200: { schema: SESSION_PAGE_SCHEMA } },
     summary: 'Crawling sessions, newest first; ctime, ctime_lt, ctime_lte, ctime_gt, ctime_gte filters',
     async handler(ctx) {
       const ctime = parseDateFilters(ctx.query, 'ctime');
@@ -27,6 +29,7 @@ export const crawlingRoutes: RouteSpec[] = [
   },
   {
     versions: [...V3], method: 'POST', path: '/crawling/sessions/',
+    requestSchema: NEW_SESSION_SCHEMA, responses: { 201: { schema: SESSION_SCHEMA } },
     summary: 'Create a session and queue its first crawl: 201 with the session',
     async handler(ctx) {
       const s = await service(ctx).create(account(ctx), parseNewSession(ctx.body));
@@ -35,12 +38,14 @@ export const crawlingRoutes: RouteSpec[] = [
   },
   {
     versions: [...V3], method: 'GET', path: '/crawling/sessions/:id/',
+    responses: { 200: { schema: SESSION_SCHEMA } },
     async handler(ctx) {
       return ok(sessionView(ctx.baseUrl, await service(ctx).get(account(ctx), id(ctx))));
     },
   },
   {
     versions: [...V3], method: 'DELETE', path: '/crawling/sessions/:id/',
+    responses: { 204: { description: 'Deleted' } },
     summary: 'Stop the crawl at once and remove the session, its batches and files (matches stay): 204',
     async handler(ctx) {
       await service(ctx).remove(account(ctx), id(ctx));
@@ -50,6 +55,7 @@ export const crawlingRoutes: RouteSpec[] = [
   ...(['crawl', 'pause', 'resume'] as const).map(
     (action): RouteSpec => ({
       versions: [...V3], method: 'POST', path: `/crawling/sessions/:id/${action}/`, accepts: ['json', 'none'],
+      responses: { 202: { schema: SESSION_SCHEMA } },
       summary: `${action}: 202 with the session, 409 when its state does not allow it`,
       async handler(ctx) {
         const s = await service(ctx)[action](account(ctx), id(ctx));
@@ -59,6 +65,7 @@ export const crawlingRoutes: RouteSpec[] = [
   ),
   {
     versions: [...V3], method: 'GET', path: '/crawling/sessions/:id/batches/',
+    query: CTIME_QUERY, responses: { 200: { schema: BATCH_PAGE_SCHEMA } },
     async handler(ctx) {
       const ctime = parseDateFilters(ctx.query, 'ctime');
       const sessionId = id(ctx);
@@ -67,6 +74,7 @@ export const crawlingRoutes: RouteSpec[] = [
   },
   {
     versions: [...V3], method: 'GET', path: '/crawling/batches/',
+    query: CTIME_QUERY, responses: { 200: { schema: BATCH_PAGE_SCHEMA } },
     async handler(ctx) {
       const ctime = parseDateFilters(ctx.query, 'ctime');
       return ok(await listPage(ctx, (o, l) => service(ctx).batches(account(ctx), null, ctime, o, l), (r) => batchView(ctx.baseUrl, r), { withCount: false }));
@@ -74,6 +82,7 @@ export const crawlingRoutes: RouteSpec[] = [
   },
   {
     versions: [...V3], method: 'GET', path: '/crawling/batches/:id/',
+    responses: { 200: { schema: BATCH_SCHEMA } },
     async handler(ctx) {
       return ok(batchView(ctx.baseUrl, await service(ctx).batch(account(ctx), id(ctx))));
     },

@@ -4,6 +4,7 @@ import {
   linkWith,
   notFound,
   ok,
+  pageSchema,
   parsePage,
   queryString,
   validationError,
@@ -18,6 +19,7 @@ import { matchesCsv } from './match-csv.js';
 import { parseV3Filters, parseV4Filters } from './match-filters.js';
 import { MatchQueryService, type MatchPage, type MatchRow } from './match-query.service.js';
 import { matchV3, matchV4 } from './match-view.js';
+import { MATCH_V4_SCHEMA, V3_MATCH_SCHEMAS } from './matches.schemas.js';
 
 /** The page envelope with cursor links that keep the filters in use. */
 async function envelope(ctx: RouteContext, page: MatchPage, view: typeof matchV4) {
@@ -48,6 +50,7 @@ const v3List = (kind: 'web' | 'press' | 'credit'): RouteSpec => ({
   path: `/matches/${kind}/`,
   formats: ['csv'],
   summary: `${kind} matches, newest first`,
+  responses: { 200: { schema: pageSchema(V3_MATCH_SCHEMAS[kind]) } },
   async handler(ctx) {
     const filters = parseV3Filters(kind, ctx.query);
     if (wantsCsv(ctx)) return csvExport(matchesCsv(ctx, filters, 'v3'));
@@ -60,6 +63,7 @@ const v3Detail = (kind: 'web' | 'press' | 'credit'): RouteSpec => ({
   versions: ['v3'],
   method: 'GET',
   path: `/matches/${kind}/:id/`,
+  responses: { 200: { schema: V3_MATCH_SCHEMAS[kind] } },
   async handler(ctx) {
     const row = await ctx.container.get(MatchQueryService).get(ctx.principal!.accountId, matchId(ctx), kind);
     if (!row) throw notFound('No such match.');
@@ -74,6 +78,7 @@ export const matchRoutes: RouteSpec[] = [
     path: '/matches/',
     formats: ['csv'],
     summary: 'Matches with filters, newest first, cursor pagination',
+    responses: { 200: { schema: pageSchema(MATCH_V4_SCHEMA) } },
     async handler(ctx) {
       const filters = parseV4Filters(ctx.query);
       if (wantsCsv(ctx)) return csvExport(matchesCsv(ctx, filters, 'v4'));
@@ -85,6 +90,7 @@ export const matchRoutes: RouteSpec[] = [
     versions: ['v4'],
     method: 'GET',
     path: '/matches/:id/',
+    responses: { 200: { schema: MATCH_V4_SCHEMA } },
     async handler(ctx) {
       const row = await ctx.container.get(MatchQueryService).get(ctx.principal!.accountId, matchId(ctx));
       if (!row) throw notFound('No such match.');
@@ -96,6 +102,8 @@ export const matchRoutes: RouteSpec[] = [
     method: 'PATCH',
     path: '/matches/:id/',
     summary: 'Change tags and export; answers the updated match',
+    requestSchema: { type: 'object', additionalProperties: false, properties: { tags: { type: 'array', items: { type: 'string' } }, export: { type: 'boolean' } } },
+    responses: { 200: { schema: MATCH_V4_SCHEMA } },
     async handler(ctx) {
       const service = ctx.container.get(MatchQueryService);
       const id = matchId(ctx);

@@ -1,4 +1,5 @@
 import {
+  MEDIA_OBJECT_SCHEMA,
   badRequest,
   canActOnHome,
   file,
@@ -21,6 +22,7 @@ import { blobKeys, MediaService } from './media.service.js';
 import { parseMediaPath } from './media-path.js';
 import { mediaView } from './media-view.js';
 import { parseMetadata } from './metadata.js';
+import { MEDIA_QUERY, METADATA_SCHEMA, REGISTRATION_BODY_SCHEMA } from './media.schemas.js';
 import { inputOf, RegistrationService, type RegistrationInput } from './registration.service.js';
 
 const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif'];
@@ -68,8 +70,8 @@ const getMedia: RouteSpec['handler'] = async (ctx) => {
 };
 
 export const mediaRoutes: RouteSpec[] = [
-  { versions: ['v4'], method: 'GET', path: '/media', summary: 'The caller\'s home folder', handler: getMedia },
-  { versions: ['v4'], method: 'GET', path: '/media/*', summary: 'A folder (with a page of children) or a media', handler: getMedia },
+  { versions: ['v4'], method: 'GET', path: '/media', summary: 'The caller\'s home folder', query: MEDIA_QUERY, responses: { 200: { schema: MEDIA_OBJECT_SCHEMA } }, handler: getMedia },
+  { versions: ['v4'], method: 'GET', path: '/media/*', summary: 'A folder (with a page of children) or a media', query: MEDIA_QUERY, responses: { 200: { schema: MEDIA_OBJECT_SCHEMA } }, handler: getMedia },
   {
     versions: ['v4'],
     method: 'PUT',
@@ -77,6 +79,8 @@ export const mediaRoutes: RouteSpec[] = [
     accepts: ['json', 'binary'],
     binaryTypes: ['application/lmk', ...IMAGE_TYPES, ...VIDEO_TYPES],
     summary: 'Register a media: registration file, URL or data URI, or a plain image',
+    requestSchema: REGISTRATION_BODY_SCHEMA,
+    responses: { 201: { schema: MEDIA_OBJECT_SCHEMA } },
     async handler(ctx) {
       const location = parseMediaPath(treePath(ctx), ctx.principal!);
       const { input, metadata } = await registrationInput(ctx);
@@ -89,6 +93,8 @@ export const mediaRoutes: RouteSpec[] = [
     method: 'PATCH',
     path: '/media/*',
     summary: 'Update metadata; null deletes a key',
+    requestSchema: { type: 'object', additionalProperties: false, properties: { metadata: METADATA_SCHEMA } },
+    responses: { 200: { description: 'An empty JSON object', schema: { type: 'object', maxProperties: 0 } } },
     async handler(ctx) {
       const location = parseMediaPath(treePath(ctx), ctx.principal!);
       const body = ctx.body as Record<string, unknown>;
@@ -107,6 +113,8 @@ export const mediaRoutes: RouteSpec[] = [
     path: '/media/*',
     accepts: ['none', 'json'],
     summary: 'Delete a media, or a folder with ?recursive=true',
+    query: { recursive: { type: 'boolean', description: 'Delete a folder and everything below it' } },
+    responses: { 204: { description: 'Deleted' } },
     async handler(ctx) {
       const location = parseMediaPath(treePath(ctx), ctx.principal!);
       const recursive = parseBoolean(queryString(ctx.query, 'recursive'), 'recursive') ?? false;
