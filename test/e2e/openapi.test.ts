@@ -4,6 +4,9 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { parse as parseYaml } from 'yaml';
 import sharp from 'sharp';
+import { PDFDocument } from 'pdf-lib';
+import type { DataSource } from 'typeorm';
+import { TOKENS } from '@filigrane/core';
 import { syntheticPhoto } from '@filigrane/vision';
 import { mountedRoutes, openApiPath, startTestServer, type CallResult, type TestServer } from '@filigrane/gateway';
 
@@ -127,7 +130,9 @@ test('real responses validate against their documented schemas', async (t) => {
 });
 
 test('media, searches, matches, crawling and aggregations answer with real data as documented', async (t) => {
-  const { apiKey: key, username } = await server.createAccount('tracked');
+  const { apiKey: key, username, id: accountId } = await server.createAccount('tracked');
+  // Press issues need an operator's permission (granted before the first request: principals are cached).
+  await server.app.container.get<DataSource>(TOKENS.DataSource).query(`INSERT INTO account_permissions (account_id, permission) VALUES ($1, 'press:ingest')`, [accountId]);
   const photo = await sharp(await syntheticPhoto(11, 400, 300)).jpeg({ quality: 92 }).toBuffer();
   const check = async (method: string, path: string, template: string, options: Parameters<TestServer['call']>[2] = {}) => {
     const res = await server.call(method, path, { key, ...options });
@@ -172,6 +177,16 @@ test('media, searches, matches, crawling and aggregations answer with real data 
   await check('GET', `/api/v3/crawling/sessions/${session.json.id}/batches/`, '/api/v3/crawling/sessions/{id}/batches/');
   await check('GET', '/api/v3/crawling/batches/', '/api/v3/crawling/batches/');
   await check('DELETE', `/api/v4/media/${username}/a/photo.jpg`, '/api/v4/media/{path}');
+
+  // Watermarking (asynchronous: the status object) and press issues (an operator's permission).
+  const job = await check('POST', '/api/v4/watermarking/?sync=false', '/api/v4/watermarking/', { body: photo, headers: { 'content-type': 'image/jpeg' } });
+  await check('GET', `/api/v4/watermarking/${job.json.id}/`, '/api/v4/watermarking/{id}/');
+  await check('GET', '/api/v4/watermarking/', '/api/v4/watermarking/');
+  const pdf = await PDFDocument.create();
+  pdf.addPage([200, 200]).drawText('Filigrane', { x: 20, y: 100 });
+  const issue = await check('POST', '/api/v4/press/issues/', '/api/v4/press/issues/', { json: { url: `data:application/pdf;base64,${Buffer.from(await pdf.save()).toString('base64')}`, name: 'Le Monde', date: '2026-11-20' } });
+  await check('GET', `/api/v4/press/issues/${issue.json.id}/`, '/api/v4/press/issues/{id}/');
+  await check('GET', '/api/v4/press/issues/', '/api/v4/press/issues/');
 });
 
 test('the documentation page works offline: the page and every asset it references are served locally', async (t) => {

@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { created, file, isUploadedFile, listPage, noContent, notFound, ok, TOKENS, validationError, type BlobStore, type RouteContext, type RouteSpec } from '@filigrane/core';
+import { PRESS_ISSUE_PAGE_SCHEMA, PRESS_ISSUE_SCHEMA, PRESS_PAGE_SCHEMA } from './press.schemas.js';
 import { PRESS_INGEST, requireIngest } from './press-permission.js';
 import { resolveUrl } from '@filigrane/plugin-media';
 import { issueImageKey, parseIssueFields, PressIssueService } from './press-issue.service.js';
@@ -47,6 +48,7 @@ export const pressRoutes: RouteSpec[] = [
     path: '/press/issues/',
     accepts: ['json', 'multipart'],
     summary: 'Ingest a press issue (multipart file, name, date; or JSON url, name, date); needs press:ingest. 201 with the pollable issue',
+    responses: { 201: { schema: PRESS_ISSUE_SCHEMA } },
     handler: ingest,
   },
   {
@@ -54,6 +56,7 @@ export const pressRoutes: RouteSpec[] = [
     method: 'GET',
     path: '/press/issues/',
     summary: 'Press issues, newest first (press:ingest)',
+    responses: { 200: { schema: PRESS_ISSUE_PAGE_SCHEMA } },
     async handler(ctx) {
       requireIngest(ctx.principal!);
       const service = ctx.container.get(PressIssueService);
@@ -65,6 +68,7 @@ export const pressRoutes: RouteSpec[] = [
     method: 'GET',
     path: '/press/issues/:id/',
     summary: 'A press issue and its analysis status (pages done / total)',
+    responses: { 200: { schema: PRESS_ISSUE_SCHEMA } },
     async handler(ctx) {
       requireIngest(ctx.principal!);
       const service = ctx.container.get(PressIssueService);
@@ -87,6 +91,7 @@ export const pressRoutes: RouteSpec[] = [
     method: 'GET',
     path: '/press/issues/:id/pages/:page/',
     summary: 'A page of a press issue (the page.url of press matches): the issue and the page number',
+    responses: { 200: { schema: PRESS_PAGE_SCHEMA } },
     async handler(ctx) {
       const p = ctx.principal!;
       const issueId = id(ctx);

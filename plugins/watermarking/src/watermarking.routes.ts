@@ -3,6 +3,7 @@ import { resolveUrl } from '@filigrane/plugin-media';
 import { ASSETS, DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS, WatermarkingService, type AssetName } from './watermarking.service.js';
 import type { WatermarkingJob } from './watermarking.entity.js';
 import { parseOptions, type WatermarkingOptions } from './watermarking-options.js';
+import { WATERMARKING_PAGE_SCHEMA, WATERMARKING_QUERY, WATERMARKING_REQUEST_SCHEMA, WATERMARKING_RESULT_SCHEMA, WATERMARKING_STATUS_SCHEMA } from './watermarking.schemas.js';
 
 const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif'];
 const FIELDS = ['url', 'sync', 'timeout'];
@@ -62,6 +63,9 @@ export const watermarkingRoutes: RouteSpec[] = [
     accepts: ['json', 'binary'],
     binaryTypes: IMAGE_TYPES,
     summary: 'Watermark an image: 200 with the result (sync), 201 with a pollable status (sync=false), 504 on timeout',
+    query: WATERMARKING_QUERY,
+    requestSchema: WATERMARKING_REQUEST_SCHEMA,
+    responses: { 200: { description: 'The Watermarking result', schema: WATERMARKING_RESULT_SCHEMA }, 201: { description: 'sync=false: poll the url', schema: WATERMARKING_STATUS_SCHEMA } },
     async handler(ctx) {
       const { bytes, options } = await watermarkingInput(ctx);
       const service = ctx.container.get(WatermarkingService);
@@ -74,6 +78,7 @@ export const watermarkingRoutes: RouteSpec[] = [
     method: 'GET',
     path: '/watermarking/',
     summary: 'The account\'s watermarkings that have not expired, newest first',
+    responses: { 200: { schema: WATERMARKING_PAGE_SCHEMA } },
     async handler(ctx) {
       const service = ctx.container.get(WatermarkingService);
       return ok(await listPage(ctx, (offset, limit) => service.list(ctx.principal!.accountId, offset, limit), (r) => service.view(r, ctx.baseUrl)));
@@ -84,6 +89,7 @@ export const watermarkingRoutes: RouteSpec[] = [
     method: 'GET',
     path: '/watermarking/:id/',
     summary: 'Status of a watermarking; its result once complete',
+    responses: { 200: { schema: WATERMARKING_STATUS_SCHEMA } },
     async handler(ctx) {
       const service = ctx.container.get(WatermarkingService);
       return ok(service.view(await service.find(ctx.principal!.accountId, ctx.params.id ?? ''), ctx.baseUrl));
