@@ -17,6 +17,8 @@ export const VIDEO_FPS = 2;
  * 512 px, and a frame of a video rarely carries more detail worth telling copies apart.
  */
 export const VIDEO_SIDE = 384;
+/** ORB's FAST threshold for video frames, registered and query alike (see FingerprintOptions). */
+export const VIDEO_FAST_THRESHOLD = 20;
 
 /** A video's bytes in a temporary file (the decoder reads files), removed after use. */
 export async function withTempFile<T>(data: Buffer, use: (file: string) => Promise<T>): Promise<T> {
