@@ -20,6 +20,9 @@ export const VIDEO_SIDE = 384;
 /** ORB's FAST threshold for video frames, registered and query alike (see FingerprintOptions). */
 export const VIDEO_FAST_THRESHOLD = 20;
 
+/** Time limit of one decoding pass: 2 minutes plus the video's own length (at least 1x real time). */
+export const decodeTimeoutMs = (seconds: number | null) => 120_000 + Math.ceil((seconds ?? 3600) * 1000);
+
 /** A video's bytes in a temporary file (the decoder reads files), removed after use. */
 export async function withTempFile<T>(data: Buffer, use: (file: string) => Promise<T>): Promise<T> {
   const dir = await mkdtemp(join(tmpdir(), 'filigrane-video-'));
@@ -56,7 +59,7 @@ export class VideoProcessingService {
         let index = 0;
         // One frame's writes stay in flight while the next frame is described (I/O beside CPU).
         let previous: Promise<unknown> = Promise.resolve();
-        for await (const frame of sampleFrames(file, { fps: VIDEO_FPS, side: VIDEO_SIDE, width: media.width!, height: media.height! })) {
+        for await (const frame of sampleFrames(file, { fps: VIDEO_FPS, side: VIDEO_SIDE, width: media.width!, height: media.height!, timeoutMs: decodeTimeoutMs(media.duration) })) {
           const event = { media, index, time: frame.time, luma: frame.luma, width: frame.width, height: frame.height };
           const current = Promise.all(listeners.map((l) => l.videoFrame!(event)));
           current.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile

@@ -1,7 +1,7 @@
 import { inject, injectable } from 'inversify';
 import { TOKENS } from '@filigrane/core';
 import { In, type DataSource } from 'typeorm';
-import { Media, VIDEO_FAST_THRESHOLD, VIDEO_FPS, VIDEO_SIDE } from '@filigrane/plugin-media';
+import { decodeTimeoutMs, Media, VIDEO_FAST_THRESHOLD, VIDEO_FPS, VIDEO_SIDE } from '@filigrane/plugin-media';
 import { fingerprintGrid, type LumaGrid, type VisualFingerprint } from '@filigrane/vision';
 import { alignHits, sampleFrames, type Alignment, type FrameHit, type VideoInfo } from '@filigrane/video';
 import { keyFrame, VisualIndexService } from './visual-index.service.js';
@@ -59,7 +59,7 @@ export class VideoMatchService {
     for (const mirror of [false, true]) {
       const hits: FrameHit[] = [];
       let frames = 0;
-      for await (const f of sampleFrames(file, { fps: QUERY_FPS, side: VIDEO_SIDE, width: info.width, height: info.height, mirror, maxFrames: options.maxFrames })) {
+      for await (const f of sampleFrames(file, { fps: QUERY_FPS, side: VIDEO_SIDE, width: info.width, height: info.height, mirror, maxFrames: options.maxFrames, timeoutMs: decodeTimeoutMs(info.duration) })) {
         const grid: LumaGrid = { luma: Float32Array.from(f.luma), width: f.width, height: f.height };
         hits.push(...(await this.frameHits(accountId, await fingerprintGrid(grid, { fastThreshold: VIDEO_FAST_THRESHOLD }), f.time)));
         frames++;
