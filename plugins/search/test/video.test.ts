@@ -78,6 +78,31 @@ test.serial('a video is registered at once and fingerprinted by a job; the Video
   t.true(account.json.disk_usage >= readFileSync(path('registered.mp4')).length, 'the video counts in disk usage');
 });
 
+test.serial('streaming_url serves the stored video with byte ranges, to its account only', async (t) => {
+  const whole = readFileSync(path('registered.mp4'));
+  const media = await server.call('GET', '/api/v4/media/vid/films/zoom.mp4', { key });
+  const url = media.json.video.streaming_url as string;
+  t.regex(url, /\/media-files\/\d+\/stream$/);
+  const auth = { authorization: `Token ${key}` };
+  const part = await fetch(url, { headers: { ...auth, range: 'bytes=100-199' } });
+  t.is(part.status, 206);
+  t.is(part.headers.get('content-range'), `bytes 100-199/${whole.length}`);
+  t.is(part.headers.get('content-type'), 'video/mp4');
+  t.deepEqual(Buffer.from(await part.arrayBuffer()), whole.subarray(100, 200));
+  const tail = await fetch(url, { headers: { ...auth, range: 'bytes=-50' } });
+  t.deepEqual(Buffer.from(await tail.arrayBuffer()), whole.subarray(whole.length - 50));
+  const all = await fetch(url, { headers: auth });
+  t.is(all.status, 200);
+  t.is(all.headers.get('accept-ranges'), 'bytes');
+  t.is(Buffer.compare(Buffer.from(await all.arrayBuffer()), whole), 0);
+  const past = await fetch(url, { headers: { ...auth, range: `bytes=${whole.length}-` } });
+  t.is(past.status, 416);
+  t.is(past.headers.get('content-range'), `bytes */${whole.length}`);
+  t.is((await fetch(url, { headers: { authorization: `Token ${other}` } })).status, 404, 'another account does not see it');
+  const gql = await server.call('POST', '/graphql', { key, json: { query: '{ media(path: "/vid/films/zoom.mp4") { video { streamingUrl } } }' } });
+  t.is(gql.json.data.media.video.streamingUrl, url);
+});
+
 test.serial('a re-encoded, half-size clip is found with both time ranges; another account finds nothing', async (t) => {
   const res = await server.call('POST', '/api/v4/searches/', { key, json: { file: dataUri('clip.mp4', 'video/mp4') } });
   t.is(res.status, 201, res.text);
