@@ -73,10 +73,12 @@ export async function* sampleFrames(file: string, options: SampleOptions): Async
     if (queued > ahead) stdout.pause();
     wake?.();
   });
-  stdout.once('close', () => {
+  const finish = () => {
     ended = true;
     wake?.();
-  });
+  };
+  stdout.once('close', finish);
+  stdout.once('error', finish); // the exit code and stderr tell what went wrong
   let pending: Buffer = Buffer.alloc(0);
   let index = 0;
   try {
