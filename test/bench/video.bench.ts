@@ -4,7 +4,7 @@
  * Megamind_bugy.avi, tree.avi, python3-mecavideo's clips), on a real PostgreSQL, through the REST API:
  * 1. registration: every video but tree.avi (kept unregistered as unrelated footage) is PUT and
  *    fingerprinted by the worker; throughput in seconds of video per wall second, also for a
- *    720p rendition of vtest.avi (the target's resolution);
+ *    720p rendition of vtest.avi (the target's resolution, target >= 20x; in a second account);
  * 2. robustness: clips of 6 s cut from registered videos at N start times each, re-encoded
  *    (mpeg4 at a quarter of the bitrate), resized to half, cropped 20%, with a logo overlay, or
  *    mirrored, are searched: recall (the right video first), time error of the matched range;
@@ -36,7 +36,7 @@ async function poll(server: TestServer, url: string, key: string, done: (j: Reco
   for (;;) {
     const res = await server.call('GET', new URL(url, server.url).pathname, { key });
     if (done(res.json)) return res.json;
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 100));
   }
 }
 
@@ -59,21 +59,30 @@ export async function run(args: string[]): Promise<void> {
   const server = await startTestServer({ workers: true, config: { rateLimit: { perSecond: 1_000_000, perDay: 1_000_000_000 } } });
   try {
     const { apiKey: key } = await server.createAccount('bench');
+    // The 720p rendition only measures throughput: in its own account, so that clips of vtest.avi
+    // do not (rightly) find it as a second copy.
+    const { apiKey: key720 } = await server.createAccount('bench720');
     const durations = new Map<string, number>();
+    let through720 = 0;
     console.log('registration (PUT, then the media.video job until ready)');
     console.log('video'.padEnd(24), 'size'.padStart(10), 'duration s'.padStart(11), 'wall s'.padStart(8), 'x real time'.padStart(12));
     for (const f of [...registered.map((x) => join(dir, x)), join(work, 'vtest-720p.mp4')]) {
       const name = f.split('/').pop()!;
+      const k = name === 'vtest-720p.mp4' ? key720 : key;
+      const home = name === 'vtest-720p.mp4' ? 'bench720' : 'bench';
       const info = await probeVideo(f);
       const t0 = Date.now();
-      const res = await server.call('PUT', `/api/v4/media/bench/videos/${name}`, { key, body: readFileSync(f), headers: { 'content-type': contentType(f) } });
+      const res = await server.call('PUT', `/api/v4/media/${home}/videos/${name}`, { key: k, body: readFileSync(f), headers: { 'content-type': contentType(f) } });
       if (res.status !== 201) throw new Error(`${name}: ${res.status} ${res.text}`);
-      const done = await poll(server, res.json.url, key, (j) => (j.video as { status: string }).status !== 'pending');
+      const done = await poll(server, res.json.url, k, (j) => (j.video as { status: string }).status !== 'pending');
       const wall = (Date.now() - t0) / 1000;
       if ((done.video as { status: string }).status !== 'ready') console.log(`${name}: ${JSON.stringify(done.video)}`);
       durations.set(name, info.duration);
+      if (name === 'vtest-720p.mp4') through720 = info.duration / wall;
       console.log(name.padEnd(24), `${info.width}x${info.height}`.padStart(10), info.duration.toFixed(1).padStart(11), wall.toFixed(1).padStart(8), (info.duration / wall).toFixed(1).padStart(12));
     }
+
+    console.log(`720p throughput: ${through720.toFixed(1)}x real time (target >= 20x)`);
 
     const search = async (file: string) => {
       const body = { file: `data:video/mp4;base64,${readFileSync(file).toString('base64')}` };
@@ -108,7 +117,9 @@ export async function run(args: string[]): Promise<void> {
             row.err.push(err);
             if (err <= 1) row.inRange++;
           }
-          falseMatches += matches.filter((m) => (m.video as { media_path?: string }).media_path !== `/bench/videos/${expected}`).length;
+          const others = matches.filter((m) => (m.video as { media_path?: string }).media_path !== `/bench/videos/${expected}`);
+          for (const m of others) console.log(`  ${out.split('/').pop()}: also ${(m.video as { media_path: string }).media_path}`);
+          falseMatches += others.length;
         }
       }
     }
@@ -116,12 +127,20 @@ export async function run(args: string[]): Promise<void> {
     let n = 0;
     let ok = 0;
     for (const [name, r] of Object.entries(rows)) {
-      n += r.n;
-      ok += r.inRange;
+      // Megamind_bugy.avi's broken timing puts the same content at other times (9.0 s against
+      // 11.3 s): its clips count for recall, not for the 1 s range target (not cut from the video).
+      if (!name.includes(' vs ')) {
+        n += r.n;
+        ok += r.inRange;
+      }
       const med = r.err.length ? [...r.err].sort((a, b) => a - b)[Math.floor(r.err.length / 2)]! : NaN;
       console.log(name.padEnd(34), String(r.n).padStart(6), `${((100 * r.found) / r.n).toFixed(0)}%`.padStart(8), `${((100 * r.inRange) / r.n).toFixed(0)}%`.padStart(10), med.toFixed(2).padStart(13));
     }
-    console.log(`all: ${ok}/${n} found with the range within 1 s (${((100 * ok) / Math.max(1, n)).toFixed(1)}%, target >= 95%); other videos reported: ${falseMatches}`);
+    const bugyRows = Object.entries(rows).filter(([name]) => name.includes(' vs '));
+    const bugyFound = bugyRows.reduce((s, [, r]) => s + r.found, 0);
+    const bugyN = bugyRows.reduce((s, [, r]) => s + r.n, 0);
+    if (bugyN) console.log(`Megamind_bugy.avi clips (same content, broken timing): ${bugyFound}/${bugyN} found`);
+    console.log(`clips cut from registered videos: ${ok}/${n} found with the range within 1 s (${((100 * ok) / Math.max(1, n)).toFixed(1)}%, target >= 95%); other videos reported: ${falseMatches}`);
 
     console.log('\nunrelated footage (no match expected)');
     const lavfi = [
@@ -141,7 +160,11 @@ export async function run(args: string[]): Promise<void> {
       unrelatedClips.push(out);
     }
     let unrelatedFalse = 0;
-    for (const c of unrelatedClips) unrelatedFalse += (await search(c)).matches.length;
+    for (const c of unrelatedClips) {
+      const { matches } = await search(c);
+      unrelatedFalse += matches.length;
+      for (const m of matches) console.log(`  ${c.split('/').pop()}: ${(m.video as { media_path: string }).media_path}`);
+    }
     console.log(`${unrelatedClips.length} unrelated clips: ${unrelatedFalse} false matches (target 0)`);
     console.log(`peak RSS of the API + worker process: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
   } finally {

@@ -134,6 +134,7 @@ export function settingsTable(declarations: SettingsDeclaration[]): string {
  */
 export const CORE_SETTINGS = defineSettings('core', {
   maxImagePixels: setting.integer({ env: 'MAX_IMAGE_PIXELS', default: 40_000_000, min: 1, description: 'Largest decoded image (pixels) accepted anywhere (uploads, sightings, watermarking); bigger is refused as a decompression bomb' }),
+  maxVideoSeconds: setting.integer({ env: 'MAX_VIDEO_SECONDS', default: 3600, min: 1, description: 'Longest video accepted (registration, search, crawled videos); longer is refused with 413 video_too_long (bounds decoding time and the visual index, 2 frames a second)' }),
   fetchAllowHosts: setting.list({ env: 'FETCH_ALLOW_HOSTS', default: [], description: 'Hosts, IPs or CIDRs the SSRF-safe fetcher may reach although private (for example `127.0.0.1` for a local test server)' }),
 });
 export type CoreSettings = SettingValues<typeof CORE_SETTINGS.specs>;

@@ -21,9 +21,12 @@ export interface Alignment {
   offset: number;
   query: TimeRange;
   matched: TimeRange;
-  /** Query frames that agree on the offset. */
+  /** Query frames that agree on the offset (each paired with its own registered frame). */
   frames: number;
+  /** Agreeing frames weighted by their share of their query frame's best vote. */
   score: number;
+  /** Raw index votes of the agreeing frames (to compare a straight and a mirrored reading). */
+  votes: number;
 }
 
 export interface AlignOptions {
@@ -55,15 +58,25 @@ export function alignHits(hits: FrameHit[], options: AlignOptions): Alignment[] 
     for (const h of list) frameBest.set(h.queryTime, Math.max(frameBest.get(h.queryTime) ?? 0, h.score));
     const weight = (h: FrameHit) => h.score / frameBest.get(h.queryTime)!;
     const offsets = list.map((h) => h.matchedTime - h.queryTime).sort((a, b) => a - b);
-    // The offset whose tolerance window holds the most distinct query frames (sliding window).
-    let best: { offset: number; agreeing: FrameHit[]; score: number } | null = null;
+    // The offset whose tolerance window holds the most distinct query frames (sliding window). Each
+    // registered frame stands for one query frame only: a still registered shot that looks like
+    // several query frames is one piece of evidence, not several (one-to-one, best votes first).
+    let best: { offset: number; agreeing: FrameHit[]; score: number; votes: number } | null = null;
     for (const centre of offsets) {
-      const agreeing = list.filter((h) => Math.abs(h.matchedTime - h.queryTime - centre) <= tolerance);
-      const perFrame = new Map<number, FrameHit>();
-      for (const h of agreeing) if ((perFrame.get(h.queryTime)?.score ?? -1) < h.score) perFrame.set(h.queryTime, h);
-      const kept = [...perFrame.values()];
+      const agreeing = list
+        .filter((h) => Math.abs(h.matchedTime - h.queryTime - centre) <= tolerance)
+        .sort((a, b) => b.score - a.score);
+      const usedQuery = new Set<number>();
+      const usedMatched = new Set<number>();
+      const kept: FrameHit[] = [];
+      for (const h of agreeing) {
+        if (usedQuery.has(h.queryTime) || usedMatched.has(h.matchedTime)) continue;
+        usedQuery.add(h.queryTime);
+        usedMatched.add(h.matchedTime);
+        kept.push(h);
+      }
       const score = kept.reduce((s, h) => s + weight(h), 0);
-      if (!best || score > best.score) best = { offset: centre, agreeing: kept, score };
+      if (!best || score > best.score) best = { offset: centre, agreeing: kept, score, votes: kept.reduce((s, h) => s + h.score, 0) };
     }
     if (!best || best.agreeing.length < minFrames) continue;
     const ds = best.agreeing.map((h) => h.matchedTime - h.queryTime).sort((a, b) => a - b);
@@ -78,6 +91,7 @@ export function alignHits(hits: FrameHit[], options: AlignOptions): Alignment[] 
       matched: { start: round(Math.max(0, qStart + offset)), end: round(qEnd + offset), duration: round(qEnd - qStart) },
       frames: best.agreeing.length,
       score: best.score,
+      votes: best.votes,
     });
   }
   return out.sort((a, b) => b.frames - a.frames || b.score - a.score);

@@ -36,6 +36,14 @@ export interface VisualFingerprint {
   aspect: number;
 }
 
+export interface FingerprintOptions {
+  /**
+   * FAST corner threshold of ORB (default 5). Video frames use a higher one: the 500 features kept
+   * are the strongest corners either way, and far fewer candidates are scored (half the time).
+   */
+  fastThreshold?: number;
+}
+
 const gridSize = (w: number, h: number, long: number) => {
   const s = Math.min(1, long / Math.max(w, h));
   return { width: Math.max(1, Math.round(w * s)), height: Math.max(1, Math.round(h * s)) };
@@ -118,8 +126,13 @@ export function sameThumbnail(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 /** Everything the index stores for one original, from its canonical grid. */
-export async function fingerprintGrid(grid: LumaGrid): Promise<VisualFingerprint> {
-  const features = await computeOrbFeatures(toGray8(grid.luma), grid.width, grid.height, { maxFeatures: REFERENCE_FEATURES });
+export async function fingerprintGrid(grid: LumaGrid, options: FingerprintOptions = {}): Promise<VisualFingerprint> {
+  const gray = toGray8(grid.luma);
+  let features = await computeOrbFeatures(gray, grid.width, grid.height, { maxFeatures: REFERENCE_FEATURES, fastThreshold: options.fastThreshold });
+  // A feature-poor (dark, flat) frame under a high threshold: the default threshold finds what there is.
+  if (options.fastThreshold !== undefined && features.count < REFERENCE_FEATURES / 2) {
+    features = await computeOrbFeatures(gray, grid.width, grid.height, { maxFeatures: REFERENCE_FEATURES });
+  }
   return { features, dhash: dHash64(grid), thumb: thumbnail16(grid), aspect: grid.width / grid.height };
 }
 

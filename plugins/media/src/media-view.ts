@@ -2,7 +2,7 @@ import type { Media } from './media.entity.js';
 import { encodePath } from './media-path.js';
 
 /** URLs of a media's files, served with the same credentials as the API. */
-export const fileUrl = (baseUrl: string, id: number, file: 'thumbnail' | 'image' | 'registration') => `${baseUrl}/api/v4/media-files/${id}/${file}`;
+export const fileUrl = (baseUrl: string, id: number, file: 'thumbnail' | 'image' | 'registration' | 'stream') => `${baseUrl}/api/v4/media-files/${id}/${file}`;
 export const mediaUrl = (baseUrl: string, path: string) => `${baseUrl}/api/v4/media${encodePath(path)}`;
 
 /** The spec's Image object of a registered media. */
@@ -33,6 +33,8 @@ export function videoView(m: Media, baseUrl: string) {
     thumbnail: fileUrl(baseUrl, m.id, 'thumbnail'),
     duration: m.duration,
     format: m.format,
+    // The stored file as uploaded (no transcoding), served with HTTP Range so players can seek.
+    streaming_url: fileUrl(baseUrl, m.id, 'stream'),
     status: m.processing,
     ...(m.processingError ? { error: m.processingError } : {}),
   };

@@ -27,7 +27,8 @@ export const mediaPlugin = definePlugin({
   routes: mediaRoutes,
   resolvers: [MediaResolver],
   jobs: (c) => [
-    { queue: VIDEO_QUEUE, handler: (data: { mediaId: number }) => c.get(VideoProcessingService).process(data.mediaId) },
+    // Polled often: a short video is fingerprinted in about the default interval (2 s).
+    { queue: VIDEO_QUEUE, pollingIntervalSeconds: 0.5, handler: (data: { mediaId: number }) => c.get(VideoProcessingService).process(data.mediaId) },
     { queue: ANNOUNCE_QUEUE, handler: async (data: { mediaId: number }) => c.get(RegistrationService).reannounce(data.mediaId) },
   ],
 });

@@ -33,6 +33,7 @@ class VideoType {
   @Field(() => String) thumbnail!: string;
   @Field(() => Number, { nullable: true, description: 'Seconds.' }) duration!: number | null;
   @Field(() => String, { nullable: true }) format!: string | null;
+  @Field(() => String, { description: 'The stored file, served with HTTP Range support (no transcoding).' }) streamingUrl!: string;
   @Field(() => String, { nullable: true, description: 'Fingerprinting: pending, ready (searchable) or failed.' }) status!: string | null;
   @Field(() => String, { nullable: true }) error!: string | null;
 }
@@ -74,7 +75,7 @@ function view(m: Media, baseUrl: string): MediaType {
     type: m.type,
     metadata: m.metadata,
     image: image && { ...image, mediaPath: image.media_path, mediaUrl: image.media_url },
-    video: m.type === 'video' ? { ...videoView(m, baseUrl), error: m.processingError } : null,
+    video: m.type === 'video' ? (({ streaming_url, ...v }) => ({ ...v, streamingUrl: streaming_url, error: m.processingError }))(videoView(m, baseUrl)) : null,
     exclusive: m.exclusive,
     watermarked: m.kind === 'watermarked',
   };

@@ -24,6 +24,7 @@ import { mediaView } from './media-view.js';
 import { parseMetadata } from './metadata.js';
 import { MEDIA_QUERY, METADATA_SCHEMA, REGISTRATION_BODY_SCHEMA } from './media.schemas.js';
 import { inputOf, RegistrationService, type RegistrationInput } from './registration.service.js';
+import { rangedFile } from './byte-range.js';
 
 const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif'];
 const VIDEO_CONTENT_TYPES: Record<string, string> = {
@@ -126,11 +127,11 @@ export const mediaRoutes: RouteSpec[] = [
     versions: ['v4'],
     method: 'GET',
     path: '/media-files/:id/:file',
-    summary: 'Files of a media: thumbnail, image, registration',
+    summary: 'Files of a media: thumbnail, image, registration; stream (a video, with HTTP Range support)',
     async handler(ctx) {
       const id = ctx.params.id ?? '';
       const which = ctx.params.file;
-      if (!/^\d{1,15}$/.test(id) || !['thumbnail', 'image', 'registration'].includes(which ?? '')) throw notFound();
+      if (!/^\d{1,15}$/.test(id) || !['thumbnail', 'image', 'registration', 'stream'].includes(which ?? '')) throw notFound();
       const media = await ctx.container.get(MediaService).findById(Number(id));
       // Another account's file is "not found", never "forbidden": its existence is not disclosed.
       if (!media || media.type === 'folder' || !canActOnHome(ctx.principal!, `/${media.path.split('/')[1]}`)) throw notFound();
@@ -141,7 +142,12 @@ export const mediaRoutes: RouteSpec[] = [
         if (media.kind !== 'watermarked') throw notFound('A plain image has no registration file.');
         return blob(await blobs.get(keys.original), 'application/lmk', `${media.name}.lmk`);
       }
-      if (media.type === 'video') return blob(await blobs.get(keys.original), VIDEO_CONTENT_TYPES[media.format ?? ''] ?? 'application/octet-stream');
+      if (which === 'stream' && media.type !== 'video') throw notFound('Only a video has a stream.');
+      if (media.type === 'video') {
+        const data = await blobs.get(keys.original);
+        if (!data) throw notFound('The file is not available.');
+        return rangedFile(data, VIDEO_CONTENT_TYPES[media.format ?? ''] ?? 'application/octet-stream', ctx.headers.range);
+      }
       if (media.kind === 'plain') return blob(await blobs.get(keys.original), `image/${media.format}`);
       return blob(await blobs.get(keys.preview), 'image/png');
     },

@@ -207,7 +207,7 @@ export class RegistrationService {
 
   private async fromVideo(bytes: Buffer): Promise<Prepared> {
     return withTempFile(bytes, async (file) => {
-      const info = await probeVideo(file);
+      const info = await probeVideo(file, { maxDuration: this.core.maxVideoSeconds });
       let thumbnail: Buffer | null = null;
       for await (const f of sampleFrames(file, { fps: 1, side: 256, width: info.width, height: info.height, maxFrames: 1 })) {
         thumbnail = await getSharp()(Buffer.from(f.luma), { raw: { width: f.width, height: f.height, channels: 1 } }).jpeg({ quality: 80 }).toBuffer();

@@ -72,7 +72,7 @@ export class MatchPipelineService implements MatchPipeline {
   private async submitVideo(sighting: Sighting, video: NonNullable<Sighting['video']>): Promise<SightingMatch[]> {
     const bytes = video.bytes ?? (await this.fetch(video.url));
     return withTempFile(bytes, async (file) => {
-      const info = await probeVideo(file);
+      const info = await probeVideo(file, { maxDuration: this.core.maxVideoSeconds });
       const found = await this.videos.matchVideo(sighting.accountId, file, info, { searchPath: sighting.searchPath });
       const matches: SightingMatch[] = [];
       for (const { media, alignment } of found) {

@@ -1,7 +1,7 @@
 import { inject, injectable } from 'inversify';
 import { TOKENS } from '@filigrane/core';
 import { In, type DataSource } from 'typeorm';
-import { Media, VIDEO_FPS } from '@filigrane/plugin-media';
+import { decodeTimeoutMs, Media, VIDEO_FAST_THRESHOLD, VIDEO_FPS, VIDEO_SIDE } from '@filigrane/plugin-media';
 import { fingerprintGrid, type LumaGrid, type VisualFingerprint } from '@filigrane/vision';
 import { alignHits, sampleFrames, type Alignment, type FrameHit, type VideoInfo } from '@filigrane/video';
 import { keyFrame, VisualIndexService } from './visual-index.service.js';
@@ -53,21 +53,24 @@ export class VideoMatchService {
   }
 
   async matchVideo(accountId: number, file: string, info: VideoInfo, options: { searchPath?: string; maxFrames?: number } = {}): Promise<VideoMatch[]> {
+    // Both readings always: a mirrored copy of a near-symmetric or static scene also aligns
+    // straight, at a wrong offset; per video the reading with more index votes wins.
+    const best = new Map<number, Alignment>();
     for (const mirror of [false, true]) {
       const hits: FrameHit[] = [];
       let frames = 0;
-      for await (const f of sampleFrames(file, { fps: QUERY_FPS, width: info.width, height: info.height, mirror, maxFrames: options.maxFrames })) {
+      for await (const f of sampleFrames(file, { fps: QUERY_FPS, side: VIDEO_SIDE, width: info.width, height: info.height, mirror, maxFrames: options.maxFrames, timeoutMs: decodeTimeoutMs(info.duration) })) {
         const grid: LumaGrid = { luma: Float32Array.from(f.luma), width: f.width, height: f.height };
-        hits.push(...(await this.frameHits(accountId, await fingerprintGrid(grid), f.time)));
+        hits.push(...(await this.frameHits(accountId, await fingerprintGrid(grid, { fastThreshold: VIDEO_FAST_THRESHOLD }), f.time)));
         frames++;
       }
       // Unrelated footage gathers a few chance hits; a copy agrees over a good part of its length.
       const minFrames = Math.max(MIN_ALIGNED_FRAMES, Math.ceil(MIN_ALIGNED_SHARE * frames));
-      const aligned = alignHits(hits, { frameSpan: 1 / QUERY_FPS, minFrames });
-      const found = await this.withMedia(accountId, aligned, options.searchPath);
-      if (found.length) return found;
+      for (const a of alignHits(hits, { frameSpan: 1 / QUERY_FPS, minFrames })) {
+        if ((best.get(a.mediaId)?.votes ?? -1) < a.votes) best.set(a.mediaId, a);
+      }
     }
-    return [];
+    return this.withMedia(accountId, [...best.values()].sort((a, b) => b.frames - a.frames || b.votes - a.votes), options.searchPath);
   }
 
   /** The best frame of each registered video a still image shows (a frame grab), with its time. */
@@ -83,6 +86,7 @@ export class VideoMatchService {
       matched: { start: h.matchedTime, end: h.matchedTime + span, duration: span },
       frames: 1,
       score: h.score,
+      votes: h.score,
     }));
     return this.withMedia(accountId, aligned.sort((a, b) => b.score - a.score), searchPath);
   }

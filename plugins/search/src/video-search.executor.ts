@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'inversify';
-import { isUploadedFile, TOKENS, validationError, type BlobStore, type ErrorItem } from '@filigrane/core';
+import { CORE_SETTINGS, isUploadedFile, TOKENS, validationError, type BlobStore, type CoreSettings, type ErrorItem } from '@filigrane/core';
 import { mediaApiError, mediaUrl, videoView, withTempFile } from '@filigrane/plugin-media';
 import { probeVideo, sniffVideo } from '@filigrane/video';
 import { assertWithinHome, searchPathOf, type SearchExecutor, type SearchScope } from './search-executors.js';
@@ -48,6 +48,7 @@ export class VideoSearchExecutor implements SearchExecutor<VideoQuery> {
   constructor(
     @inject(VideoMatchService) private readonly videos: VideoMatchService,
     @inject(TOKENS.BlobStore) private readonly blobs: BlobStore,
+    @inject(CORE_SETTINGS.token) private readonly core: CoreSettings,
   ) {}
 
   accepts(body: Record<string, unknown>): boolean {
@@ -70,6 +71,10 @@ export class VideoSearchExecutor implements SearchExecutor<VideoQuery> {
     if (name !== null && typeof name !== 'string') errors.push({ field: 'name', code: 'invalid', details: 'name must be a string.' });
     if (errors.length) throw validationError(errors);
     assertWithinHome(searchPath, scope);
+    // Probed at once: an unreadable, audio-only or too long video is a 4xx now, not a failed search later.
+    await withTempFile(file.data, (f) => probeVideo(f, { maxDuration: this.core.maxVideoSeconds })).catch((err: unknown) => {
+      throw mediaApiError(err);
+    });
     const query: VideoQuery = { blob: `searches/videos/${randomUUID()}`, name: name as string | null, search_path: searchPath, sync: false };
     await this.blobs.put(query.blob, file.data);
     return { query, sync: false, name: query.name };
@@ -79,7 +84,7 @@ export class VideoSearchExecutor implements SearchExecutor<VideoQuery> {
     const data = await this.blobs.get(query.blob);
     if (!data) throw validationError([{ field: 'file', code: 'gone', details: 'The query video is no longer available.' }]);
     try {
-      const found = await withTempFile(data, async (file) => this.videos.matchVideo(scope.accountId, file, await probeVideo(file), { searchPath: query.search_path }));
+      const found = await withTempFile(data, async (file) => this.videos.matchVideo(scope.accountId, file, await probeVideo(file, { maxDuration: this.core.maxVideoSeconds }), { searchPath: query.search_path }));
       return found.map((m) => videoResult(m, scope.baseUrl, 'video'));
     } catch (err) {
       throw mediaApiError(err);

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
 import { CORE_SETTINGS, TOKENS, type CoreSettings } from '@filigrane/core';
-import type { MediaEventsListener, RegisteredMedia, VideoFrameEvent } from '@filigrane/plugin-media';
+import { VIDEO_FAST_THRESHOLD, type MediaEventsListener, type RegisteredMedia, type VideoFrameEvent } from '@filigrane/plugin-media';
 import {
   canonicalLuma,
   fingerprintGrid,
@@ -105,7 +105,7 @@ export class VisualIndexService implements MediaEventsListener {
   /** MEDIA_EVENTS: one sampled frame of a video, indexed like a still image under its frame key. */
   async videoFrame(event: VideoFrameEvent): Promise<void> {
     const { media } = event;
-    const fp = await fingerprintGrid({ luma: Float32Array.from(event.luma), width: event.width, height: event.height });
+    const fp = await fingerprintGrid({ luma: Float32Array.from(event.luma), width: event.width, height: event.height }, { fastThreshold: VIDEO_FAST_THRESHOLD });
     const f = fp.features;
     await this.db.query(
       `INSERT INTO visual_index (media_id, frame, frame_time, account_id, width, height, count, points, descriptors, dhash, thumb)

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,6 +54,8 @@ test.before(async () => {
   ff('-ss', '11', '-i', path('registered.mp4'), '-frames:v', '1', path('grab.png'));
   ff('-f', 'lavfi', '-i', 'testsrc2=size=320x240:rate=10', '-t', '6', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', path('unrelated.mp4'));
   ff('-f', 'lavfi', '-i', 'sine=frequency=440', '-t', '2', '-c:a', 'aac', path('audio.m4a'));
+  // Four hours, cheaply: 16x16 at 1 frame per second (about 200 KB).
+  ff('-f', 'lavfi', '-i', 'color=c=gray:size=16x16:rate=1', '-t', '14400', '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '600', path('long.mp4'));
   server = await startTestServer({ plugins: defaultPlugins(), workers: true });
   key = (await server.createAccount('vid')).apiKey;
   other = (await server.createAccount('vidother')).apiKey;
@@ -74,6 +76,31 @@ test.serial('a video is registered at once and fingerprinted by a job; the Video
   t.like(gql.json.data.media, { type: 'video', video: { status: 'ready', format: 'mp4', width: 320 } });
   const account = await server.call('GET', '/api/v4/account/', { key });
   t.true(account.json.disk_usage >= readFileSync(path('registered.mp4')).length, 'the video counts in disk usage');
+});
+
+test.serial('streaming_url serves the stored video with byte ranges, to its account only', async (t) => {
+  const whole = readFileSync(path('registered.mp4'));
+  const media = await server.call('GET', '/api/v4/media/vid/films/zoom.mp4', { key });
+  const url = media.json.video.streaming_url as string;
+  t.regex(url, /\/media-files\/\d+\/stream$/);
+  const auth = { authorization: `Token ${key}` };
+  const part = await fetch(url, { headers: { ...auth, range: 'bytes=100-199' } });
+  t.is(part.status, 206);
+  t.is(part.headers.get('content-range'), `bytes 100-199/${whole.length}`);
+  t.is(part.headers.get('content-type'), 'video/mp4');
+  t.deepEqual(Buffer.from(await part.arrayBuffer()), whole.subarray(100, 200));
+  const tail = await fetch(url, { headers: { ...auth, range: 'bytes=-50' } });
+  t.deepEqual(Buffer.from(await tail.arrayBuffer()), whole.subarray(whole.length - 50));
+  const all = await fetch(url, { headers: auth });
+  t.is(all.status, 200);
+  t.is(all.headers.get('accept-ranges'), 'bytes');
+  t.is(Buffer.compare(Buffer.from(await all.arrayBuffer()), whole), 0);
+  const past = await fetch(url, { headers: { ...auth, range: `bytes=${whole.length}-` } });
+  t.is(past.status, 416);
+  t.is(past.headers.get('content-range'), `bytes */${whole.length}`);
+  t.is((await fetch(url, { headers: { authorization: `Token ${other}` } })).status, 404, 'another account does not see it');
+  const gql = await server.call('POST', '/graphql', { key, json: { query: '{ media(path: "/vid/films/zoom.mp4") { video { streamingUrl } } }' } });
+  t.is(gql.json.data.media.video.streamingUrl, url);
 });
 
 test.serial('a re-encoded, half-size clip is found with both time ranges; another account finds nothing', async (t) => {
@@ -115,6 +142,18 @@ test.serial('bad videos: clear errors; synchronous video searches are refused', 
   const sync = await server.call('POST', '/api/v4/searches/', { key, json: { file: dataUri('clip.mp4', 'video/mp4'), sync: true } });
   t.is(sync.status, 400);
   t.is((await server.call('GET', '/api/v4/media/vid/bad/truncated.mp4', { key })).status, 404, 'nothing is kept of a refused video');
+  // Longer than MAX_VIDEO_SECONDS (1 hour): refused at once, to register and to search.
+  const long = await server.call('PUT', '/api/v4/media/vid/bad/long.mp4', { key, body: readFileSync(path('long.mp4')), headers: { 'content-type': 'video/mp4' } });
+  t.is(long.status, 413, long.text);
+  t.is(long.json.code, 'video_too_long');
+  const longSearch = await server.call('POST', '/api/v4/searches/', { key, json: { file: dataUri('long.mp4', 'video/mp4') } });
+  t.is(longSearch.status, 413, longSearch.text);
+  t.is(longSearch.json.code, 'video_too_long');
+  const audioSearch = await server.call('POST', '/api/v4/searches/', { key, json: { file: dataUri('audio.m4a', 'audio/mp4') } });
+  t.is(audioSearch.status >= 400 && audioSearch.status < 500, true, audioSearch.text);
+  // No decoder outlives its request.
+  const children = spawnSync('ps', ['--ppid', String(process.pid), '-o', 'comm='], { encoding: 'utf8' }).stdout;
+  t.notRegex(children, /ffmpeg|ffprobe/);
 });
 
 test.serial('a video seen on the web goes through the one match pipeline: a web match with the video and its six times', async (t) => {
