@@ -9,8 +9,11 @@ export interface BlobStore {
   put(key: string, data: Buffer): Promise<void>;
   /** Writes a large blob from a stream (crawl artifacts) without holding it in memory. */
   putStream(key: string, source: Readable): Promise<number>;
-  /** Opens a blob for streaming with its size; null when there is no such blob. */
-  open(key: string): Promise<{ stream: Readable; size: number } | null>;
+  /**
+   * Opens a blob for streaming with its (whole) size; `range` (inclusive byte offsets) streams only
+   * those bytes. null when there is no such blob.
+   */
+  open(key: string, range?: { start: number; end: number }): Promise<{ stream: Readable; size: number } | null>;
   /** null when there is no such blob. */
   get(key: string): Promise<Buffer | null>;
   delete(key: string): Promise<void>;

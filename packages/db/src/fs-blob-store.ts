@@ -38,7 +38,7 @@ export class FsBlobStore implements BlobStore {
     return out.bytesWritten;
   }
 
-  async open(key: string): Promise<{ stream: Readable; size: number } | null> {
+  async open(key: string, range?: { start: number; end: number }): Promise<{ stream: Readable; size: number } | null> {
     let handle;
     try {
       handle = await open(this.path(key), 'r');
@@ -48,7 +48,7 @@ export class FsBlobStore implements BlobStore {
     }
     const { size } = await handle.stat();
     // The stream owns the handle: it is closed when the stream ends or is destroyed.
-    return { stream: handle.createReadStream({ autoClose: true }), size };
+    return { stream: handle.createReadStream({ autoClose: true, ...(range ? { start: range.start, end: range.end } : {}) }), size };
   }
 
   async get(key: string): Promise<Buffer | null> {
