@@ -57,14 +57,31 @@ export class AggregationQueryService {
     return ['a.account_id = $1', 'a.name = $2', ...filterSql(conditions, aggregationFields(def), params)].join(' AND ');
   }
 
-  async list(accountId: number, def: AggregationDef, conditions: FilterCondition[], offset: number, limit: number): Promise<[AggregationRow[], number]> {
+  /**
+   * Counts are exact up to this many objects; beyond, the planner's estimate (documented in
+   * docs/api-decisions.md): an exact count of 200,000 groups costs more than the page itself.
+   */
+  exactCountLimit = 10_000;
+
+  /** One page, the count of the filtered collection, and whether a next page exists (one row more is read). */
+  async list(accountId: number, def: AggregationDef, conditions: FilterCondition[], offset: number, limit: number): Promise<{ rows: AggregationRow[]; count: number; hasNext: boolean }> {
     const params: unknown[] = [];
     const where = this.where(accountId, def, conditions, params);
     const [rows, count] = await Promise.all([
-      this.db.query(`${SELECT} WHERE ${where} ${ORDER} LIMIT ${Number(limit)} OFFSET ${Number(offset)}`, params) as Promise<AggregationRow[]>,
-      this.db.query(`SELECT count(*)::int AS n ${FROM} WHERE ${where}`, params) as Promise<{ n: number }[]>,
+      this.db.query(`${SELECT} WHERE ${where} ${ORDER} LIMIT ${Number(limit) + 1} OFFSET ${Number(offset)}`, params) as Promise<AggregationRow[]>,
+      this.count(where, params),
     ]);
-    return [rows, count[0]!.n];
+    return { rows: rows.slice(0, limit), count: Math.max(count, offset + rows.length), hasNext: rows.length > limit };
+  }
+
+  private async count(where: string, params: unknown[]): Promise<number> {
+    const cap = this.exactCountLimit;
+    const exact: { n: number }[] = await this.db.query(`SELECT count(*)::int AS n FROM (SELECT 1 ${FROM} WHERE ${where} LIMIT ${cap + 1}) c`, params);
+    if (exact[0]!.n <= cap) return exact[0]!.n;
+    const explained: { 'QUERY PLAN': unknown }[] = await this.db.query(`EXPLAIN (FORMAT JSON) SELECT 1 ${FROM} WHERE ${where}`, params);
+    const raw = explained[0]!['QUERY PLAN'];
+    const plan = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: { 'Plan Rows': number } }[];
+    return Math.max(cap + 1, Math.round(plan[0]!.Plan['Plan Rows']));
   }
 
   /**
@@ -72,19 +89,24 @@ export class AggregationQueryService {
    * memory stays flat and each batch is one indexed query, whatever the size of the export.
    */
   async *exportBatches(accountId: number, def: AggregationDef, conditions: FilterCondition[], batchSize = 2000): AsyncGenerator<AggregationRow[]> {
-    let after: [Date, string] | null = null;
-    for (;;) {
+    const batch = (after: AggregationRow | null): Promise<AggregationRow[]> => {
       const params: unknown[] = [];
       let where = `${this.where(accountId, def, conditions, params)} AND a.export`;
       if (after) {
-        params.push(after[0], after[1]);
+        params.push(after.last_seen, after.id);
         where += ` AND (a.last_seen, a.id) < ($${params.length - 1}, $${params.length})`;
       }
-      const rows: AggregationRow[] = await this.db.query(`${SELECT} WHERE ${where} ${ORDER} LIMIT ${batchSize}`, params);
+      return this.db.query(`${SELECT} WHERE ${where} ${ORDER} LIMIT ${batchSize}`, params);
+    };
+    // The next batch is read while this one is written out: the database and the CSV work overlap.
+    let rows = await batch(null);
+    for (;;) {
+      const next = rows.length < batchSize ? null : batch(rows[rows.length - 1]!);
+      // A consumer that stops early (client gone) must not leave the prefetch's rejection unhandled.
+      next?.catch(() => undefined);
       if (rows.length) yield rows;
-      if (rows.length < batchSize) return;
-      const last = rows[rows.length - 1]!;
-      after = [last.last_seen, last.id];
+      if (!next) return;
+      rows = await next;
     }
   }
 

@@ -50,6 +50,38 @@ export function aggregationView(def: AggregationDef, r: AggregationRow, baseUrl:
 }
 
 /**
+ * One CSV row of the object, in `csvColumns(def)` order, built straight from the database row: what
+ * `aggregationView` then flattening would give (a test holds them equal), without the objects.
+ */
+export function aggregationCells(def: AggregationDef, r: AggregationRow, baseUrl: string): unknown[] {
+  const hasMedia = r.media_id !== null && r.media_path !== null;
+  const list = (l: unknown[]) => (l.length ? l.join(',') : null);
+  const cells: unknown[] = [
+    String(r.id),
+    r.version,
+    r.account_id,
+    def.name === 'group-path' ? (TYPES[r.media_type ?? ''] ?? 0) : Number(def.typeSql),
+    iso(r.created),
+    iso(r.updated),
+    r.export,
+    false,
+    list(r.tags),
+    r.media_path,
+    hasMedia ? String(Number(r.media_id)) : null,
+    hasMedia ? (r.media_type === 'image' || r.media_type === 'video' ? r.media_type : 'other') : null,
+    hasMedia ? mediaUrl(baseUrl, r.media_path!) : null,
+  ];
+  if (def.site) {
+    if (r.site_id === null) cells.push(null, null, null, null, null);
+    else cells.push(r.site_id, r.site_name, r.site_domain, r.site_suffix, r.site_country);
+  }
+  if (def.page) cells.push(r.page_url);
+  cells.push(r.match_count, r.watermarked_count, r.web_count, r.press_count, r.credit_count, r.video_count, iso(r.first_seen), iso(r.last_seen), list(r.sessions));
+  cells.push(`${baseUrl}/api/v3/aggregations/${def.name}/${r.id}/`);
+  return cells;
+}
+
+/**
  * The listing of the group's matches: v4 for a media's matches (v4 leaves credit matches out), the
  * v3 credit listing for the group of credit lines found without a registered media.
  */
