@@ -42,6 +42,12 @@ export class JobRunner implements JobQueue {
     return boss.send(queue, data, { singletonKey: options.singletonKey, startAfter: options.startAfterSeconds, ...retry });
   }
 
+  async sendMany<T extends object>(queue: string, items: T[]): Promise<void> {
+    if (items.length === 0) return;
+    const boss = await this.queue(queue);
+    await boss.insert(items.map((data) => ({ name: queue, data })));
+  }
+
   /** Registers handlers and schedules: called by processes that run workers. */
   async work(specs: JobSpec<never>[]): Promise<void> {
     for (const spec of specs) {

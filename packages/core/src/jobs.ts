@@ -17,6 +17,8 @@ export interface JobSpec<T = unknown> {
 
 export interface JobQueue {
   send<T extends object>(queue: string, data: T, options?: JobSendOptions): Promise<string | null>;
+  /** Many jobs of one queue in one statement (a fan-out: one round trip, not one per job). */
+  sendMany<T extends object>(queue: string, items: T[]): Promise<void>;
 }
 
 export interface JobSendOptions {
