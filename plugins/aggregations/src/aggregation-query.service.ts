@@ -33,6 +33,15 @@ export interface AggregationRow {
   site_country: string | null;
 }
 
+/** A row of an export: the dates are ISO 8601 text already, `position` the exact keyset value. */
+export type ExportRow = Omit<AggregationRow, 'created' | 'updated' | 'first_seen' | 'last_seen'> & {
+  created: string;
+  updated: string;
+  first_seen: string;
+  last_seen: string;
+  position: string;
+};
+
 /** What the user may change; everything else is computed from the matches. */
 export interface AggregationChange {
   export?: boolean;
@@ -43,6 +52,13 @@ const FROM = 'FROM aggregations a LEFT JOIN media md ON md.id = a.media_id LEFT 
 const SELECT = `SELECT a.*, md.path AS media_path, md.type AS media_type, s.name AS site_name, s.domain AS site_domain,
   s.suffix AS site_suffix, s.country AS site_country ${FROM}`;
 const ORDER = 'ORDER BY a.last_seen DESC, a.id DESC';
+// Exports: dates as ISO 8601 text made by PostgreSQL (parsing then formatting a Date per field was
+// a third of the export's CPU), and the keyset position as exact text (microseconds kept).
+const isoSql = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const EXPORT_SELECT = `SELECT a.id, a.account_id, a.name, a.media_id, a.site_id, a.page_url, a.match_count, a.watermarked_count, a.web_count,
+  a.press_count, a.credit_count, a.video_count, a.sessions, a.export, a.tags, a.version, ${isoSql('a.created')} AS created,
+  ${isoSql('a.updated')} AS updated, ${isoSql('a.first_seen')} AS first_seen, ${isoSql('a.last_seen')} AS last_seen, a.last_seen::text AS position,
+  md.path AS media_path, md.type AS media_type, s.name AS site_name, s.domain AS site_domain, s.suffix AS site_suffix, s.country AS site_country ${FROM}`;
 
 /** Aggregation listings (filters, newest activity first), exports and the user's edits. */
 @injectable()
@@ -88,15 +104,15 @@ export class AggregationQueryService {
    * Every exportable object (export = true) matching the filters, in batches: a keyset walk, so
    * memory stays flat and each batch is one indexed query, whatever the size of the export.
    */
-  async *exportBatches(accountId: number, def: AggregationDef, conditions: FilterCondition[], batchSize = 2000): AsyncGenerator<AggregationRow[]> {
-    const batch = (after: AggregationRow | null): Promise<AggregationRow[]> => {
+  async *exportBatches(accountId: number, def: AggregationDef, conditions: FilterCondition[], batchSize = 2000): AsyncGenerator<ExportRow[]> {
+    const batch = (after: ExportRow | null): Promise<ExportRow[]> => {
       const params: unknown[] = [];
       let where = `${this.where(accountId, def, conditions, params)} AND a.export`;
       if (after) {
-        params.push(after.last_seen, after.id);
-        where += ` AND (a.last_seen, a.id) < ($${params.length - 1}, $${params.length})`;
+        params.push(after.position, after.id);
+        where += ` AND (a.last_seen, a.id) < ($${params.length - 1}::timestamptz, $${params.length})`;
       }
-      return this.db.query(`${SELECT} WHERE ${where} ${ORDER} LIMIT ${batchSize}`, params);
+      return this.db.query(`${EXPORT_SELECT} WHERE ${where} ${ORDER} LIMIT ${batchSize}`, params);
     };
     // The next batch is read while this one is written out: the database and the CSV work overlap.
     let rows = await batch(null);

@@ -13,7 +13,7 @@ import {
 } from '@filigrane/core';
 import { AGGREGATION_NAMES, AGGREGATIONS, aggregationFields, csvColumns, isAggregationName, NOT_FILTERABLE, type AggregationDef } from './aggregation-catalog.js';
 import { deleteField, parsePatch, putField, readField } from './aggregation-fields.js';
-import { AggregationQueryService, type AggregationRow } from './aggregation-query.service.js';
+import { AggregationQueryService, type AggregationRow, type ExportRow } from './aggregation-query.service.js';
 import { aggregationCells, aggregationView } from './aggregation-view.js';
 
 function definition(ctx: Pick<RouteContext, 'params'>): AggregationDef {
@@ -68,7 +68,7 @@ export const aggregationRoutes: RouteSpec[] = [
           columns: csvColumns(def),
           // Rows go to CSV cells directly: no view object per row (100,000-row exports).
           batches: batches as AsyncIterable<unknown[]> as AsyncIterable<Record<string, unknown>[]>,
-          cells: (row) => aggregationCells(def, row as unknown as AggregationRow, ctx.baseUrl),
+          cells: (row) => aggregationCells(def, row as unknown as ExportRow, ctx.baseUrl),
         });
       }
       const page = parsePage(ctx);
