@@ -77,7 +77,7 @@ export class AggregationQueryService {
    * Counts are exact up to this many objects; beyond, the planner's estimate (documented in
    * docs/api-decisions.md): an exact count of 200,000 groups costs more than the page itself.
    */
-  exactCountLimit = 10_000;
+  exactCountLimit = 5_000;
 
   /** One page, the count of the filtered collection, and whether a next page exists (one row more is read). */
   async list(accountId: number, def: AggregationDef, conditions: FilterCondition[], offset: number, limit: number): Promise<{ rows: AggregationRow[]; count: number; hasNext: boolean }> {
@@ -92,7 +92,9 @@ export class AggregationQueryService {
 
   private async count(where: string, params: unknown[]): Promise<number> {
     const cap = this.exactCountLimit;
-    const exact: { n: number }[] = await this.db.query(`SELECT count(*)::int AS n FROM (SELECT 1 ${FROM} WHERE ${where} LIMIT ${cap + 1}) c`, params);
+    // In the page's order: a large result is counted along the account's recency index (the rows a
+    // plain LIMIT would find first by a sequential scan may lie anywhere in a table of all accounts).
+    const exact: { n: number }[] = await this.db.query(`SELECT count(*)::int AS n FROM (SELECT 1 ${FROM} WHERE ${where} ${ORDER} LIMIT ${cap + 1}) c`, params);
     if (exact[0]!.n <= cap) return exact[0]!.n;
     const explained: { 'QUERY PLAN': unknown }[] = await this.db.query(`EXPLAIN (FORMAT JSON) SELECT 1 ${FROM} WHERE ${where}`, params);
     const raw = explained[0]!['QUERY PLAN'];
