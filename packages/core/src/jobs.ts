@@ -9,7 +9,7 @@ export interface JobSpec<T = unknown> {
   handler: (data: T, ctx: JobContext) => Promise<void>;
   /** Cron expression for recurring work. */
   schedule?: string;
-  /** Jobs one worker fetches and runs at once (default 1: one after the other). */
+  /** Jobs one process runs at once (default 1: one after the other); the runner splits them over a few fetch loops. */
   concurrency?: number;
   /** How often an idle worker looks for jobs (seconds, at least 0.5; pg-boss default 2). */
   pollingIntervalSeconds?: number;
