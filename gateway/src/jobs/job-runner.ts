@@ -1,6 +1,10 @@
 import PgBoss from 'pg-boss';
 import type { JobQueue, JobSendOptions, JobSpec } from '@filigrane/core';
 
+/** Jobs per pg-boss worker loop, and loops per queue, when a queue asks for concurrency. */
+const JOBS_PER_LOOP = 8;
+const MAX_LOOPS = 4;
+
 /**
  * pg-boss behind the core JobQueue: jobs live in PostgreSQL, so any number of worker processes
  * on any number of machines share them. The boss starts lazily for processes that only send.
@@ -42,22 +46,36 @@ export class JobRunner implements JobQueue {
     return boss.send(queue, data, { singletonKey: options.singletonKey, startAfter: options.startAfterSeconds, ...retry });
   }
 
+  async sendMany<T extends object>(queue: string, items: T[]): Promise<void> {
+    if (items.length === 0) return;
+    const boss = await this.queue(queue);
+    await boss.insert(items.map((data) => ({ name: queue, data })));
+  }
+
   /** Registers handlers and schedules: called by processes that run workers. */
   async work(specs: JobSpec<never>[]): Promise<void> {
     for (const spec of specs) {
       const boss = await this.queue(spec.queue);
-      const options = { batchSize: spec.concurrency ?? 1, pollingIntervalSeconds: spec.pollingIntervalSeconds ?? 2 };
-      let workerId = '';
-      workerId = await boss.work(spec.queue, options, async (jobs) => {
-        if (jobs.length === 1) await spec.handler(jobs[0].data as never, { id: jobs[0].id });
-        else await Promise.all(jobs.map((job) => spec.handler(job.data as never, { id: job.id })));
-        // pg-boss waits a polling interval after every fetch; a full batch means more may be
-        // waiting, so fetch again at once (throughput is then not capped at batchSize/interval).
-        if (spec.concurrency !== undefined && jobs.length === options.batchSize && workerId) boss.notifyWorker(workerId);
-      });
+      // A pg-boss worker fetches a batch and waits for its slowest job before the next fetch; a high
+      // concurrency is split over a few workers so one slow job (or a fetch) never idles every slot.
+      const concurrency = spec.concurrency ?? 1;
+      const loops = Math.min(MAX_LOOPS, Math.ceil(concurrency / JOBS_PER_LOOP));
+      const batchSize = Math.ceil(concurrency / loops);
+      for (let i = 0; i < loops; i++) await this.loop(boss, spec, batchSize);
       if (spec.schedule) await boss.schedule(spec.queue, spec.schedule);
       else await boss.unschedule(spec.queue).catch(() => undefined);
     }
+  }
+
+  private async loop(boss: PgBoss, spec: JobSpec<never>, batchSize: number): Promise<void> {
+    let workerId = '';
+    workerId = await boss.work(spec.queue, { batchSize, pollingIntervalSeconds: spec.pollingIntervalSeconds ?? 2 }, async (jobs) => {
+      if (jobs.length === 1) await spec.handler(jobs[0].data as never, { id: jobs[0].id });
+      else await Promise.all(jobs.map((job) => spec.handler(job.data as never, { id: job.id })));
+      // pg-boss waits a polling interval after every fetch; a full batch means more may be
+      // waiting, so fetch again at once (throughput is then not capped at batchSize/interval).
+      if (spec.concurrency !== undefined && jobs.length === batchSize && workerId) boss.notifyWorker(workerId);
+    });
   }
 
   async stop(): Promise<void> {

@@ -122,7 +122,7 @@ function send(reply: FastifyReply, spec: RouteSpec, res: RouteResponse, format: 
     return reply
       .type('text/csv; charset=utf-8')
       .header('content-disposition', `attachment; filename="${name}"`)
-      .send(Readable.from(csvChunks(res.csv)));
+      .send(Readable.from(csvChunks(res.csv), { highWaterMark: 1 }));
   }
   if (res.body === undefined || res.status === 204) return reply.send();
   if (res.body instanceof Readable) return reply.type(res.contentType ?? 'application/octet-stream').send(res.body);

@@ -9,7 +9,7 @@ export interface JobSpec<T = unknown> {
   handler: (data: T, ctx: JobContext) => Promise<void>;
   /** Cron expression for recurring work. */
   schedule?: string;
-  /** Jobs one worker fetches and runs at once (default 1: one after the other). */
+  /** Jobs one process runs at once (default 1: one after the other); the runner splits them over a few fetch loops. */
   concurrency?: number;
   /** How often an idle worker looks for jobs (seconds, at least 0.5; pg-boss default 2). */
   pollingIntervalSeconds?: number;
@@ -17,6 +17,8 @@ export interface JobSpec<T = unknown> {
 
 export interface JobQueue {
   send<T extends object>(queue: string, data: T, options?: JobSendOptions): Promise<string | null>;
+  /** Many jobs of one queue in one statement (a fan-out: one round trip, not one per job). */
+  sendMany<T extends object>(queue: string, items: T[]): Promise<void>;
 }
 
 export interface JobSendOptions {

@@ -51,9 +51,10 @@ export function pageEnvelope<T>(
   page: PageRequest,
   total: number,
   items: T[],
-  options: { withCount?: boolean; listName?: string } = {},
+  // hasNext: when the route knows it better than the total (a fetched extra row, an estimated count).
+  options: { withCount?: boolean; listName?: string; hasNext?: boolean } = {},
 ): PageEnvelope<T> {
-  const hasNext = page.offset + items.length < total;
+  const hasNext = options.hasNext ?? page.offset + items.length < total;
   const envelope: PageEnvelope<T> = {
     next: hasNext ? linkWith(ctx, { page: String(page.page + 1) }) : null,
     previous: page.page > 1 ? linkWith(ctx, { page: page.page === 2 ? null : String(page.page - 1) }) : null,

@@ -1,6 +1,6 @@
 import { fileUrl, mediaUrl } from '@filigrane/plugin-media';
 import type { AggregationDef } from './aggregation-catalog.js';
-import type { AggregationRow } from './aggregation-query.service.js';
+import type { AggregationRow, ExportRow } from './aggregation-query.service.js';
 
 const iso = (d: Date | string) => new Date(d).toISOString();
 const TYPES: Record<string, number> = { video: 1, image: 2 };
@@ -47,6 +47,38 @@ export function aggregationView(def: AggregationDef, r: AggregationRow, baseUrl:
     matches: matchesLink(def, r, baseUrl),
   });
   return view;
+}
+
+/**
+ * One CSV row of the object, in `csvColumns(def)` order, built straight from the database row: what
+ * `aggregationView` then flattening would give (a test holds them equal), without the objects.
+ */
+export function aggregationCells(def: AggregationDef, r: ExportRow, baseUrl: string): unknown[] {
+  const hasMedia = r.media_id !== null && r.media_path !== null;
+  const list = (l: unknown[]) => (l.length ? l.join(',') : null);
+  const cells: unknown[] = [
+    String(r.id),
+    r.version,
+    r.account_id,
+    def.name === 'group-path' ? (TYPES[r.media_type ?? ''] ?? 0) : Number(def.typeSql),
+    r.created,
+    r.updated,
+    r.export,
+    false,
+    list(r.tags),
+    r.media_path,
+    hasMedia ? String(Number(r.media_id)) : null,
+    hasMedia ? (r.media_type === 'image' || r.media_type === 'video' ? r.media_type : 'other') : null,
+    hasMedia ? mediaUrl(baseUrl, r.media_path!) : null,
+  ];
+  if (def.site) {
+    if (r.site_id === null) cells.push(null, null, null, null, null);
+    else cells.push(r.site_id, r.site_name, r.site_domain, r.site_suffix, r.site_country);
+  }
+  if (def.page) cells.push(r.page_url);
+  cells.push(r.match_count, r.watermarked_count, r.web_count, r.press_count, r.credit_count, r.video_count, r.first_seen, r.last_seen, list(r.sessions));
+  cells.push(`${baseUrl}/api/v3/aggregations/${def.name}/${r.id}/`);
+  return cells;
 }
 
 /**

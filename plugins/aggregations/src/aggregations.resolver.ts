@@ -57,7 +57,7 @@ export class AggregationsResolver {
     const conditions = aggregationFilters(def, query);
     const size = Math.min(Math.max(pageSize ?? MAX_PAGE_SIZE, 1), MAX_PAGE_SIZE);
     const number = Math.max(page ?? 1, 1);
-    const [rows, count] = await this.query.list(p.accountId, def, conditions, (number - 1) * size, size);
+    const { rows, count } = await this.query.list(p.accountId, def, conditions, (number - 1) * size, size);
     return { count, page: number, pageSize: size, results: rows.map((r) => aggregationView(def, r, ctx.baseUrl)) };
   }
 

@@ -2,7 +2,8 @@ import test from 'ava';
 import sharp from 'sharp';
 import { parse } from 'csv-parse/sync';
 import type { DataSource } from 'typeorm';
-import { TOKENS, type Sighting } from '@filigrane/core';
+import { csvCell, flattenObject, TOKENS, type Sighting } from '@filigrane/core';
+import { AggregationQueryService } from '@filigrane/plugin-aggregations';
 import { MatchRecorder } from '@filigrane/plugin-matches';
 import { startTestServer, type TestServer } from '@filigrane/gateway';
 
@@ -275,6 +276,44 @@ test.serial('CSV honours the filters and the export flag of each aggregation', a
   t.deepEqual(filtered.map((r) => r.page_url).sort(), ['https://www.lemonde.fr/article-1', 'https://www.lemonde.fr/article-2', 'https://www.lemonde.fr/article-9']);
   t.is((await get('/api/v3/aggregations/group-path/?format=xml')).status, 406);
   t.is((await get('/api/v3/aggregations/group-path/?format=csv&colour=red')).status, 400);
+});
+
+test.serial('CSV rows are the JSON objects flattened, cell for cell, in every aggregation', async (t) => {
+  for (const name of ['group-path', 'group-site-path', 'group-site-path-pageurl']) {
+    const json = (await list(name, '?export=true')).results;
+    const text = (await get(`/api/v3/aggregations/${name}/?format=csv`)).text;
+    const csv = parse(text, { columns: true }) as Record<string, string>[];
+    t.true(json.length > 0, name);
+    t.is(csv.length, json.length, name);
+    const columns = text.split('\r\n')[0]!.split(',');
+    for (const [i, obj] of json.entries()) {
+      const flat = flattenObject(obj);
+      const expected = Object.fromEntries(columns.map((c) => [c, csvCell(flat[c]).replace(/^"(.*)"$/s, '$1').replace(/""/g, '"')]));
+      t.deepEqual(csv[i], expected, `${name} ${obj._id}`);
+    }
+  }
+});
+
+test.serial('count is exact up to the limit, then estimated; next and previous stay exact', async (t) => {
+  const service = server.app.container.get(AggregationQueryService);
+  const exact = await list('group-site-path-pageurl');
+  t.true(exact.count > 3);
+  const saved = service.exactCountLimit;
+  service.exactCountLimit = 2;
+  try {
+    const first = await list('group-site-path-pageurl', '?page_size=2');
+    t.true(first.count >= 3, 'above the limit: at least limit + 1');
+    t.deepEqual(first.results.map((r) => r._id), exact.results.slice(0, 2).map((r) => r._id));
+    t.truthy(first.next);
+    const lastPage = Math.ceil(exact.count / 2);
+    const last = await list('group-site-path-pageurl', `?page_size=2&page=${lastPage}`);
+    t.is(last.next, null, 'the last page has no next, whatever the estimate');
+    t.truthy(last.previous);
+    t.deepEqual(last.results.map((r) => r._id), exact.results.slice((lastPage - 1) * 2).map((r) => r._id));
+    t.is((await list('group-path', '?path=/grouper/news/a.png')).count, 1, 'small results stay exact');
+  } finally {
+    service.exactCountLimit = saved;
+  }
 });
 
 test.serial('account isolation on every route', async (t) => {

@@ -118,22 +118,24 @@ export class MatchQueryService {
     const params: unknown[] = [];
     const where = await this.where(accountId, filters, params);
     if (onlyExportable) where.push('m.export');
-    let after: [Date, string] | null = null;
-    for (;;) {
+    const batch = (after: MatchRow | null): Promise<MatchRow[]> => {
       const batchParams = [...params];
       const batchWhere = [...where];
       if (after) {
-        batchParams.push(after[0], after[1]);
+        batchParams.push(after.date_created, after.id);
         batchWhere.push(`(m.date_created, m.id) < ($${batchParams.length - 1}, $${batchParams.length})`);
       }
-      const rows: MatchRow[] = await this.db.query(
-        `${SELECT} WHERE ${batchWhere.join(' AND ')} ORDER BY m.date_created DESC, m.id DESC LIMIT ${Number(batchSize)}`,
-        batchParams,
-      );
+      return this.db.query(`${SELECT} WHERE ${batchWhere.join(' AND ')} ORDER BY m.date_created DESC, m.id DESC LIMIT ${Number(batchSize)}`, batchParams);
+    };
+    // The next batch is read while this one is written out: the database and the CSV work overlap.
+    let rows = await batch(null);
+    for (;;) {
+      const next = rows.length < batchSize ? null : batch(rows[rows.length - 1]!);
+      // A consumer that stops early (client gone) must not leave the prefetch's rejection unhandled.
+      next?.catch(() => undefined);
       if (rows.length) yield rows;
-      if (rows.length < batchSize) return;
-      const last = rows[rows.length - 1]!;
-      after = [last.date_created, last.id];
+      if (!next) return;
+      rows = await next;
     }
   }
 
