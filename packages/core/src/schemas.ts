@@ -134,3 +134,14 @@ export const PAGE_SCHEMA: JsonSchema = {
     date_published: nullable(text),
   },
 };
+
+const seconds: JsonSchema = { type: 'number', minimum: 0 };
+/** Where a video copy lies in the query video and in the registered one (web matches, search results). */
+export const VIDEO_TIME_FIELDS: Record<string, JsonSchema> = {
+  query_video_start_time: seconds,
+  query_video_end_time: seconds,
+  query_video_match_duration: seconds,
+  matched_video_start_time: seconds,
+  matched_video_end_time: seconds,
+  matched_video_match_duration: seconds,
+};

@@ -1,4 +1,4 @@
-import { IMAGE_OBJECT_SCHEMA, MEDIA_OBJECT_SCHEMA, nullable, pageSchema, PAGE_SCHEMA, SITE_SCHEMA, VIDEO_OBJECT_SCHEMA, type JsonSchema } from '@filigrane/core';
+import { IMAGE_OBJECT_SCHEMA, MEDIA_OBJECT_SCHEMA, nullable, pageSchema, PAGE_SCHEMA, SITE_SCHEMA, VIDEO_OBJECT_SCHEMA, VIDEO_TIME_FIELDS, type JsonSchema } from '@filigrane/core';
 
 /** JSON Schemas of the match responses (spec: Web, Press and Credit match (v3), Match (v4)). */
 const common = {
@@ -6,7 +6,6 @@ const common = {
   url: { type: 'string', format: 'uri' },
   created: { type: 'string', format: 'date-time' },
 };
-const seconds = { type: 'number', minimum: 0 };
 
 export const WEB_MATCH_SCHEMA: JsonSchema = {
   type: 'object',
@@ -26,12 +25,7 @@ export const WEB_MATCH_SCHEMA: JsonSchema = {
     query_format: nullable({ type: 'string' }),
     image: nullable(IMAGE_OBJECT_SCHEMA),
     video: VIDEO_OBJECT_SCHEMA,
-    query_video_start_time: seconds,
-    query_video_end_time: seconds,
-    query_video_match_duration: seconds,
-    matched_video_start_time: seconds,
-    matched_video_end_time: seconds,
-    matched_video_match_duration: seconds,
+    ...VIDEO_TIME_FIELDS,
   },
 };
 

@@ -1,7 +1,6 @@
-import { IMAGE_OBJECT_SCHEMA, nullable, pageSchema, VIDEO_OBJECT_SCHEMA, type JsonSchema } from '@filigrane/core';
+import { IMAGE_OBJECT_SCHEMA, nullable, pageSchema, VIDEO_OBJECT_SCHEMA, VIDEO_TIME_FIELDS, type JsonSchema } from '@filigrane/core';
 
 /** JSON Schemas of the search requests and responses (spec: Searches (v4), Search result). */
-const seconds = { type: 'number', minimum: 0 };
 
 /** One match of a search: `user` (image or video of the account) or `text`; documents add their page. */
 export const SEARCH_MATCH_SCHEMA: JsonSchema = {
@@ -16,12 +15,7 @@ export const SEARCH_MATCH_SCHEMA: JsonSchema = {
     video: VIDEO_OBJECT_SCHEMA,
     query: { type: 'object', description: 'Text matches: the query echoed (filename, type as a list, sync, metadata)' },
     media: { type: 'object', properties: { metadata: { type: 'object' }, media_path: { type: 'string' }, media_url: { type: 'string', format: 'uri' } } },
-    query_video_start_time: seconds,
-    query_video_end_time: seconds,
-    query_video_match_duration: seconds,
-    matched_video_start_time: seconds,
-    matched_video_end_time: seconds,
-    matched_video_match_duration: seconds,
+    ...VIDEO_TIME_FIELDS,
   },
 };
 
