@@ -85,6 +85,7 @@ test('real responses validate against their documented schemas', async (t) => {
   const calls: [string, string, string, Parameters<TestServer['call']>[2]?][] = [
     ['GET', '/api/v4/account/', '/api/v4/account/'],
     ['GET', '/api/v4/account/settings/', '/api/v4/account/settings/'],
+    ['GET', '/api/v4/account/download/', '/api/v4/account/download/'],
     ['POST', '/api/v4/domains/blacklist/', '/api/v4/domains/blacklist/', { json: { url: 'copycat.example.com' } }],
     ['GET', '/api/v4/domains/blacklist/', '/api/v4/domains/blacklist/'],
     ['POST', '/api/v3/account/oauth/applications/', '/api/v3/account/oauth/applications/', { json: { name: 'described app' } }],

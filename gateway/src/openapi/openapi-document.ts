@@ -53,7 +53,9 @@ function responses(spec: RouteSpec): Operation {
     out['2XX'] = { description: 'Success (shape not described in the route spec)', content: { 'application/json': { schema: {} } } };
   }
   for (const [status, r] of declared) {
-    const content: Record<string, unknown> = { 'application/json': { schema: r.schema ?? {} } };
+    const content: Record<string, unknown> = r.files
+      ? Object.fromEntries(r.files.map((type) => [type, { schema: { type: 'string', contentMediaType: type } }]))
+      : { 'application/json': { schema: r.schema ?? {} } };
     if (formats.includes('csv')) content['text/csv'] = { schema: { type: 'string' } };
     out[status] = { description: r.description ?? (status === '201' ? 'Created' : 'Success'), ...(Number(status) === 204 ? {} : { content }) };
   }

@@ -88,7 +88,7 @@ export interface RouteSpec {
   /** JSON Schema (2020-12) of a JSON or form body. */
   requestSchema?: JsonSchema;
   /** JSON Schema of the success response bodies, by status (200, 201...). */
-  responses?: Record<number, { description?: string; schema?: JsonSchema }>;
+  responses?: Record<number, { description?: string; schema?: JsonSchema; /** A file answer: its media types instead of JSON. */ files?: string[] }>;
   handler(ctx: RouteContext): Promise<RouteResponse>;
 }
 

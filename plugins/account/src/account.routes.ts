@@ -1,7 +1,7 @@
 import { ApiError, badRequest, file, notFound, ok, streamed, type RouteContext, type RouteSpec } from '@filigrane/core';
 import { ApiKeyService, requireTokenScheme } from '@filigrane/plugin-auth';
 import { AccountService } from './account.service.js';
-import { ACCOUNT_SCHEMA, SETTINGS_SCHEMA, SETTINGS_UPDATE_SCHEMA } from './account.schemas.js';
+import { ACCOUNT_SCHEMA, DOWNLOAD_SCHEMA, SETTINGS_SCHEMA, SETTINGS_UPDATE_SCHEMA } from './account.schemas.js';
 import { DownloadService } from './download.service.js';
 import { parseSettingsUpdate, SettingsService } from './settings.service.js';
 
@@ -64,6 +64,7 @@ export const accountRoutes: RouteSpec[] = [
     versions: [...BOTH],
     method: 'GET',
     path: '/account/download/',
+    responses: { 200: { schema: DOWNLOAD_SCHEMA } },
     async handler(ctx) {
       const downloads = ctx.container.get(DownloadService);
       const base = downloadBase(ctx);
@@ -78,12 +79,14 @@ export const accountRoutes: RouteSpec[] = [
     versions: [...BOTH],
     method: 'GET',
     path: '/account/download/public_key.der',
+    responses: { 200: { files: ['application/x-x509-ca-cert'] } },
     handler: async (ctx) => file(await ctx.container.get(AccountService).publicKey(me(ctx)), 'application/x-x509-ca-cert', 'public_key.der'),
   },
   {
     versions: [...BOTH],
     method: 'GET',
     path: '/account/download/software/:name',
+    responses: { 200: { files: ['application/octet-stream'] } },
     async handler(ctx) {
       const downloads = ctx.container.get(DownloadService);
       const data = await downloads.binary(ctx.params.name ?? '');

@@ -48,3 +48,15 @@ export const SETTINGS_UPDATE_SCHEMA: JsonSchema = {
     notif_site_countries: { type: 'array', items: { type: 'string' } },
   },
 };
+
+/** The spec's Download information (`building`: executables still being built after the first start). */
+export const DOWNLOAD_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['version', 'key', 'software'],
+  properties: {
+    version: { type: 'string' },
+    key: { type: 'object', additionalProperties: { type: 'string' } },
+    software: { type: 'object', additionalProperties: { type: 'string' } },
+    building: { type: 'array', items: { type: 'string' } },
+  },
+};

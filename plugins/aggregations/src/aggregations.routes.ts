@@ -107,6 +107,7 @@ export const aggregationRoutes: RouteSpec[] = [
     method: 'GET',
     path: '/aggregations/:aggregation/:id/:field/',
     summary: 'The value of one field; list items as <field>.<index>',
+    responses: { 200: { description: 'The bare JSON value of the field', schema: {} } },
     async handler(ctx) {
       const def = definition(ctx);
       return ok(readField(aggregationView(def, await found(ctx, def), ctx.baseUrl), ctx.params.field ?? ''));

@@ -85,6 +85,7 @@ export const oauthRoutes: RouteSpec[] = [
     versions: ['v3'],
     method: 'DELETE',
     path: '/account/oauth/applications/:id/',
+    responses: { 204: { description: 'Revoked' } },
     async handler(ctx) {
       if (!(await ctx.container.get(OAuthService).deleteApplication(ctx.principal!.accountId, applicationId(ctx)))) {
         throw notFound('No such application.');

@@ -90,6 +90,7 @@ export const crawlingRoutes: RouteSpec[] = [
   {
     versions: [...V3], method: 'GET', path: '/crawling/batches/:id/:file',
     summary: 'A batch file (images.csv.gz, images.tar, videos.csv.gz, documents.csv.gz, pages.csv.gz, pages.warc.gz), streamed',
+    responses: { 200: { files: ['application/gzip', 'application/x-tar'] } },
     async handler(ctx) {
       const a = await service(ctx).artifact(account(ctx), id(ctx), ctx.params.file ?? '');
       const blob = await ctx.container.get<BlobStore>(TOKENS.BlobStore).open(a.key);

@@ -129,6 +129,7 @@ export const mediaRoutes: RouteSpec[] = [
     method: 'GET',
     path: '/media-files/:id/:file',
     summary: 'Files of a media: thumbnail, image, registration; stream (a video, with HTTP Range support)',
+    responses: { 200: { files: ['image/jpeg', 'image/png', 'image/gif', 'application/lmk', 'video/mp4', 'video/quicktime', 'video/webm', 'application/octet-stream'] }, 206: { description: 'A byte range of the video', files: ['video/mp4', 'video/quicktime', 'video/webm', 'application/octet-stream'] } },
     async handler(ctx) {
       const id = ctx.params.id ?? '';
       const which = ctx.params.file;

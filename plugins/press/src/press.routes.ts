@@ -80,6 +80,7 @@ export const pressRoutes: RouteSpec[] = [
     method: 'DELETE',
     path: '/press/issues/:id/',
     summary: 'Deletes a press issue and its files (its matches stay with the accounts)',
+    responses: { 204: { description: 'Deleted' } },
     async handler(ctx) {
       requireIngest(ctx.principal!);
       await ctx.container.get(PressIssueService).delete(id(ctx));
@@ -113,6 +114,7 @@ export const pressRoutes: RouteSpec[] = [
     method: 'GET',
     path: '/press/issues/:id/images/:md5',
     summary: 'An image as printed in a press issue (for accounts it matched, and press:ingest holders)',
+    responses: { 200: { files: ['image/jpeg', 'image/png'] } },
     async handler(ctx) {
       const p = ctx.principal!;
       const md5 = ctx.params.md5 ?? '';

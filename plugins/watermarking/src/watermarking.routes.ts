@@ -100,6 +100,7 @@ export const watermarkingRoutes: RouteSpec[] = [
     method: 'GET',
     path: '/watermarking/:id/:asset',
     summary: 'An asset of a watermarking: original, watermarked or registration (.lmk)',
+    responses: { 200: { files: ['image/jpeg', 'image/png', 'image/gif', 'application/lmk'] } },
     async handler(ctx) {
       const asset = ctx.params.asset ?? '';
       const service = ctx.container.get(WatermarkingService);

@@ -58,6 +58,7 @@ export const webhookRoutes: RouteSpec[] = [
     path: '/account/webhooks/:id/',
     tags,
     summary: 'Delete an endpoint and its delivery log',
+    responses: { 204: { description: 'Deleted' } },
     async handler(ctx) {
       await endpoints(ctx).remove(ctx.principal!.accountId, idParam(ctx));
       return noContent();
