@@ -10,7 +10,7 @@ import { startTestServer } from '@filigrane/gateway';
 
 const REPO = resolve(__dirname, '../../..');
 
-async function serve(root: string): Promise<{ url: string; stop(): void }> {
+export async function serve(root: string): Promise<{ url: string; stop(): void }> {
   const child = spawn(process.execPath, [resolve(REPO, 'test/bench/support/static-site.js'), root], { stdio: ['ignore', 'pipe', 'inherit'] });
   const line = await new Promise<string>((ok) => createInterface({ input: child.stdout! }).once('line', ok));
   return { url: `http://127.0.0.1:${line.trim()}/`, stop: () => void child.kill() };
@@ -22,7 +22,7 @@ function rssSampler() {
   return { stop: () => (clearInterval(timer), peak) };
 }
 
-async function filigrane(url: string, concurrency: number, search: boolean) {
+export async function filigrane(url: string, concurrency: number, search: boolean) {
   const server = await startTestServer({
     workers: true,
     config: {

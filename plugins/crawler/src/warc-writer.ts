@@ -1,7 +1,15 @@
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import { WARCRecord, WARCSerializer } from 'warcio';
 import type { FetchedResource } from '@filigrane/net';
 
 const DIGEST = { algo: 'sha-1' as const, prefix: 'sha1:', base32: true };
+const gzipAsync = promisify(gzip);
+
+/** One record as its own gzip member, compressed on libuv's thread pool (off the event loop). */
+async function gzipped(record: WARCRecord): Promise<Buffer> {
+  return gzipAsync(await WARCSerializer.serialize(record, { gzip: false, digest: DIGEST }));
+}
 
 function flatHeaders(headers: Record<string, string | string[] | number | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
@@ -34,8 +42,7 @@ export async function warcExchange(res: FetchedResource, date: Date): Promise<Bu
     },
     [new Uint8Array(res.body.buffer, res.body.byteOffset, res.body.byteLength)],
   );
-  const a = await WARCSerializer.serialize(request, { gzip: true, digest: DIGEST });
-  const b = await WARCSerializer.serialize(response, { gzip: true, digest: DIGEST });
+  const [a, b] = await Promise.all([gzipped(request), gzipped(response)]);
   return Buffer.concat([a, b]);
 }
 
