@@ -42,7 +42,7 @@ export async function filigrane(url: string, concurrency: number, search: boolea
     for (;;) {
       s = (await server.call('GET', `/api/v3/crawling/sessions/${created.json.id}/`, { key })).json;
       if (s.state === 'done' || s.state === 'failed') break;
-      await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 250));
     }
     const seconds = (Date.now() - t0) / 1000;
     const peak = rss.stop();

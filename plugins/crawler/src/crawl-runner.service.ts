@@ -10,10 +10,10 @@ import { crawlerConfig, type CrawlerConfig } from './crawl-settings.js';
 import { canonicalUrl, inSite } from './crawl-url.js';
 import { CrawlWrites, type DoneMark } from './crawl-writes.js';
 import { crawlerSource } from './crawler-source.js';
-import { extractPage, type ExtractedPage, type PageMeta } from './html-extract.js';
+import type { ExtractedPage, PageMeta } from './html-extract.js';
 import { readCredit } from './image-credit.js';
 import { PoliteFetcher } from './polite-fetcher.js';
-import { warcExchange } from './warc-writer.js';
+import { PageDigester } from './page-digester.js';
 
 /** Largest video fetched for matching (the pipeline's own limit on a sighting). */
 const MAX_VIDEO_BYTES = 50 * 1024 * 1024;
@@ -104,6 +104,7 @@ export class CrawlRunner {
   private readonly cfg: CrawlerConfig;
   private readonly fetcher: PoliteFetcher;
   private readonly writer: BatchWriter;
+  private readonly digester = new PageDigester();
   private readonly running = new Map<string, Promise<void>>();
   private stopping = false;
 
@@ -132,6 +133,7 @@ export class CrawlRunner {
   async stop(): Promise<void> {
     this.stopping = true;
     await Promise.allSettled([...this.running.values()]);
+    await this.digester.close();
   }
 
   private async run(sessionId: number, cycle: number): Promise<void> {
@@ -265,7 +267,8 @@ export class CrawlRunner {
       // The robots.txt exchange this crawl relies on is part of its WARC (fetched once, cached across crawls).
       run.robotsRecorded.add(origin);
       const r = robots.exchange;
-      run.writes.item('robots', r.url, { status: r.status, contentType: r.contentType, bytes: r.body.length, outcome: 'robots.txt', warcRecords: await warcExchange(r, new Date(robots.at)) });
+      const { records } = await this.digester.digest(r, new Date(robots.at), false);
+      run.writes.item('robots', r.url, { status: r.status, contentType: r.contentType, bytes: r.body.length, outcome: 'robots.txt', warcRecords: records });
     }
     if (!robots.rules.allowed(url)) return { refused: 'disallowed by robots.txt' as const };
     const delay = Math.max(s.download_delay, Math.min(robots.rules.crawlDelay() ?? 0, this.cfg.crawlDelayCap));
@@ -280,7 +283,7 @@ export class CrawlRunner {
       throw err;
     }
     run.writes.count('bytes', res.body.length);
-    return { res, records: await warcExchange(res, this.clock.now()) };
+    return { res, at: this.clock.now() };
   }
 
   /** Crawls one claimed page; returns the validators to remember when it was fetched (2xx). */
@@ -289,18 +292,21 @@ export class CrawlRunner {
     const w = run.writes;
     const got = await this.fetch(run, claim.url, claim, this.cfg.maxPageBytes);
     if ('refused' in got) return void w.item('page', claim.url, { outcome: got.refused! });
-    const { res, records } = got;
+    const { res } = got;
     w.count('pages');
-    const base = { status: res.status, contentType: res.contentType, bytes: res.body.length, warcRecords: records };
+    const ok = res.status >= 200 && res.status <= 299;
+    const kind = ok ? sniffKind(res.body, res.contentType) : null;
+    // WARC records and, for HTML, the parsing: in the worker thread while this loop waits.
+    const digested = await this.digester.digest(res, got.at, kind === 'html');
+    const base = { status: res.status, contentType: res.contentType, bytes: res.body.length, warcRecords: digested.records };
     if (res.status >= 300 && res.status < 400 && res.status !== 304) {
       const target = canonicalUrl(String(res.headers?.location ?? ''), res.url);
       if (target && inSite(target, s.site)) w.addLinks([target], claim.depth);
       return void w.item('page', claim.url, { ...base, outcome: target ? `redirect to ${target}${inSite(target, s.site) ? '' : ' (other site, not followed)'}` : 'redirect without location' });
     }
     if (res.status === 304) return void w.item('page', claim.url, { ...base, outcome: 'not modified' });
-    if (res.status < 200 || res.status > 299) return void w.item('page', claim.url, { ...base, outcome: `HTTP ${res.status}` });
+    if (!ok) return void w.item('page', claim.url, { ...base, outcome: `HTTP ${res.status}` });
     const fetched = validatorsOf(res, null);
-    const kind = sniffKind(res.body, res.contentType);
     if (kind === 'image') {
       w.item('page', claim.url, { ...base, outcome: 'image' });
       await this.images(run, [claim.url], { url: claim.url, type: 'web' }, res);
@@ -310,11 +316,9 @@ export class CrawlRunner {
       w.item('page', claim.url, { ...base, outcome: `not HTML (${kind})` });
       return fetched;
     }
-    let page: ExtractedPage;
-    try {
-      page = extractPage(res.body.toString('utf8'), res.url);
-    } catch (err) {
-      w.item('page', claim.url, { ...base, outcome: `unreadable HTML: ${(err as Error).message}` });
+    const page = digested.page;
+    if (!page) {
+      w.item('page', claim.url, { ...base, outcome: `unreadable HTML: ${digested.pageError}` });
       return fetched;
     }
     if (!page.nofollow && claim.depth < this.cfg.maxDepth) w.addLinks(page.links.filter((l) => inSite(l, s.site)), claim.depth + 1);
@@ -428,7 +432,8 @@ export class CrawlRunner {
     } else {
       const got = await this.fetch(run, url, row, this.cfg.maxImageBytes);
       if ('refused' in got) return void w.item('image', url, { pageUrl, outcome: got.refused! });
-      ({ res, records } = got);
+      res = got.res;
+      records = (await this.digester.digest(res, got.at, false)).records;
     }
     const base = { pageUrl, status: res.status, contentType: res.contentType, bytes: res.body.length, warcRecords: records };
     if (res.status === 304) return void w.item('image', url, { ...base, outcome: 'not modified' });
