@@ -54,6 +54,8 @@ interface MatchedImage {
   lastModified?: Date;
 }
 
+/** Links remembered per crawl to skip repeated ones (a navigation menu on every page); beyond, the database de-duplicates. */
+const MAX_LINKS_REMEMBERED = 500_000;
 /** Bytes of matched images kept per crawl for the sightings of further pages. */
 const MATCHED_IMAGES_BYTES = 64 * 1024 * 1024;
 
@@ -77,6 +79,8 @@ class CrawlRun {
   readonly identified = new Map<string, MatchedImage | null>();
   matchedBytes = 0;
   readonly robotsRecorded = new Set<string>();
+  /** Links this process already wrote to the frontier: not sent to the database again from every page that repeats them. */
+  private readonly linked = new Set<string>();
   readonly writes: CrawlWrites;
 
   constructor(
@@ -85,6 +89,13 @@ class CrawlRun {
     readonly batch: number,
   ) {
     this.writes = writesFor(s);
+  }
+
+  /** Adds links to the frontier (through the buffered writes), each once per process while memory allows. */
+  addLinks(urls: string[], depth: number): void {
+    const fresh = urls.filter((u) => !this.linked.has(u));
+    if (this.linked.size < MAX_LINKS_REMEMBERED) for (const u of fresh) this.linked.add(u);
+    this.writes.addLinks(fresh, depth);
   }
 }
 
@@ -167,44 +178,71 @@ export class CrawlRunner {
     return rows[0] ?? null;
   }
 
+  /**
+   * One crawl loop: one request at a time, pipelined: while a fetched page is processed (parsed,
+   * its images fetched and matched, its writes buffered), the loop already fetches the next one.
+   */
   private async loop(run: CrawlRun): Promise<void> {
-    for (;;) {
-      if (this.stopping || run.end) return;
-      const claim = await this.next(run);
-      if (!claim) {
-        if (run.end) return;
-        // Nothing to claim now: write what this process holds, then see whether pages are still being crawled.
-        await run.writes.flush().catch(() => undefined);
-        if (run.inflight > 0) {
-          await sleep(50);
+    let processing: Promise<void> = Promise.resolve();
+    try {
+      for (;;) {
+        if (this.stopping || run.end) return;
+        const claim = await this.next(run);
+        if (!claim) {
+          if (run.end) return;
+          await processing;
+          if (await this.idle(run)) return;
           continue;
         }
-        const left: { ready: number; busy: number }[] = await this.db.query(
-          `SELECT count(*) FILTER (WHERE state = 'queued')::int AS ready, count(*) FILTER (WHERE state = 'claimed')::int AS busy
-           FROM crawl_urls WHERE session_id = $1 AND kind = 'page' AND cycle = $2 AND state <> 'done'`,
-          [run.s.id, run.s.cycle],
-        );
-        if (left[0]!.ready > 0) continue; // links just written
-        if (left[0]!.busy === 0) {
-          run.end ??= { finish: true, limit: null };
-          return;
+        let got: Awaited<ReturnType<CrawlRunner['fetch']>> | Error;
+        try {
+          got = await this.fetch(run, claim.url, claim, this.cfg.maxPageBytes);
+        } catch (err) {
+          got = err as Error;
         }
-        await sleep(200);
-        continue;
+        await processing; // at most one page of this loop is processed while the next is fetched
+        processing = this.processPage(run, claim, got);
       }
-      let fetched: DoneMark['fetched'];
-      try {
-        fetched = await this.crawlPage(run, claim);
-      } catch (err) {
-        // A failure on one page (a parser crash, a blob write) never ends the crawl.
-        run.writes.item('page', claim.url, { outcome: `error: ${(err as Error).message}`.slice(0, 500) });
-      }
-      run.writes.markDone({ id: claim.id, fetched });
-      run.inflight--;
-      if (run.writes.pending.rows >= run.batch * 4 || Date.now() - run.flushedAt > 1000) {
-        run.flushedAt = Date.now();
-        await run.writes.flush().catch((err) => console.error(`crawl ${run.s.id}:${run.s.cycle}: ${(err as Error).message}`));
-      }
+    } finally {
+      await processing;
+    }
+  }
+
+  /** Nothing to claim: writes what this process holds; true when the crawl has no page left anywhere (it is over). */
+  private async idle(run: CrawlRun): Promise<boolean> {
+    await run.writes.flush().catch(() => undefined);
+    if (run.inflight > 0) {
+      await sleep(50);
+      return false;
+    }
+    const left: { ready: number; busy: number }[] = await this.db.query(
+      `SELECT count(*) FILTER (WHERE state = 'queued')::int AS ready, count(*) FILTER (WHERE state = 'claimed')::int AS busy
+       FROM crawl_urls WHERE session_id = $1 AND kind = 'page' AND cycle = $2 AND state <> 'done'`,
+      [run.s.id, run.s.cycle],
+    );
+    if (left[0]!.ready > 0) return false; // links just written
+    if (left[0]!.busy === 0) {
+      run.end ??= { finish: true, limit: null };
+      return true;
+    }
+    await sleep(200);
+    return false;
+  }
+
+  private async processPage(run: CrawlRun, claim: Claim, got: Awaited<ReturnType<CrawlRunner['fetch']>> | Error): Promise<void> {
+    let fetched: DoneMark['fetched'];
+    try {
+      if (got instanceof Error) throw got;
+      fetched = await this.crawlPage(run, claim, got);
+    } catch (err) {
+      // A failure on one page (a parser crash, a blob write) never ends the crawl.
+      run.writes.item('page', claim.url, { outcome: `error: ${(err as Error).message}`.slice(0, 500) });
+    }
+    run.writes.markDone({ id: claim.id, fetched });
+    run.inflight--;
+    if (run.writes.pending.rows >= run.batch * 4 || Date.now() - run.flushedAt > 1000) {
+      run.flushedAt = Date.now();
+      await run.writes.flush().catch((err) => console.error(`crawl ${run.s.id}:${run.s.cycle}: ${(err as Error).message}`));
     }
   }
 
@@ -286,11 +324,10 @@ export class CrawlRunner {
     return { res, at: this.clock.now() };
   }
 
-  /** Crawls one claimed page; returns the validators to remember when it was fetched (2xx). */
-  private async crawlPage(run: CrawlRun, claim: Claim): Promise<DoneMark['fetched']> {
+  /** Processes one fetched page; returns the validators to remember when it was fetched (2xx). */
+  private async crawlPage(run: CrawlRun, claim: Claim, got: Awaited<ReturnType<CrawlRunner['fetch']>>): Promise<DoneMark['fetched']> {
     const s = run.s;
     const w = run.writes;
-    const got = await this.fetch(run, claim.url, claim, this.cfg.maxPageBytes);
     if ('refused' in got) return void w.item('page', claim.url, { outcome: got.refused! });
     const { res } = got;
     w.count('pages');
@@ -301,7 +338,7 @@ export class CrawlRunner {
     const base = { status: res.status, contentType: res.contentType, bytes: res.body.length, warcRecords: digested.records };
     if (res.status >= 300 && res.status < 400 && res.status !== 304) {
       const target = canonicalUrl(String(res.headers?.location ?? ''), res.url);
-      if (target && inSite(target, s.site)) w.addLinks([target], claim.depth);
+      if (target && inSite(target, s.site)) run.addLinks([target], claim.depth);
       return void w.item('page', claim.url, { ...base, outcome: target ? `redirect to ${target}${inSite(target, s.site) ? '' : ' (other site, not followed)'}` : 'redirect without location' });
     }
     if (res.status === 304) return void w.item('page', claim.url, { ...base, outcome: 'not modified' });
@@ -321,7 +358,7 @@ export class CrawlRunner {
       w.item('page', claim.url, { ...base, outcome: `unreadable HTML: ${digested.pageError}` });
       return fetched;
     }
-    if (!page.nofollow && claim.depth < this.cfg.maxDepth) w.addLinks(page.links.filter((l) => inSite(l, s.site)), claim.depth + 1);
+    if (!page.nofollow && claim.depth < this.cfg.maxDepth) run.addLinks(page.links.filter((l) => inSite(l, s.site)), claim.depth + 1);
     w.item('page', claim.url, { ...base, title: page.meta.title ?? null, outcome: 'ok' });
     await this.videos(run, claim.url, videosOf(page));
     for (const doc of page.documents) w.item('document', doc.url, { pageUrl: claim.url, outcome: `found (${doc.via})` });
