@@ -73,8 +73,10 @@ class CrawlRun {
   flushedAt = Date.now();
   /** Why the loops stopped: the crawl ended (finish it, with the limit reached if any), or it is no longer ours to run. */
   end: { finish: boolean; limit: string | null } | null = null;
-  /** Image URL -> its match in this crawl (null: handled, nothing to repeat on other pages). */
-  readonly images = new Map<string, MatchedImage | null>();
+  /** Image URL -> its match in this crawl, once handled (null: nothing to repeat on other pages). */
+  readonly images = new Map<string, Promise<MatchedImage | null>>();
+  /** Image URL -> its match, set by the page that handles it (read when its promise above settles). */
+  readonly matched = new Map<string, MatchedImage>();
   /** Image content (MD5) -> identified before in this crawl: the match, or null for no match. */
   readonly identified = new Map<string, MatchedImage | null>();
   matchedBytes = 0;
@@ -434,27 +436,41 @@ export class CrawlRunner {
    * response when the page was an image.
    */
   private async images(run: CrawlRun, urls: string[], page: PageContext, fetchedAs: FetchedResource | null): Promise<void> {
-    const fresh: string[] = [];
+    const fresh: { url: string; settle(m: MatchedImage | null): void }[] = [];
+    const known: Promise<MatchedImage | null>[] = [];
     for (const url of new Set(urls)) {
-      if (run.images.has(url)) {
-        const matched = run.images.get(url);
-        if (matched && matched.url === url) await this.resight(run, matched, page).catch(() => undefined);
+      const handled = run.images.get(url);
+      if (handled) {
+        known.push(handled);
         continue;
       }
-      run.images.set(url, null);
-      if (!fetchedAs && !inSite(url, run.s.site) && !this.cfg.offsiteImages) run.writes.item('image', url, { pageUrl: page.url, outcome: 'other site, not fetched' });
-      else fresh.push(url);
+      let settle!: (m: MatchedImage | null) => void;
+      run.images.set(url, new Promise((r) => (settle = r)));
+      if (!fetchedAs && !inSite(url, run.s.site) && !this.cfg.offsiteImages) {
+        run.writes.item('image', url, { pageUrl: page.url, outcome: 'other site, not fetched' });
+        settle(null);
+      } else fresh.push({ url, settle });
     }
-    if (fresh.length === 0) return;
-    for (const row of await this.claimOnce(run, 'image', fresh)) {
-      let fetched: DoneMark['fetched'];
-      try {
-        fetched = await this.imageOnce(run, row.url, row, page, fetchedAs);
-      } catch (err) {
-        run.writes.item('image', row.url, { pageUrl: page.url, outcome: `error: ${(err as Error).message}`.slice(0, 300) });
-      } finally {
-        run.writes.markDone({ id: row.id, fetched });
+    // This page's own images first, then those other pages handle: never waiting on each other.
+    try {
+      if (fresh.length) {
+        for (const row of await this.claimOnce(run, 'image', fresh.map((f) => f.url))) {
+          let fetched: DoneMark['fetched'];
+          try {
+            fetched = await this.imageOnce(run, row.url, row, page, fetchedAs);
+          } catch (err) {
+            run.writes.item('image', row.url, { pageUrl: page.url, outcome: `error: ${(err as Error).message}`.slice(0, 300) });
+          } finally {
+            run.writes.markDone({ id: row.id, fetched });
+          }
+        }
       }
+    } finally {
+      for (const f of fresh) f.settle(run.matched.get(f.url) ?? null);
+    }
+    for (const handled of known) {
+      const m = await handled;
+      if (m) await this.resight(run, m, page).catch(() => undefined);
     }
   }
 
@@ -527,7 +543,6 @@ export class CrawlRunner {
         credit: credit ?? undefined,
       });
       if (kind === 'web' && prepared) this.remember(run, url, md5, matches.length ? { url, bytes: res.body, prepared, credit, lastModified: lastModified && !Number.isNaN(lastModified.getTime()) ? lastModified : undefined } : null);
-      else if (credit && matches.length) this.remember(run, url, md5, null, true);
       w.item('image', url, {
         ...fields, matches: matches.length, watermarked: matches.some((m) => m.watermarked),
         outcome: unreadable ?? (matches.length ? `matched (${matches.map((m) => m.kind).join(', ')})` : 'no match'),
@@ -539,11 +554,12 @@ export class CrawlRunner {
   }
 
   /** Keeps what an image's identification found, by URL and by content, within the memory bound. */
-  private remember(run: CrawlRun, url: string, md5: string, matched: MatchedImage | null, creditOnly = false): void {
-    if (creditOnly) return;
+  private remember(run: CrawlRun, url: string, md5: string, matched: MatchedImage | null): void {
     if (matched && run.matchedBytes + matched.bytes.length > MATCHED_IMAGES_BYTES) return;
-    if (matched) run.matchedBytes += matched.bytes.length;
-    run.images.set(url, matched);
+    if (matched) {
+      run.matchedBytes += matched.bytes.length;
+      run.matched.set(url, matched);
+    }
     if (!run.identified.has(md5)) run.identified.set(md5, matched);
   }
 
