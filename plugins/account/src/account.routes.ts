@@ -1,4 +1,4 @@
-import { ApiError, badRequest, file, notFound, ok, type RouteContext, type RouteSpec } from '@filigrane/core';
+import { ApiError, badRequest, file, notFound, ok, streamed, type RouteContext, type RouteSpec } from '@filigrane/core';
 import { ApiKeyService, requireTokenScheme } from '@filigrane/plugin-auth';
 import { AccountService } from './account.service.js';
 import { ACCOUNT_SCHEMA, SETTINGS_SCHEMA, SETTINGS_UPDATE_SCHEMA } from './account.schemas.js';
@@ -91,7 +91,7 @@ export const accountRoutes: RouteSpec[] = [
         throw new ApiError(503, 'tool_building', 'The offline tool is being built (it takes about a minute after the first start): try again shortly.');
       }
       if (!data) throw notFound('No such file.');
-      return file(data, 'application/octet-stream', ctx.params.name);
+      return streamed(data.stream, data.size, 'application/octet-stream', ctx.params.name);
     },
   },
 ];

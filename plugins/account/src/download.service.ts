@@ -1,4 +1,5 @@
-import { readdir, readFile, lstat } from 'node:fs/promises';
+import { createReadStream, type ReadStream } from 'node:fs';
+import { readdir, readFile, lstat, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inject, injectable } from 'inversify';
 import { TOKENS, type AppConfig } from '@filigrane/core';
@@ -27,10 +28,13 @@ export class DownloadService {
     return files;
   }
 
-  /** The binary's bytes, or null when no such file is listed. */
-  async binary(name: string): Promise<Buffer | null> {
+  /** The binary opened for streaming with its size (it is over 100 MB), or null when no such file is listed. */
+  async binary(name: string): Promise<{ stream: ReadStream; size: number } | null> {
     if (!(await this.binaries()).includes(name)) return null;
-    return readFile(join(this.config.toolDir, name));
+    const path = join(this.config.toolDir, name);
+    const { size } = await stat(path);
+    // Only `size` bytes: a rebuild replacing the file meanwhile must not break Content-Length.
+    return { stream: createReadStream(path, { start: 0, end: Math.max(0, size - 1) }), size };
   }
 
   /**

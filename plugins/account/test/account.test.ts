@@ -72,6 +72,9 @@ test('download lists the public key (served as DER) and only the binaries that e
 
   const bin = await server.call('GET', info.json.software['filigrane-mark-linux-x64'], { key });
   t.is(bin.text, '#!binary\n');
+  // Streamed from disk, still with its length and type.
+  t.is(bin.headers.get('content-length'), '9');
+  t.is(bin.headers.get('content-type'), 'application/octet-stream');
   t.is((await server.call('GET', '/api/v4/account/download/software/.hidden', { key })).status, 404);
   t.is((await server.call('GET', '/api/v4/account/download/software/..%2F..%2Fpackage.json', { key })).status, 404);
   t.is((await server.call('GET', '/api/v3/account/download/', { key })).json.key['public_key.der'], '/api/v3/account/download/public_key.der');

@@ -25,7 +25,7 @@ export function matchV4(r: MatchRow, media: Media | null, baseUrl: string): Reco
       credit: media.credit,
       user_metadata: media.metadata,
     },
-    site: r.site_id === null ? null : { id: r.site_id, name: r.site_name, domain: r.site_domain, suffix: r.site_suffix, country: r.site_country },
+    site: r.site_id === null ? null : { id: r.site_id, name: r.site_name, domain: r.site_domain, suffix: r.site_suffix || null, country: r.site_country },
     page: {
       url: r.page_url || null,
       type: page.type ?? null,
