@@ -2,9 +2,9 @@
 // site (the Debian Administrator's Handbook, from its Debian package) served on loopback, pages
 // and images, with download_delay 0; then Crawlee's CheerioCrawler does the same job at the same
 // concurrency, and the ratio of pages/s is printed (target >= 1.5x, matching off).
-//   --search     then crawls again with matching on, against 1,000 registered media (the photos
-//                of fetch-photos.sh registered plain, synthetic media for the rest, as the search
-//                benchmark does), and prints the cost of matching per image.
+//   --search     instead crawls the site twice, matching off then on, against 1,000 registered media (the photos
+//                of fetch-photos.sh and generated photos, registered plain through the API), and
+//                prints the cost of matching per image.
 //   --pages N    crawls instead a site of N pages made of copies of the real handbook, in a
 //                separate worker process (`filigrane worker`, as in production), and prints that
 //                process's peak RSS (target < 400 MB for 10,000 pages).
@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { startTestServer, type TestServer } from '@filigrane/gateway';
-import { filler, insertSyntheticMedia } from './support/synthetic-media';
+import { syntheticPhoto } from '@filigrane/vision';
 
 const REPO = resolve(__dirname, '../../..');
 const HANDBOOK = resolve(REPO, '.cache/sites/debian-handbook');
@@ -123,13 +123,18 @@ async function matchingCost(concurrency: number): Promise<void> {
     config: { rateLimit: { perSecond: 1_000_000, perDay: 1_000_000_000 }, extra: { ...process.env, ...crawlerEnv(concurrency, 100_000) } },
   });
   try {
-    const { apiKey: key, id: accountId } = await server.createAccount('bench');
-    for (const p of photos) {
-      const res = await server.call('PUT', `/api/v4/media/bench/photos/${p}`, { key, body: readFileSync(join(photoDir, p)), headers: { 'content-type': p.endsWith('.png') ? 'image/png' : 'image/jpeg' } });
-      if (res.status !== 201) throw new Error(`${p}: ${res.status} ${res.text}`);
-    }
-    await insertSyntheticMedia(server.app.dataSource, accountId, filler(12345), 1, 1000 - photos.length);
-    console.log(`1000 registered media: ${photos.length} photos (plain) and ${1000 - photos.length} synthetic; the site shows the ${photos.length} photos on one page`);
+    const { apiKey: key } = await server.createAccount('bench');
+    const register = async (path: string, body: Buffer, type: string) => {
+      const res = await server.call('PUT', `/api/v4/media/bench/${path}`, { key, body, headers: { 'content-type': type } });
+      if (res.status !== 201) throw new Error(`${path}: ${res.status} ${res.text}`);
+    };
+    for (const p of photos) await register(`photos/${p}`, readFileSync(join(photoDir, p)), p.endsWith('.png') ? 'image/png' : 'image/jpeg');
+    // The rest of the 1,000: generated photos, registered through the API like any media (4 at a time).
+    const seeds = Array.from({ length: 1000 - photos.length }, (_, i) => 1000 + i);
+    await Promise.all(Array.from({ length: 4 }, async () => {
+      for (let seed = seeds.shift(); seed !== undefined; seed = seeds.shift()) await register(`generated/${seed}.png`, await syntheticPhoto(seed, 320, 240), 'image/png');
+    }));
+    console.log(`1000 registered media (plain): ${photos.length} photos and ${1000 - photos.length} generated ones; the site shows the ${photos.length} photos on one page`);
     const off = await crawlOnce(server, key, site.url, false);
     const on = await crawlOnce(server, key, site.url, true);
     for (const [name, r] of [['matching off', off], ['matching on', on]] as const) {
@@ -208,6 +213,7 @@ export async function run(args: string[]): Promise<void> {
   const concurrency = Number(opt('--concurrency')) || 4;
   execFileSync(resolve(REPO, 'test/bench/fetch-site.sh'), { stdio: 'inherit' });
   if (opt('--pages')) return largeSite(Number(opt('--pages')), concurrency);
+  if (args.includes('--search')) return matchingCost(concurrency);
   const site = await serve(HANDBOOK);
   try {
     const ours = await filigrane(site.url, concurrency, false);
@@ -226,5 +232,4 @@ export async function run(args: string[]): Promise<void> {
   } finally {
     site.stop();
   }
-  if (args.includes('--search')) await matchingCost(concurrency);
 }
