@@ -69,7 +69,7 @@ export class BatchWriter {
     private readonly blobs: BlobStore,
   ) {}
 
-  private async *items(sessionId: number, cycle: number, kinds: ItemKind[]): AsyncGenerator<ItemRow> {
+  private async *items(sessionId: number, cycle: number, kinds: (ItemKind | 'robots')[]): AsyncGenerator<ItemRow> {
     let last = '0';
     for (;;) {
       const rows: ItemRow[] = await this.db.query(
@@ -119,8 +119,11 @@ export class BatchWriter {
     return Readable.from(
       (async function* (self: BatchWriter) {
         yield await warcInfo(filename, new Date(), { software: 'Filigrane crawler', format: 'WARC File Format 1.1', isPartOf: `session-${sessionId}-crawl-${cycle}` });
-        for await (const r of self.items(sessionId, cycle, ['page', 'image'])) {
-          if (!r.warc) continue;
+        // Each piece holds the records of several fetches (written together): each piece once.
+        const written = new Set<string>();
+        for await (const r of self.items(sessionId, cycle, ['robots', 'page', 'image'])) {
+          if (!r.warc || written.has(r.warc)) continue;
+          written.add(r.warc);
           const data = await self.blobs.get(r.warc);
           if (data) yield data; // gzip members concatenate into one valid .warc.gz
         }

@@ -29,6 +29,8 @@ export const crawlerPlugin = definePlugin({
       // The job only makes this process join the crawl: the crawl's state lives in PostgreSQL,
       // so the job ends at once and a long crawl never holds a pg-boss slot or hits its expiry.
       handler: async (data: { sessionId: number; cycle: number }) => container.get(CrawlRunner).join(data.sessionId, data.cycle),
+      // A crawl asked for starts within half a second, not pg-boss's default two.
+      pollingIntervalSeconds: 0.5,
     },
     {
       queue: 'crawler.tick',

@@ -15,6 +15,14 @@ export interface PoliteRequest {
 const RETRIED_STATUS = new Set([429, 500, 502, 503, 504]);
 const RETRIED_ERRORS = new Set(['timeout', 'network_error', 'dns_error']);
 const ROBOTS_TTL_MS = 10 * 60_000;
+const HOST_REREAD_MS = 1000;
+
+export interface RobotsEntry {
+  rules: RobotsRules;
+  /** The robots.txt request and response, recorded in the WARC of each crawl that relies on them. */
+  exchange: FetchedResource | null;
+  at: number;
+}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
 /** Retry-After as seconds ("120") or an HTTP date; undefined when absent or unreadable. */
@@ -34,7 +42,9 @@ export function retryAfterSeconds(header: string | string[] | undefined, now = D
  */
 export class PoliteFetcher {
   private readonly gates = new Map<string, { active: number; waiting: (() => void)[] }>();
-  private readonly robots = new Map<string, { rules: RobotsRules; at: number }>();
+  private readonly robots = new Map<string, RobotsEntry>();
+  /** Origins with a crawl_hosts row, and the next free slot last read for each (delay-0 requests). */
+  private readonly hosts = new Map<string, { nextAt: number; readAt: number }>();
 
   constructor(
     private readonly db: DataSource,
@@ -57,9 +67,26 @@ export class PoliteFetcher {
     }
   }
 
-  /** Reserves the origin's next request slot (shared by all workers) and waits for it. */
+  /**
+   * Reserves the origin's next request slot (shared by all workers) and waits for it. Without a
+   * delay there is no slot to reserve: only a back-off another worker set (Retry-After) is waited
+   * for, read from PostgreSQL at most once a second rather than on every request.
+   */
   private async waitSlot(origin: string, delay: number): Promise<void> {
-    await this.db.query('INSERT INTO crawl_hosts (origin) VALUES ($1) ON CONFLICT DO NOTHING', [origin]);
+    let host = this.hosts.get(origin);
+    if (!host) {
+      await this.db.query('INSERT INTO crawl_hosts (origin) VALUES ($1) ON CONFLICT DO NOTHING', [origin]);
+      this.hosts.set(origin, (host = { nextAt: 0, readAt: 0 }));
+    }
+    if (delay === 0) {
+      if (Date.now() - host.readAt > HOST_REREAD_MS) {
+        const rows: { at: number }[] = await this.db.query('SELECT (EXTRACT(EPOCH FROM next_at) * 1000)::float8 AS at FROM crawl_hosts WHERE origin = $1', [origin]);
+        host.nextAt = rows[0]?.at ?? 0;
+        host.readAt = Date.now();
+      }
+      await sleep(host.nextAt - Date.now());
+      return;
+    }
     const rows = returnedRows<{ wait_ms: number }>(await this.db.query(
       `WITH cur AS (SELECT next_at FROM crawl_hosts WHERE origin = $1 FOR UPDATE)
        UPDATE crawl_hosts h SET next_at = GREATEST(cur.next_at, now()) + make_interval(secs => $2)
@@ -72,21 +99,24 @@ export class PoliteFetcher {
 
   /** Pushes the origin's next slot back (a 429 or 503 with Retry-After), for every worker. */
   private async backOff(origin: string, seconds: number): Promise<void> {
+    const host = this.hosts.get(origin);
+    if (host) host.nextAt = Math.max(host.nextAt, Date.now() + seconds * 1000);
     await this.db.query(`UPDATE crawl_hosts SET next_at = GREATEST(next_at, now() + make_interval(secs => $2)) WHERE origin = $1`, [origin, seconds]);
   }
 
-  async rules(origin: string, timeoutSeconds: number): Promise<RobotsRules> {
+  /** The origin's robots.txt rules, with the exchange that fetched them (null when it failed) for the WARC. */
+  async rules(origin: string, timeoutSeconds: number): Promise<RobotsEntry> {
     const cached = this.robots.get(origin);
-    if (cached && Date.now() - cached.at < ROBOTS_TTL_MS) return cached.rules;
-    let rules: RobotsRules;
+    if (cached && Date.now() - cached.at < ROBOTS_TTL_MS) return cached;
+    let entry: RobotsEntry;
     try {
       const res = await this.fetch(`${origin}/robots.txt`, { delay: 0, timeoutSeconds, maxBytes: 512 * 1024 });
-      rules = robotsRules(origin, res.status >= 300 && res.status < 400 ? 404 : res.status, res.body.toString('utf8'));
+      entry = { rules: robotsRules(origin, res.status >= 300 && res.status < 400 ? 404 : res.status, res.body.toString('utf8')), exchange: res, at: Date.now() };
     } catch (err) {
-      rules = robotsRules(origin, (err as FetchError).code === 'too_large' ? 404 : null, '');
+      entry = { rules: robotsRules(origin, (err as FetchError).code === 'too_large' ? 404 : null, ''), exchange: null, at: Date.now() };
     }
-    this.robots.set(origin, { rules, at: Date.now() });
-    return rules;
+    this.robots.set(origin, entry);
+    return entry;
   }
 
   /** GET with politeness and retries; any status is returned (redirects are not followed). */
@@ -112,7 +142,7 @@ export class PoliteFetcher {
           failure = err;
         }
         // The delay counts from the end of this exchange too, not only from its start.
-        await this.backOff(origin, req.delay);
+        if (req.delay > 0) await this.backOff(origin, req.delay);
         const retriable = failure ? RETRIED_ERRORS.has(failure.code) : RETRIED_STATUS.has(res!.status);
         if (!retriable || attempt > this.config.retries) {
           if (failure) throw failure;

@@ -40,7 +40,7 @@ test.before(async () => {
   site = await new TestSite({
     '/robots.txt': { type: 'text/plain', body: 'User-agent: *\nDisallow: /private/\n' },
     '/': { type: 'text/html; charset=utf-8', body: home },
-    '/a.html': { type: 'text/html', body: '<html><body><a href="/">home</a><a href="/b.html">b</a></body></html>', etag: '"a-1"' },
+    '/a.html': { type: 'text/html', body: '<html><body><a href="/">home</a><a href="/b.html">b</a><img src="/img/marked.jpg"></body></html>', etag: '"a-1"' },
     '/b.html': { type: 'application/octet-stream', body: '<!DOCTYPE html><html><body>sniffed as HTML</body></html>' },
     '/private/secret.html': { type: 'text/html', body: '<html>secret</html>' },
     '/img/marked.jpg': { type: 'image/jpeg', body: markedJpeg, etag: '"m-1"' },
@@ -145,14 +145,19 @@ test.serial('a crawl follows the site, finds images every way, matches them, and
   const responses = records.filter((r) => r.type === 'response');
   t.true(responses.some((r) => r.url === site.url('/a.html') && r.payload));
   t.is(records.filter((r) => r.type === 'request').length, responses.length);
+  t.true(responses.some((r) => r.url === site.url('/robots.txt')), 'the robots.txt exchange is in the WARC');
 
-  // Matching: the watermarked photo found with its page; the credit line read from XMP/EXIF.
+  // Matching: the watermarked photo found with each page showing it (fetched once); the credit line read from XMP/EXIF.
+  t.is(site.hits('/img/marked.jpg').length, 1);
   const web = await server.call('GET', `/api/v3/matches/web/?session_id=${s.id}`, { key });
-  t.is(web.json.count, 1, web.text);
-  t.like(web.json.results[0], { watermarked: true, session_id: s.id, query_page_url: site.url('/'), image: { type: 'web', url: site.url('/img/marked.jpg'), page_url: site.url('/') } });
-  t.truthy(web.json.results[0].image.md5);
+  t.is(web.json.count, 2, web.text);
+  const home = web.json.results.find((m: { query_page_url: string }) => m.query_page_url === site.url('/'));
+  t.like(home, { watermarked: true, session_id: s.id, image: { type: 'web', url: site.url('/img/marked.jpg'), page_url: site.url('/') } });
+  t.truthy(home.image.md5);
+  t.like(web.json.results.find((m: { query_page_url: string }) => m.query_page_url === site.url('/a.html')), { watermarked: true, image: { url: site.url('/img/marked.jpg') } });
   const v4 = await server.call('GET', `/api/v4/matches/?sessions=${s.id}`, { key });
-  t.like(v4.json.results[0], { sessions: [s.id], page: { type: 'article', headline: 'Our story', author: 'Ann Writer' } });
+  t.is(v4.json.results.length, 2);
+  t.like(v4.json.results.find((m: { page?: { headline?: string } }) => m.page?.headline === 'Our story'), { sessions: [s.id], page: { type: 'article', author: 'Ann Writer' } });
   const credit = await server.call('GET', '/api/v3/matches/credit/', { key });
   t.is(credit.json.count, 1, credit.text);
   t.like(credit.json.results[0], { image_url: site.url('/img/credited.jpg'), page_url: site.url('/') });
@@ -172,7 +177,7 @@ test.serial('a crawl follows the site, finds images every way, matches them, and
   t.is(aHits.length, 2);
   t.is(aHits[1]!.headers['if-none-match'], '"a-1"');
   t.is(site.hits('/img/marked.jpg')[1]?.headers['if-none-match'], '"m-1"');
-  t.is((await server.call('GET', `/api/v3/matches/web/`, { key })).json.count, 1);
+  t.is((await server.call('GET', `/api/v3/matches/web/`, { key })).json.count, 2);
   const all = await server.call('GET', '/api/v3/crawling/batches/', { key });
   t.deepEqual(all.json.results.map((b: { crawl_cycle: number }) => b.crawl_cycle), [2, 1]);
 });
