@@ -64,7 +64,9 @@ class Backend {
           return;
         }
         for (const m of turn.messages) {
-          await this.db.execProtocolRawStream(new Uint8Array(m.buffer, m.byteOffset, m.byteLength), { onRawData: (d) => turn.conn.write(d) });
+          // PGlite hands out views of its own memory, reused by the next chunk, and a busy socket
+          // queues what it is given by reference: copy, or a large result goes out corrupted.
+          await this.db.execProtocolRawStream(new Uint8Array(m.buffer, m.byteOffset, m.byteLength), { onRawData: (d) => turn.conn.write(Buffer.from(d)) });
         }
       })
       .then(

@@ -101,3 +101,22 @@ test.serial('concurrent connections: parameterised statements and transactions d
     await db.stop();
   }
 });
+
+test('embedded: large results read on several connections at once arrive whole', async (t) => {
+  // Results of megabytes outrun the socket: PGlite's reused output memory must be copied (it used to
+  // come out corrupted: a client RangeError or a hang).
+  const db = await startEmbeddedPostgres();
+  const pool = new pg.Pool({ connectionString: db.url, max: 4 });
+  try {
+    await pool.query('CREATE TABLE v (id int, d bytea)');
+    await pool.query("INSERT INTO v SELECT g, decode(repeat(md5(g::text), 64), 'hex') FROM generate_series(1, 3000) g");
+    const results = await Promise.all(Array.from({ length: 4 }, () => pool.query<{ id: number; d: Buffer }>('SELECT id, d FROM v ORDER BY id')));
+    for (const r of results) {
+      t.is(r.rows.length, 3000);
+      t.true(r.rows.every((row, i) => row.id === i + 1 && row.d.length === 1024 && row.d.subarray(0, 16).toString('hex') === row.d.subarray(16, 32).toString('hex')));
+    }
+  } finally {
+    await pool.end();
+    await db.stop();
+  }
+});
