@@ -91,7 +91,9 @@ async function crawlOnce(server: TestServer, key: string, url: string, search: b
   const warc = await fetch(batch.pages.warc, { headers: { authorization: `Token ${key}` } });
   const warcBytes = Number(warc.headers.get('content-length'));
   await warc.body?.cancel();
-  const matches = (await server.call('GET', '/api/v3/matches/web/?limit=1000', { key })).json.results?.length ?? 0;
+  const listed = await server.call('GET', '/api/v3/matches/web/?page_size=1', { key });
+  if (listed.status !== 200) throw new Error(`listing web matches: ${listed.status} ${listed.text.slice(0, 200)}`);
+  const matches: number = listed.json.count;
   return { state: s.state, seconds, pages: batch.pages.count, images: batch.images.count, peak, warcBytes, matches };
 }
 
