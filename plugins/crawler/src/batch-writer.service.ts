@@ -5,6 +5,7 @@ import tar from 'tar-stream';
 import type { DataSource } from 'typeorm';
 import type { BlobStore } from '@filigrane/core';
 import { warcInfo } from './warc-writer.js';
+import type { CrawlItemFields } from './crawl-writes.js';
 
 /** Columns of each gzipped CSV log (documented in docs/api-decisions.md). */
 export const LOG_COLUMNS = {
@@ -25,25 +26,11 @@ export const ARTIFACT_FILES = {
 } as const;
 export type ArtifactName = keyof typeof ARTIFACT_FILES;
 
-interface ItemRow {
+interface ItemRow extends CrawlItemFields {
   id: string;
   kind: ItemKind;
-  url: string;
-  page_url: string | null;
-  status: number | null;
-  content_type: string | null;
+  /** bigint: text from the driver. */
   bytes: string | null;
-  width: number | null;
-  height: number | null;
-  format: string | null;
-  md5: string | null;
-  credit: string | null;
-  title: string | null;
-  matches: number;
-  watermarked: boolean;
-  outcome: string;
-  blob: string | null;
-  warc: string | null;
   created: Date;
 }
 

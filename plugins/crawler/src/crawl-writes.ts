@@ -30,13 +30,12 @@ export interface DoneMark {
   fetched?: { etag: string | null; lastModified: string | null; md5: string | null };
 }
 
-interface ItemRow {
-  kind: ItemRowKind;
+/** The columns of a crawl_items row that are written as read (the batch writer reads them back). */
+export interface CrawlItemFields {
   url: string;
   page_url: string | null;
   status: number | null;
   content_type: string | null;
-  bytes: number | null;
   width: number | null;
   height: number | null;
   format: string | null;
@@ -48,6 +47,11 @@ interface ItemRow {
   outcome: string;
   blob: string | null;
   warc: string | null;
+}
+
+interface ItemRow extends CrawlItemFields {
+  kind: ItemRowKind;
+  bytes: number | null;
   records: Buffer | null;
 }
 
