@@ -5,15 +5,21 @@ import type { Readable } from 'node:stream';
  * artifacts). Keys are relative, slash-separated names that the service builds itself; the
  * filesystem default stores them under DATA_DIR/blobs, an S3-compatible store is the scale-out path.
  */
+/** Inclusive byte offsets within a blob. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
 export interface BlobStore {
   put(key: string, data: Buffer): Promise<void>;
   /** Writes a large blob from a stream (crawl artifacts) without holding it in memory. */
   putStream(key: string, source: Readable): Promise<number>;
   /**
-   * Opens a blob for streaming with its (whole) size; `range` (inclusive byte offsets) streams only
-   * those bytes. null when there is no such blob.
+   * Opens a blob for streaming with its (whole) size; null when there is no such blob. `range` picks,
+   * from that size, the inclusive byte offsets to stream (null: all); what it throws closes the blob.
    */
-  open(key: string, range?: { start: number; end: number }): Promise<{ stream: Readable; size: number } | null>;
+  open(key: string, range?: (size: number) => ByteRange | null): Promise<{ stream: Readable; size: number; range: ByteRange | null } | null>;
   /** null when there is no such blob. */
   get(key: string): Promise<Buffer | null>;
   delete(key: string): Promise<void>;

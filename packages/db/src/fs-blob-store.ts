@@ -4,7 +4,7 @@ import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { dirname, join } from 'node:path';
-import { assertBlobKey, type BlobStore } from '@filigrane/core';
+import { assertBlobKey, type BlobStore, type ByteRange } from '@filigrane/core';
 
 /** BlobStore on the local filesystem; writes are atomic (temporary file, then rename). */
 export class FsBlobStore implements BlobStore {
@@ -38,7 +38,7 @@ export class FsBlobStore implements BlobStore {
     return out.bytesWritten;
   }
 
-  async open(key: string, range?: { start: number; end: number }): Promise<{ stream: Readable; size: number } | null> {
+  async open(key: string, pick?: (size: number) => ByteRange | null): Promise<{ stream: Readable; size: number; range: ByteRange | null } | null> {
     let handle;
     try {
       handle = await open(this.path(key), 'r');
@@ -46,9 +46,17 @@ export class FsBlobStore implements BlobStore {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw err;
     }
-    const { size } = await handle.stat();
+    let size: number;
+    let range: ByteRange | null;
+    try {
+      size = (await handle.stat()).size;
+      range = pick ? pick(size) : null;
+    } catch (err) {
+      await handle.close();
+      throw err;
+    }
     // The stream owns the handle: it is closed when the stream ends or is destroyed.
-    return { stream: handle.createReadStream({ autoClose: true, ...(range ? { start: range.start, end: range.end } : {}) }), size };
+    return { stream: handle.createReadStream({ autoClose: true, ...(range ?? {}) }), size, range };
   }
 
   async get(key: string): Promise<Buffer | null> {

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
-import { returnedRows, TOKENS, type AppConfig, type BlobStore, type Clock, type EventPublisher, type Sighting } from '@filigrane/core';
-import { allowHostsFromEnv, FetchError, type FetchedResource } from '@filigrane/net';
+import { CORE_SETTINGS, returnedRows, TOKENS, type BlobStore, type Clock, type CoreSettings, type EventPublisher, type Sighting } from '@filigrane/core';
+import { FetchError, type FetchedResource } from '@filigrane/net';
 import { ImageTooSmallError, prepareQuery, probeImage, type PreparedQuery } from '@filigrane/vision';
 import { BatchWriter } from './batch-writer.service.js';
 import { sniffKind } from './content-sniff.js';
-import { crawlerConfig, type CrawlerConfig } from './crawl-settings.js';
+import { CRAWLER_SETTINGS, type CrawlerConfig } from './crawl-settings.js';
 import { canonicalUrl, inSite } from './crawl-url.js';
 import { CrawlWrites, type DoneMark } from './crawl-writes.js';
 import { crawlerSource } from './crawler-source.js';
@@ -14,25 +14,16 @@ import type { ExtractedPage, PageMeta } from './html-extract.js';
 import { readCredit } from './image-credit.js';
 import { PoliteFetcher } from './polite-fetcher.js';
 import { PageDigester } from './page-digester.js';
+import type { SessionRow } from './crawl.service.js';
 
 /** Largest video fetched for matching (the pipeline's own limit on a sighting). */
 const MAX_VIDEO_BYTES = 50 * 1024 * 1024;
 
-interface RunState {
-  id: number;
-  account_id: number;
-  site: string;
-  state: string;
-  cycle: number;
-  search: boolean;
-  download_delay: number;
-  download_timeout: number;
-  max_pages: number;
-  max_bytes: string;
-  pages: number;
-  bytes: string;
-  over_time: boolean;
-}
+/** What a crawl loop reads of its session (its row, and whether its time is up). */
+type RunState = Pick<
+  SessionRow,
+  'id' | 'account_id' | 'site' | 'state' | 'cycle' | 'search' | 'download_delay' | 'download_timeout' | 'max_pages' | 'max_bytes' | 'pages' | 'bytes'
+> & { over_time: boolean };
 
 interface Claim {
   id: string;
@@ -114,7 +105,6 @@ export const sessionPrefix = (accountId: number, sessionId: number) => `crawler/
  */
 @injectable()
 export class CrawlRunner {
-  private readonly cfg: CrawlerConfig;
   private readonly fetcher: PoliteFetcher;
   private readonly writer: BatchWriter;
   private readonly digester = new PageDigester();
@@ -123,13 +113,13 @@ export class CrawlRunner {
 
   constructor(
     @inject(TOKENS.DataSource) private readonly db: DataSource,
-    @inject(TOKENS.Config) config: AppConfig,
+    @inject(CRAWLER_SETTINGS.token) private readonly cfg: CrawlerConfig,
+    @inject(CORE_SETTINGS.token) core: CoreSettings,
     @inject(TOKENS.BlobStore) private readonly blobs: BlobStore,
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.Events) private readonly events: EventPublisher,
   ) {
-    this.cfg = crawlerConfig(config);
-    this.fetcher = new PoliteFetcher(db, this.cfg, allowHostsFromEnv(config.extra));
+    this.fetcher = new PoliteFetcher(db, this.cfg, [...core.fetchAllowHosts]);
     this.writer = new BatchWriter(db, blobs);
   }
 

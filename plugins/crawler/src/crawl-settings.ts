@@ -1,4 +1,4 @@
-import { defineSettings, parseSettings, setting, validationError, type AppConfig, type ErrorItem } from '@filigrane/core';
+import { defineSettings, setting, validationError, type ErrorItem } from '@filigrane/core';
 import { canonicalUrl, siteOf } from './crawl-url.js';
 
 /** Bounds of the per-session numbers, all in seconds (see docs/api-decisions.md). */
@@ -112,6 +112,3 @@ export const CRAWLER_SETTINGS = defineSettings('crawler', {
   userAgent: setting.string({ env: 'CRAWL_USER_AGENT', default: 'Filigrane/0.1 (+https://github.com/filigrane/filigrane; media tracking crawler)', description: 'User-Agent of the crawler' }),
 });
 
-export function crawlerConfig(config: AppConfig): CrawlerConfig {
-  return parseSettings(CRAWLER_SETTINGS, config.extra);
-}

@@ -2,10 +2,10 @@ import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
 import {
   conflict, dateConditionsSql, notFound, returnedRows, TOKENS,
-  type AppConfig, type BlobStore, type DateCondition, type JobQueue,
+  type BlobStore, type DateCondition, type JobQueue,
 } from '@filigrane/core';
 import { ARTIFACT_FILES, type ArtifactName } from './batch-writer.service.js';
-import { crawlerConfig, type CrawlerConfig, type NewSession } from './crawl-settings.js';
+import { CRAWLER_SETTINGS, type CrawlerConfig, type NewSession } from './crawl-settings.js';
 import { sessionPrefix } from './crawl-runner.service.js';
 
 export const CRAWL_QUEUE = 'crawler.crawl';
@@ -91,16 +91,13 @@ export function batchView(base: string, r: BatchRow) {
 /** Crawling sessions and batches of an account, and the transitions of a session's state. */
 @injectable()
 export class CrawlService {
-  private readonly cfg: CrawlerConfig;
 
   constructor(
     @inject(TOKENS.DataSource) private readonly db: DataSource,
     @inject(TOKENS.JobQueue) private readonly jobs: JobQueue,
     @inject(TOKENS.BlobStore) private readonly blobs: BlobStore,
-    @inject(TOKENS.Config) config: AppConfig,
-  ) {
-    this.cfg = crawlerConfig(config);
-  }
+    @inject(CRAWLER_SETTINGS.token) private readonly cfg: CrawlerConfig,
+  ) {}
 
   async create(accountId: number, s: NewSession): Promise<SessionRow> {
     const rows: SessionRow[] = await this.db.query(

@@ -1,11 +1,11 @@
-import { ApiError } from '@filigrane/core';
+import { ApiError, type ByteRange } from '@filigrane/core';
 
 /**
  * The byte range a Range header asks of a file of `size` bytes (RFC 9110 §14), for players that seek
  * in a video: null for the whole file (no range, a malformed one or several ranges, as the RFC
  * allows); a range past the end is 416 (its Content-Range gives the size).
  */
-export function byteRange(size: number, range: string | string[] | undefined): { start: number; end: number } | null {
+export function byteRange(size: number, range: string | string[] | undefined): ByteRange | null {
   const m = typeof range === 'string' ? /^bytes=(\d*)-(\d*)$/.exec(range.trim()) : null;
   if (!m || (m[1] === '' && m[2] === '')) return null;
   let start: number;

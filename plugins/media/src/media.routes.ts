@@ -147,26 +147,13 @@ export const mediaRoutes: RouteSpec[] = [
       if (which === 'stream' && media.type !== 'video') throw notFound('Only a video has a stream.');
       if (media.type === 'video') {
         // Streamed from disk (videos run to hundreds of MB), the requested range only.
-        const whole = await blobs.open(keys.original);
-        if (!whole) throw notFound('The file is not available.');
+        const file = await blobs.open(keys.original, (size) => byteRange(size, ctx.headers.range));
+        if (!file) throw notFound('The file is not available.');
         const contentType = VIDEO_CONTENT_TYPES[media.format ?? ''] ?? 'application/octet-stream';
-        const range = (() => {
-          try {
-            return byteRange(whole.size, ctx.headers.range);
-          } catch (err) {
-            whole.stream.destroy();
-            throw err;
-          }
-        })();
-        if (!range) {
-          const all = streamed(whole.stream, whole.size, contentType);
-          return { ...all, headers: { ...all.headers, 'accept-ranges': 'bytes' } };
-        }
-        whole.stream.destroy();
-        const part = await blobs.open(keys.original, range);
-        if (!part) throw notFound('The file is not available.');
-        const partial = streamed(part.stream, range.end - range.start + 1, contentType);
-        return { ...partial, status: 206, headers: { ...partial.headers, 'accept-ranges': 'bytes', 'content-range': `bytes ${range.start}-${range.end}/${whole.size}` } };
+        const { range } = file;
+        const answer = streamed(file.stream, range ? range.end - range.start + 1 : file.size, contentType);
+        if (!range) return { ...answer, headers: { ...answer.headers, 'accept-ranges': 'bytes' } };
+        return { ...answer, status: 206, headers: { ...answer.headers, 'accept-ranges': 'bytes', 'content-range': `bytes ${range.start}-${range.end}/${file.size}` } };
       }
       if (media.kind === 'plain') return blob(await blobs.get(keys.original), `image/${media.format}`);
       return blob(await blobs.get(keys.preview), 'image/png');
