@@ -25,3 +25,4 @@ export * from './graphql-context.js';
 export * from './settings.js';
 export * from './work-pool.js';
 export * from './schemas.js';
+export * from './keyset-batches.js';

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource, EntityManager } from 'typeorm';
-import { filterSql, returnedRows, TOKENS, type Clock, type FilterCondition } from '@filigrane/core';
+import { filterSql, keysetBatches, returnedRows, TOKENS, type Clock, type FilterCondition } from '@filigrane/core';
 import { aggregationFields, type AggregationDef } from './aggregation-catalog.js';
 
 /** An aggregate row joined with its media and site, as the views need it. */
@@ -116,16 +116,7 @@ export class AggregationQueryService {
       }
       return this.db.query(`${EXPORT_SELECT} WHERE ${where} ${ORDER} LIMIT ${batchSize}`, params);
     };
-    // The next batch is read while this one is written out: the database and the CSV work overlap.
-    let rows = await batch(null);
-    for (;;) {
-      const next = rows.length < batchSize ? null : batch(rows[rows.length - 1]!);
-      // A consumer that stops early (client gone) must not leave the prefetch's rejection unhandled.
-      next?.catch(() => undefined);
-      if (rows.length) yield rows;
-      if (!next) return;
-      rows = await next;
-    }
+    yield* keysetBatches(batch, batchSize);
   }
 
   async get(accountId: number, def: AggregationDef, id: string, manager: EntityManager = this.db.manager, lock = false): Promise<AggregationRow | null> {

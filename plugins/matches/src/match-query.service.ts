@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import { In, type DataSource } from 'typeorm';
-import { decodeCursor, filterSql, returnedRows, TOKENS, type Cursor } from '@filigrane/core';
+import { decodeCursor, filterSql, keysetBatches, returnedRows, TOKENS, type Cursor } from '@filigrane/core';
 import { Media } from '@filigrane/plugin-media';
 import { BlacklistService } from '@filigrane/plugin-blacklist';
 import { byId, type MatchFilters } from './match-filters.js';
@@ -127,16 +127,7 @@ export class MatchQueryService {
       }
       return this.db.query(`${SELECT} WHERE ${batchWhere.join(' AND ')} ORDER BY m.date_created DESC, m.id DESC LIMIT ${Number(batchSize)}`, batchParams);
     };
-    // The next batch is read while this one is written out: the database and the CSV work overlap.
-    let rows = await batch(null);
-    for (;;) {
-      const next = rows.length < batchSize ? null : batch(rows[rows.length - 1]!);
-      // A consumer that stops early (client gone) must not leave the prefetch's rejection unhandled.
-      next?.catch(() => undefined);
-      if (rows.length) yield rows;
-      if (!next) return;
-      rows = await next;
-    }
+    yield* keysetBatches(batch, batchSize);
   }
 
   /** One match of the account (no count, no cursor: a single indexed lookup). */
