@@ -1,4 +1,4 @@
-import { mkdirSync, symlinkSync, existsSync } from 'node:fs';
+import { mkdirSync, symlinkSync, readlinkSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import sharp from 'sharp';
@@ -15,16 +15,29 @@ function languageFolder(): string {
   mkdirSync(folder, { recursive: true });
   for (const lang of ['eng', 'fra']) {
     const target = join(folder, `${lang}.traineddata.gz`);
-    if (!existsSync(target)) {
-      const source = join(dirname(require.resolve(`@tesseract.js-data/${lang}/package.json`)), '4.0.0', `${lang}.traineddata.gz`);
-      try {
-        symlinkSync(source, target);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      }
+    const source = join(dirname(require.resolve(`@tesseract.js-data/${lang}/package.json`)), '4.0.0', `${lang}.traineddata.gz`);
+    // A link left by another install (since moved or deleted) points elsewhere: replace it.
+    if (currentLink(target) === source) continue;
+    try {
+      unlinkSync(target);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    try {
+      symlinkSync(source, target);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || currentLink(target) !== source) throw err;
     }
   }
   return folder;
+}
+
+function currentLink(path: string): string | null {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return null;
+  }
 }
 
 /** Longest side given to OCR: print at ~200 dpi is enough for credit lines, and bounds the time. */
@@ -37,7 +50,19 @@ export class TesseractOcr implements OcrEngine {
   private get(): Promise<Worker> {
     this.worker ??= (async () => {
       const { createWorker, OEM } = await import('tesseract.js');
-      return createWorker(['eng', 'fra'], OEM.LSTM_ONLY, { langPath: languageFolder(), gzip: true, cacheMethod: 'none', logger: () => undefined, errorHandler: () => undefined });
+      // tesseract.js never settles createWorker when the language data fails to load; its error
+      // handler is the only signal, so it rejects the creation here.
+      let failed!: (err: Error) => void;
+      const failure = new Promise<never>((_, reject) => (failed = reject));
+      const onError = (data: unknown) => failed(new Error(`OCR engine: ${String(data)}`));
+      const creating = createWorker(['eng', 'fra'], OEM.LSTM_ONLY, { langPath: languageFolder(), gzip: true, cacheMethod: 'none', logger: () => undefined, errorHandler: onError });
+      try {
+        return await Promise.race([creating, failure]);
+      } catch (err) {
+        this.worker = null;
+        void creating.then((w) => w.terminate()).catch(() => undefined);
+        throw err;
+      }
     })();
     return this.worker;
   }

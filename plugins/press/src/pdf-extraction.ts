@@ -355,7 +355,12 @@ async function extractPage(
       const box = image.boxes[0]!;
       const sx = box.width / image.width;
       const sy = box.height / image.height;
-      for (const l of await ocr.lines(image.bytes)) {
+      // An OCR failure costs the credit lines of this page, never its images' matching.
+      const read = await ocr.lines(image.bytes).catch((err: Error) => {
+        console.error(`press OCR, page ${pageNumber}: ${err.message}`);
+        return [];
+      });
+      for (const l of read) {
         lines.push({ text: l.text, x: box.x + l.x * sx, y: box.y + l.y * sy, width: l.width * sx, height: l.height * sy, angle: 0 });
       }
     }

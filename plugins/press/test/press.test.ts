@@ -51,9 +51,7 @@ async function poll(path: string, key: string, done = (j: { status: string }) =>
 }
 
 test.before(async () => {
-  server = await startTestServer({ plugins: [...defaultPlugins(), eventRecorder], workers: true, env: { PRESS_INBOX_DIR: inbox, PRESS_OCR: 'false' } });
-  // OCR off: on 2026-11-23 tesseract.js began to hang in this environment (the same code passed CI the day
-  // before); the two assertions on credit lines read by OCR (scan of page 3) are left out until that is understood.
+  server = await startTestServer({ plugins: [...defaultPlugins(), eventRecorder], workers: true, env: { PRESS_INBOX_DIR: inbox } });
   ops = await server.createAccount('ops');
   alice = await server.createAccount('alice');
   bob = await server.createAccount('bob');
@@ -112,6 +110,7 @@ test.serial('press matches: page numbers, issue, the printed image with its cred
   }
   t.true(byPage.get(1)!.watermarked, 'the printed JPEG carries the watermark');
   t.like(byPage.get(1)!.image, { type: 'press', format: 'jpeg', credit: '© Jean Dupont' });
+  t.regex(byPage.get(3)!.image.credit ?? '', /Alice Studio/, 'credit read by OCR on the scan');
   const image = await fetch(byPage.get(1)!.image.url, { headers: { authorization: `Token ${alice.apiKey}` } });
   t.is(image.status, 200);
   t.is(image.headers.get('content-type'), 'image/jpeg');
@@ -126,6 +125,9 @@ test.serial('press matches: page numbers, issue, the printed image with its cred
   const v4 = await server.call('GET', '/api/v4/matches/?site.name=Le%20Quotidien', { key: alice.apiKey });
   t.is(v4.json.count, 3);
   t.like(v4.json.results[0], { site: { name: 'Le Quotidien', domain: 'le-quotidien' }, page: { type: 'press' } });
+
+  const credit = await server.call('GET', '/api/v3/matches/credit/', { key: alice.apiKey });
+  t.true(credit.json.results.some((m: { credit: string }) => /Alice Studio/.test(m.credit)), 'a printed credit naming the account is a credit match');
 });
 
 test.serial('each account sees only its own media; accounts not tracking press get nothing', async (t) => {
