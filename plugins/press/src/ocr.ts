@@ -43,6 +43,9 @@ function currentLink(path: string): string | null {
 /** Longest side given to OCR: print at ~200 dpi is enough for credit lines, and bounds the time. */
 const OCR_MAX_SIDE = 2400;
 
+/** One page image's OCR (worker start included) takes seconds; a minute means the engine is stuck. */
+const OCR_TIME_LIMIT_MS = 60_000;
+
 /** tesseract.js (WASM, English + French from npm) behind the extraction's OCR interface; one worker, lazily. */
 export class TesseractOcr implements OcrEngine {
   private worker: Promise<Worker> | null = null;
@@ -74,9 +77,11 @@ export class TesseractOcr implements OcrEngine {
     if (!w || !h) return [];
     const scale = Math.min(1, OCR_MAX_SIDE / Math.max(w, h));
     const png = await sharp(image).greyscale().resize(Math.round(w * scale), Math.round(h * scale)).png({ compressionLevel: 1 }).toBuffer();
-    const worker = await this.get();
-    // Tesseract's own diagnostics ("Line cannot be recognized") go to its null device, not our stdout.
-    const { data } = await worker.recognize(png, { debug_file: '/dev/null' } as never, { blocks: true, text: false });
+    const { data } = await this.withinLimit(async () => {
+      const worker = await this.get();
+      // Tesseract's own diagnostics ("Line cannot be recognized") go to its null device, not our stdout.
+      return worker.recognize(png, { debug_file: '/dev/null' } as never, { blocks: true, text: false });
+    });
     const out: { text: string; x: number; y: number; width: number; height: number }[] = [];
     for (const block of data.blocks ?? []) {
       for (const para of block.paragraphs) {
@@ -91,9 +96,32 @@ export class TesseractOcr implements OcrEngine {
     return out;
   }
 
+  /** A stuck engine must not hold a press issue: past the limit the worker is dropped (a new one next time). */
+  private async withinLimit<T>(work: () => Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    let expired = false;
+    const limit = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        expired = true;
+        reject(new Error(`OCR took longer than ${OCR_TIME_LIMIT_MS / 1000} s`));
+      }, OCR_TIME_LIMIT_MS);
+    });
+    try {
+      return await Promise.race([work(), limit]);
+    } catch (err) {
+      if (expired) void this.close();
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   async close(): Promise<void> {
     const w = this.worker;
     this.worker = null;
-    if (w) await (await w).terminate().catch(() => undefined);
+    if (!w) return;
+    // A worker that never finished starting is terminated whenever it does; closing does not wait on it.
+    const terminated = w.then((worker) => worker.terminate()).catch(() => undefined);
+    await Promise.race([terminated, new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
   }
 }
