@@ -4,3 +4,4 @@ export * from './probe.js';
 export * from './frames.js';
 export * from './align.js';
 export * from './sniff.js';
+export * from './pipelined.js';

@@ -14,3 +14,4 @@ export * from './fingerprint';
 export * from './visual-index';
 export * from './plausibility';
 export { syntheticPhoto } from './synthetic-photo';
+export * from './fingerprint-pool';

@@ -4,7 +4,7 @@ export { MediaService, blobKeys } from './media.service.js';
 export { RegistrationService, mediaApiError, inputOf } from './registration.service.js';
 export { resolveUrl, type UrlScope } from './url-resolver.js';
 export { MEDIA_EVENTS, type MediaEventsListener, type RegisteredMedia, type VideoFrameEvent } from './media-events.js';
-export { decodeTimeoutMs, VIDEO_FAST_THRESHOLD, VIDEO_FPS, VIDEO_SIDE, withTempFile } from './video-processing.service.js';
+export { decodeTimeoutMs, FRAMES_IN_FLIGHT, VIDEO_FAST_THRESHOLD, VIDEO_FPS, VIDEO_SIDE, withTempFile } from './video-processing.service.js';
 export { videoView } from './media-view.js';
 export { LOCAL_URLS, type LocalUrlResolver } from './local-urls.js';
 export { mediaView, imageView, mediaUrl, fileUrl } from './media-view.js';

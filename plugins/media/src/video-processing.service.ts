@@ -1,10 +1,10 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
 import { TOKENS, type BlobStore, type ExtensionRegistry } from '@filigrane/core';
-import { sampleFrames, VideoError } from '@filigrane/video';
+import { pipelined, sampleFrames, VideoError } from '@filigrane/video';
 import { Media } from './media.entity.js';
 import { MEDIA_EVENTS } from './media-events.js';
 import { blobKeys } from './media.service.js';
@@ -17,6 +17,8 @@ export const VIDEO_FPS = 2;
  * 512 px, and a frame of a video rarely carries more detail worth telling copies apart.
  */
 export const VIDEO_SIDE = 384;
+/** Frames described at once: one per fingerprint thread (one per core) and one being decoded. */
+export const FRAMES_IN_FLIGHT = availableParallelism() + 1;
 /** ORB's FAST threshold for video frames, registered and query alike (see FingerprintOptions). */
 export const VIDEO_FAST_THRESHOLD = 20;
 
@@ -57,17 +59,13 @@ export class VideoProcessingService {
     try {
       await withTempFile(data, async (file) => {
         let index = 0;
-        // One frame's writes stay in flight while the next frame is described (I/O beside CPU).
-        let previous: Promise<unknown> = Promise.resolve();
-        for await (const frame of sampleFrames(file, { fps: VIDEO_FPS, side: VIDEO_SIDE, width: media.width!, height: media.height!, timeoutMs: decodeTimeoutMs(media.duration) })) {
-          const event = { media, index, time: frame.time, luma: frame.luma, width: frame.width, height: frame.height };
-          const current = Promise.all(listeners.map((l) => l.videoFrame!(event)));
-          current.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
-          await previous;
-          previous = current;
-          index++;
-        }
-        await previous;
+        const sampled = sampleFrames(file, { fps: VIDEO_FPS, side: VIDEO_SIDE, width: media.width!, height: media.height!, timeoutMs: decodeTimeoutMs(media.duration) });
+        // Listeners describe (on the fingerprint threads) and store several frames at once, in order.
+        const indexed = pipelined(sampled, (frame) => {
+          const event = { media, index: index++, time: frame.time, luma: frame.luma, width: frame.width, height: frame.height };
+          return Promise.all(listeners.map((l) => l.videoFrame!(event)));
+        }, FRAMES_IN_FLIGHT);
+        for await (const _ of indexed);
         if (index === 0) throw new VideoError('video_empty', 'no frame could be decoded');
       });
       await this.db.query(`UPDATE media SET processing = 'ready', processing_error = NULL WHERE id = $1`, [media.id]);

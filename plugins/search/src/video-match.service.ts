@@ -1,9 +1,9 @@
 import { inject, injectable } from 'inversify';
 import { TOKENS } from '@filigrane/core';
 import { In, type DataSource } from 'typeorm';
-import { decodeTimeoutMs, Media, VIDEO_FAST_THRESHOLD, VIDEO_FPS, VIDEO_SIDE } from '@filigrane/plugin-media';
-import { fingerprintGrid, type LumaGrid, type VisualFingerprint } from '@filigrane/vision';
-import { alignHits, sampleFrames, type Alignment, type FrameHit, type VideoInfo } from '@filigrane/video';
+import { decodeTimeoutMs, FRAMES_IN_FLIGHT, Media, VIDEO_FAST_THRESHOLD, VIDEO_FPS, VIDEO_SIDE } from '@filigrane/plugin-media';
+import { fingerprintPool, type VisualFingerprint } from '@filigrane/vision';
+import { alignHits, pipelined, sampleFrames, type Alignment, type Frame, type FrameHit, type VideoInfo } from '@filigrane/video';
 import { keyFrame, VisualIndexService } from './visual-index.service.js';
 
 /** Query frames are sampled at the registered videos' rate, so offsets are found to half a frame. */
@@ -59,9 +59,10 @@ export class VideoMatchService {
     for (const mirror of [false, true]) {
       const hits: FrameHit[] = [];
       let frames = 0;
-      for await (const f of sampleFrames(file, { fps: QUERY_FPS, side: VIDEO_SIDE, width: info.width, height: info.height, mirror, maxFrames: options.maxFrames, timeoutMs: decodeTimeoutMs(info.duration) })) {
-        const grid: LumaGrid = { luma: Float32Array.from(f.luma), width: f.width, height: f.height };
-        hits.push(...(await this.frameHits(accountId, await fingerprintGrid(grid, { fastThreshold: VIDEO_FAST_THRESHOLD }), f.time)));
+      const sampled = sampleFrames(file, { fps: QUERY_FPS, side: VIDEO_SIDE, width: info.width, height: info.height, mirror, maxFrames: options.maxFrames, timeoutMs: decodeTimeoutMs(info.duration) });
+      const describe = async (f: Frame) => this.frameHits(accountId, await fingerprintPool().fingerprint(f, { fastThreshold: VIDEO_FAST_THRESHOLD }), f.time);
+      for await (const frameHits of pipelined(sampled, describe, FRAMES_IN_FLIGHT)) {
+        hits.push(...frameHits);
         frames++;
       }
       // Unrelated footage gathers a few chance hits; a copy agrees over a good part of its length.

@@ -6,6 +6,7 @@ import { VIDEO_FAST_THRESHOLD, type MediaEventsListener, type RegisteredMedia, t
 import {
   canonicalLuma,
   fingerprintGrid,
+  fingerprintPool,
   VisualIndex,
   type Candidate,
   type OrbFeatures,
@@ -105,7 +106,7 @@ export class VisualIndexService implements MediaEventsListener {
   /** MEDIA_EVENTS: one sampled frame of a video, indexed like a still image under its frame key. */
   async videoFrame(event: VideoFrameEvent): Promise<void> {
     const { media } = event;
-    const fp = await fingerprintGrid({ luma: Float32Array.from(event.luma), width: event.width, height: event.height }, { fastThreshold: VIDEO_FAST_THRESHOLD });
+    const fp = await fingerprintPool().fingerprint(event, { fastThreshold: VIDEO_FAST_THRESHOLD });
     const f = fp.features;
     await this.db.query(
       `INSERT INTO visual_index (media_id, frame, frame_time, account_id, width, height, count, points, descriptors, dhash, thumb)
