@@ -4,7 +4,7 @@
  * Megamind_bugy.avi, tree.avi, python3-mecavideo's clips), on a real PostgreSQL, through the REST API:
  * 1. registration: every video but tree.avi (kept unregistered as unrelated footage) is PUT and
  *    fingerprinted by the worker; throughput in seconds of video per wall second, also for a
- *    720p rendition of vtest.avi (the target's resolution, target >= 20x; in a second account);
+ *    720p renditions of vtest.avi, at its own 10 and at 25 frames a second (the target's resolution, target >= 20x; in a second account);
  * 2. robustness: clips of 6 s cut from registered videos at N start times each, re-encoded
  *    (mpeg4 at a quarter of the bitrate), resized to half, cropped 20%, with a logo overlay, or
  *    mirrored, are searched: recall (the right video first), time error of the matched range;
@@ -53,6 +53,9 @@ export async function run(args: string[]): Promise<void> {
   const bugy: string[] = files.filter((f) => f === 'Megamind_bugy.avi');
   const registered = files.filter((f) => !unrelated.includes(f) && !bugy.includes(f));
   ff('-i', join(dir, 'vtest.avi'), '-vf', 'scale=1280:720', '-c:v', 'libx264', '-preset', 'veryfast', join(work, 'vtest-720p.mp4'));
+  // vtest.avi is 10 frames a second; most 720p video has 25 or 30, and the decoder reads them all.
+  ff('-i', join(dir, 'vtest.avi'), '-vf', 'scale=1280:720,fps=25', '-c:v', 'libx264', '-preset', 'veryfast', join(work, 'vtest-720p25.mp4'));
+  const is720 = (name: string) => name.startsWith('vtest-720p');
 
   const pg = benchPostgres();
   process.env.DATABASE_URL = pg.url;
@@ -63,13 +66,13 @@ export async function run(args: string[]): Promise<void> {
     // do not (rightly) find it as a second copy.
     const { apiKey: key720 } = await server.createAccount('bench720');
     const durations = new Map<string, number>();
-    let through720 = 0;
+    const through720 = new Map<string, number>();
     console.log('registration (PUT, then the media.video job until ready)');
     console.log('video'.padEnd(24), 'size'.padStart(10), 'duration s'.padStart(11), 'wall s'.padStart(8), 'x real time'.padStart(12));
-    for (const f of [...registered.map((x) => join(dir, x)), join(work, 'vtest-720p.mp4')]) {
+    for (const f of [...registered.map((x) => join(dir, x)), join(work, 'vtest-720p.mp4'), join(work, 'vtest-720p25.mp4')]) {
       const name = f.split('/').pop()!;
-      const k = name === 'vtest-720p.mp4' ? key720 : key;
-      const home = name === 'vtest-720p.mp4' ? 'bench720' : 'bench';
+      const k = is720(name) ? key720 : key;
+      const home = is720(name) ? 'bench720' : 'bench';
       const info = await probeVideo(f);
       const t0 = Date.now();
       const res = await server.call('PUT', `/api/v4/media/${home}/videos/${name}`, { key: k, body: readFileSync(f), headers: { 'content-type': contentType(f) } });
@@ -78,11 +81,11 @@ export async function run(args: string[]): Promise<void> {
       const wall = (Date.now() - t0) / 1000;
       if ((done.video as { status: string }).status !== 'ready') console.log(`${name}: ${JSON.stringify(done.video)}`);
       durations.set(name, info.duration);
-      if (name === 'vtest-720p.mp4') through720 = info.duration / wall;
+      if (is720(name)) through720.set(name, info.duration / wall);
       console.log(name.padEnd(24), `${info.width}x${info.height}`.padStart(10), info.duration.toFixed(1).padStart(11), wall.toFixed(1).padStart(8), (info.duration / wall).toFixed(1).padStart(12));
     }
 
-    console.log(`720p throughput: ${through720.toFixed(1)}x real time (target >= 20x)`);
+    console.log(`720p throughput: ${[...through720].map(([n, x]) => `${x.toFixed(1)}x (${n})`).join(', ')} real time (target >= 20x)`);
 
     const search = async (file: string) => {
       const body = { file: `data:video/mp4;base64,${readFileSync(file).toString('base64')}` };

@@ -18,7 +18,7 @@ export interface RegisteredMedia {
 /** One sampled frame of a registered video, handed to listeners in order while it is fingerprinted. */
 export interface VideoFrameEvent {
   media: Media;
-  /** Position in the sampling (0, 1, ...); the same index is sent again when a job is re-run. */
+  /** The frame's slot on the time line (tenths of a second, SLOTS_PER_SECOND); the same again when a job is re-run. */
   index: number;
   /** Seconds from the start of the video. */
   time: number;

@@ -38,9 +38,10 @@ export async function withTempFile<T>(data: Buffer, use: (file: string) => Promi
 }
 
 /**
- * Fingerprinting of registered videos, as pg-boss work: frames sampled at a steady rate are
+ * Fingerprinting of registered videos, as pg-boss work: frames sampled at a steady rate and at
+ * each scene cut are
  * streamed to MEDIA_EVENTS listeners (the visual index), one at a time. A re-run after a crash
- * sends the same frame indexes again, which listeners store idempotently.
+ * sends the same frame slots again, which listeners store idempotently.
  */
 @injectable()
 export class VideoProcessingService {
@@ -58,15 +59,15 @@ export class VideoProcessingService {
     const listeners = this.extensions.get(MEDIA_EVENTS).filter((l) => l.videoFrame);
     try {
       await withTempFile(data, async (file) => {
-        let index = 0;
-        const sampled = sampleFrames(file, { fps: VIDEO_FPS, side: VIDEO_SIDE, width: media.width!, height: media.height!, timeoutMs: decodeTimeoutMs(media.duration) });
+        let frames = 0;
+        const sampled = sampleFrames(file, { fps: VIDEO_FPS, scenes: true, side: VIDEO_SIDE, width: media.width!, height: media.height!, timeoutMs: decodeTimeoutMs(media.duration) });
         // Listeners describe (on the fingerprint threads) and store several frames at once, in order.
         const indexed = pipelined(sampled, (frame) => {
-          const event = { media, index: index++, time: frame.time, luma: frame.luma, width: frame.width, height: frame.height };
+          const event = { media, index: frame.slot, time: frame.time, luma: frame.luma, width: frame.width, height: frame.height };
           return Promise.all(listeners.map((l) => l.videoFrame!(event)));
         }, FRAMES_IN_FLIGHT);
-        for await (const _ of indexed);
-        if (index === 0) throw new VideoError('video_empty', 'no frame could be decoded');
+        for await (const _ of indexed) frames++;
+        if (frames === 0) throw new VideoError('video_empty', 'no frame could be decoded');
       });
       await this.db.query(`UPDATE media SET processing = 'ready', processing_error = NULL WHERE id = $1`, [media.id]);
     } catch (err) {

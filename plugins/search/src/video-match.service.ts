@@ -3,7 +3,7 @@ import { TOKENS } from '@filigrane/core';
 import { In, type DataSource } from 'typeorm';
 import { decodeTimeoutMs, FRAMES_IN_FLIGHT, Media, VIDEO_FAST_THRESHOLD, VIDEO_FPS, VIDEO_SIDE } from '@filigrane/plugin-media';
 import { fingerprintPool, type VisualFingerprint } from '@filigrane/vision';
-import { alignHits, pipelined, sampleFrames, type Alignment, type Frame, type FrameHit, type VideoInfo } from '@filigrane/video';
+import { alignHits, pipelined, sampleFrames, SLOTS_PER_SECOND, type Alignment, type Frame, type FrameHit, type VideoInfo } from '@filigrane/video';
 import { keyFrame, VisualIndexService } from './visual-index.service.js';
 
 /** Query frames are sampled at the registered videos' rate, so offsets are found to half a frame. */
@@ -48,7 +48,7 @@ export class VideoMatchService {
       .filter((c) => c.id < 0 && c.votes >= minVotes)
       .map((c) => {
         const { mediaId, frame } = keyFrame(c.id);
-        return { mediaId, queryTime, matchedTime: frame / VIDEO_FPS, score: c.votes };
+        return { mediaId, queryTime, matchedTime: frame / SLOTS_PER_SECOND, score: c.votes };
       });
   }
 
@@ -59,7 +59,7 @@ export class VideoMatchService {
     for (const mirror of [false, true]) {
       const hits: FrameHit[] = [];
       let frames = 0;
-      const sampled = sampleFrames(file, { fps: QUERY_FPS, side: VIDEO_SIDE, width: info.width, height: info.height, mirror, maxFrames: options.maxFrames, timeoutMs: decodeTimeoutMs(info.duration) });
+      const sampled = sampleFrames(file, { fps: QUERY_FPS, scenes: true, side: VIDEO_SIDE, width: info.width, height: info.height, mirror, maxFrames: options.maxFrames, timeoutMs: decodeTimeoutMs(info.duration) });
       const describe = async (f: Frame) => this.frameHits(accountId, await fingerprintPool().fingerprint(f, { fastThreshold: VIDEO_FAST_THRESHOLD }), f.time);
       for await (const frameHits of pipelined(sampled, describe, FRAMES_IN_FLIGHT)) {
         hits.push(...frameHits);

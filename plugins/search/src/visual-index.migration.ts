@@ -47,3 +47,23 @@ export class VisualIndexFrames1763900001000 implements MigrationInterface {
     await q.query('ALTER TABLE visual_index DROP COLUMN frame, DROP COLUMN frame_time');
   }
 }
+
+/**
+ * Video frames are keyed by their slot on the time line (tenths of a second), so that frames taken
+ * at scene cuts sit beside the steady ones: the frames of the 2-per-second sampling move from n to
+ * 5n. Two steps through negative numbers below -1, because the key is checked row by row.
+ */
+export class VisualIndexFrameSlots1764100001000 implements MigrationInterface {
+  name = 'VisualIndexFrameSlots1764100001000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query('UPDATE visual_index SET frame = -2 - COALESCE(round(frame_time * 10)::int, frame * 5) WHERE frame >= 0');
+    await q.query('UPDATE visual_index SET frame = -2 - frame WHERE frame < -1');
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('DELETE FROM visual_index WHERE frame >= 0 AND frame % 5 <> 0');
+    await q.query('UPDATE visual_index SET frame = -2 - frame / 5 WHERE frame >= 0');
+    await q.query('UPDATE visual_index SET frame = -2 - frame WHERE frame < -1');
+  }
+}

@@ -46,9 +46,9 @@ const bytes = (b: Buffer) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength
 
 /**
  * In-memory keys: a still image is its media id; a video frame a negative key carrying the media
- * id and the frame number (at most 65,536 frames: 9 hours at 2 per second).
+ * id and the frame's slot (tenths of a second: at most 2^20, 29 hours, far beyond MAX_VIDEO_SECONDS's default).
  */
-export const FRAMES_PER_MEDIA = 65536;
+export const FRAMES_PER_MEDIA = 1 << 20;
 export const frameKey = (mediaId: number, frame: number) => (frame < 0 ? mediaId : -(mediaId * FRAMES_PER_MEDIA + frame + 1));
 export function keyFrame(key: number): { mediaId: number; frame: number } {
   if (key > 0) return { mediaId: key, frame: -1 };
@@ -106,6 +106,7 @@ export class VisualIndexService implements MediaEventsListener {
   /** MEDIA_EVENTS: one sampled frame of a video, indexed like a still image under its frame key. */
   async videoFrame(event: VideoFrameEvent): Promise<void> {
     const { media } = event;
+    if (event.index >= FRAMES_PER_MEDIA) return; // past 29 hours a key would name another media's frame
     const fp = await fingerprintPool().fingerprint(event, { fastThreshold: VIDEO_FAST_THRESHOLD });
     const f = fp.features;
     await this.db.query(
