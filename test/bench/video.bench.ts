@@ -3,7 +3,7 @@
  * Video tracking on real footage (test/bench/fetch-videos.sh: opencv-doc's vtest.avi, Megamind.avi,
  * Megamind_bugy.avi, tree.avi, python3-mecavideo's clips), on a real PostgreSQL, through the REST API:
  * 1. registration: every video but tree.avi (kept unregistered as unrelated footage) is PUT and
- *    fingerprinted by the worker; throughput in seconds of video per wall second, also for a
+ *    fingerprinted by the worker; throughput in seconds of video per wall second, also for
  *    720p renditions of vtest.avi, at its own 10 and at 25 frames a second (the target's resolution, target >= 20x; in a second account);
  * 2. robustness: clips of 6 s cut from registered videos at N start times each, re-encoded
  *    (mpeg4 at a quarter of the bitrate), resized to half, cropped 20%, with a logo overlay, or
