@@ -1,5 +1,6 @@
 import { inject, injectable } from 'inversify';
 import { In, type DataSource } from 'typeorm';
+import type { MediaCsvFields } from './match-view.js';
 import { decodeCursor, filterSql, keysetBatches, returnedRows, TOKENS, type Cursor } from '@filigrane/core';
 import { Media } from '@filigrane/plugin-media';
 import { BlacklistService } from '@filigrane/plugin-blacklist';
@@ -148,6 +149,17 @@ export class MatchQueryService {
     return rows
       .filter((r) => r.media_id === null || media.has(Number(r.media_id)))
       .map((r) => view(r, r.media_id === null ? null : media.get(Number(r.media_id))!, baseUrl));
+  }
+
+  /** The few media fields of a v4 CSV row, without the ORM (exports read thousands per batch). */
+  async csvMedia(accountId: number, rows: MatchRow[]): Promise<Map<number, MediaCsvFields>> {
+    const ids = [...new Set(rows.filter((r) => r.media_id !== null).map((r) => Number(r.media_id)))];
+    if (!ids.length) return new Map();
+    const found: { id: string; type: MediaCsvFields['type']; path: string; created: Date; credit: string | null }[] = await this.db.query(
+      'SELECT id, type, path, created, credit FROM media WHERE account_id = $1 AND id = ANY($2)',
+      [accountId, ids],
+    );
+    return new Map(found.map((m) => [Number(m.id), { ...m, id: Number(m.id) }]));
   }
 
   /** Tags and export are the user's to change; everything else is evidence. */
