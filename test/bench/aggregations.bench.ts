@@ -224,12 +224,14 @@ export async function run(args: string[]): Promise<void> {
     const theirs = (await (await fetch(`${server.base}/api/v3/aggregations/group-path/?page_size=1`, { headers: { authorization: `Token ${otherKey}` } })).json()) as { count: number };
     console.log(`  neighbour account sees ${theirs.count} group-path objects (its own 100 media); first page above had ${first.count} groups`);
 
-    // CSV exports: ~10,000 rows then ~100,000 of each kind: memory that does not grow with the export stays put.
+    // CSV exports of ~10,000 then ~100,000 rows (and ~300,000 matches): memory that does not grow with the export stays put.
     const target = Math.min(100_000, Math.floor(total / 4));
     const cut = await client.query<{ d: Date }>(`SELECT date_created AS d FROM matches WHERE account_id = $1 AND kind <> 'credit' ORDER BY date_created DESC OFFSET $2 LIMIT 1`, [benchId, target - 1]);
     const since = cut.rows[0]!.d.toISOString();
     const cutSmall = await client.query<{ d: Date }>(`SELECT date_created AS d FROM matches WHERE account_id = $1 AND kind <> 'credit' ORDER BY date_created DESC OFFSET $2 LIMIT 1`, [benchId, Math.floor(target / 10) - 1]);
     const sinceSmall = cutSmall.rows[0]!.d.toISOString();
+    const cutLarge = await client.query<{ d: Date }>(`SELECT date_created AS d FROM matches WHERE account_id = $1 AND kind <> 'credit' ORDER BY date_created DESC OFFSET $2 LIMIT 1`, [benchId, target * 3 - 1]);
+    const sinceLarge = cutLarge.rows[0]?.d.toISOString() ?? since;
     const siteCut = await client.query<{ s: number }>(
       `SELECT site_id AS s FROM aggregations WHERE account_id = $1 AND name = 'group-site-path' ORDER BY site_id OFFSET $2 LIMIT 1`,
       [benchId, target - 1],
@@ -239,6 +241,7 @@ export async function run(args: string[]): Promise<void> {
       ['aggregations group-site-path CSV (small)', `/api/v3/aggregations/group-site-path/?format=csv&site.id__lte=${siteCut.rows[0]!.s / 10}`],
       ['v4 matches CSV (small)', `/api/v4/matches/?format=csv&date_created__gte=${encodeURIComponent(sinceSmall)}`],
       ['v4 matches CSV', `/api/v4/matches/?format=csv&date_created__gte=${encodeURIComponent(since)}`],
+      ['v4 matches CSV (3x)', `/api/v4/matches/?format=csv&date_created__gte=${encodeURIComponent(sinceLarge)}`],
     ];
     for (const [label, path] of exports) {
       const e = await exportCsv(`${server.base}${path}`, headers, pid);
