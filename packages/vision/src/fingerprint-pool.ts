@@ -28,6 +28,11 @@ export class FingerprintPool {
     this.slots = new Array<Slot | null>(size).fill(null);
   }
 
+  /** Threads the pool runs at most (one per core by default). */
+  get size(): number {
+    return this.slots.length;
+  }
+
   fingerprint(frame: { luma: Uint8Array; width: number; height: number }, options: FingerprintOptions = {}): Promise<VisualFingerprint> {
     const slot = this.leastBusy();
     const id = this.nextId++;

@@ -1,8 +1,7 @@
 import type { CsvExport, RouteContext } from '@filigrane/core';
 import type { MatchFilters } from './match-filters.js';
-import { MatchQueryService } from './match-query.service.js';
+import { MatchQueryService, type MatchRow } from './match-query.service.js';
 import { matchV3, matchV4Cells, type MediaCsvFields } from './match-view.js';
-import type { MatchRow } from './match-query.service.js';
 
 /** CSV columns (dotted paths into the objects; metadata objects and media lists left out). */
 const IMAGE = ['image.url', 'image.type', 'image.width', 'image.height', 'image.format', 'image.credit', 'image.page_url', 'image.crawl_date'];

@@ -8,6 +8,9 @@ import { byId, type MatchFilters } from './match-filters.js';
 import type { SightedImage, VideoAlignment } from './match.entity.js';
 
 /** A match row joined with its site and media, as the views need it. */
+/** The distinct media of a batch of rows (credit matches have none). */
+const mediaIdsOf = (rows: MatchRow[]) => [...new Set(rows.filter((r) => r.media_id !== null).map((r) => Number(r.media_id)))];
+
 export interface MatchRow {
   id: string;
   account_id: number;
@@ -144,7 +147,7 @@ export class MatchQueryService {
    * media); credit matches have no media.
    */
   async views(rows: MatchRow[], view: (r: MatchRow, media: Media | null, baseUrl: string) => Record<string, unknown>, baseUrl: string): Promise<Record<string, unknown>[]> {
-    const ids = [...new Set(rows.filter((r) => r.media_id !== null).map((r) => Number(r.media_id)))];
+    const ids = mediaIdsOf(rows);
     const media = new Map((ids.length ? await this.db.manager.findBy(Media, { id: In(ids) }) : []).map((m) => [m.id, m]));
     return rows
       .filter((r) => r.media_id === null || media.has(Number(r.media_id)))
@@ -153,7 +156,7 @@ export class MatchQueryService {
 
   /** The few media fields of a v4 CSV row, without the ORM (exports read thousands per batch). */
   async csvMedia(accountId: number, rows: MatchRow[]): Promise<Map<number, MediaCsvFields>> {
-    const ids = [...new Set(rows.filter((r) => r.media_id !== null).map((r) => Number(r.media_id)))];
+    const ids = mediaIdsOf(rows);
     if (!ids.length) return new Map();
     const found: { id: string; type: MediaCsvFields['type']; path: string; created: Date; credit: string | null }[] = await this.db.query(
       'SELECT id, type, path, created, credit FROM media WHERE account_id = $1 AND id = ANY($2)',

@@ -2,6 +2,8 @@ import { fileUrl, imageView, mediaView, videoView, type Media } from '@filigrane
 import type { MatchRow } from './match-query.service.js';
 
 const iso = (d: Date | string) => new Date(d).toISOString();
+/** The spec's v4 media types: image, video, other. */
+const v4MediaType = (type: Media['type']) => (type === 'image' ? 'image' : type === 'video' ? 'video' : 'other');
 
 /** The v4 Match object (v4 lists media matches only; a credit match has no media). */
 export function matchV4(r: MatchRow, media: Media | null, baseUrl: string): Record<string, unknown> {
@@ -17,7 +19,7 @@ export function matchV4(r: MatchRow, media: Media | null, baseUrl: string): Reco
     sessions: r.sessions,
     media: media && {
       id: String(media.id),
-      type: media.type === 'image' ? 'image' : media.type === 'video' ? 'video' : 'other',
+      type: v4MediaType(media.type),
       thumbnail: fileUrl(baseUrl, media.id, 'thumbnail'),
       image: fileUrl(baseUrl, media.id, 'image'),
       path: media.path,
@@ -87,16 +89,15 @@ const listCell = (v: unknown[] | null) => (v && v.length ? v.join(',') : null);
 const orNull = (v: unknown) => (v === undefined ? null : v);
 
 /**
- * The cells of a v4 match in the CSV's column order (V4_CSV_COLUMNS), straight from its row: the
+ * The cells of a v4 match in the CSV's column order (COLUMNS.v4 of match-csv.ts), straight from its row: the
  * same as flattening matchV4 (a unit test holds them equal), without building it for every row.
  */
-export function matchV4Cells(r: MatchRow, media: MediaCsvFields | null, baseUrl: string): unknown[] {
+export function matchV4Cells(r: MatchRow, m: MediaCsvFields | null, baseUrl: string): unknown[] {
   const page = r.page as Record<string, unknown>;
-  const m = media;
   const site = r.site_id !== null;
   return [
     String(r.id), `${baseUrl}/api/v4/matches/${r.id}/`, iso(r.date_created), iso(r.date_updated), r.export, r.watermarked, listCell(r.tags), listCell(r.sessions),
-    m && String(m.id), m && (m.type === 'image' ? 'image' : m.type === 'video' ? 'video' : 'other'), m && m.path,
+    m && String(m.id), m && v4MediaType(m.type), m && m.path,
     m && fileUrl(baseUrl, m.id, 'thumbnail'), m && fileUrl(baseUrl, m.id, 'image'), m && new Date(m.created).toISOString(), m && m.credit,
     site ? r.site_id : null, site ? r.site_name : null, site ? r.site_domain : null, site ? r.site_suffix || null : null, site ? r.site_country : null,
     r.page_url || null, orNull(page.type), r.query_url || null, orNull(page.headline), orNull(page.description), orNull(page.author),

@@ -1,10 +1,11 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
 import { TOKENS, type BlobStore, type ExtensionRegistry } from '@filigrane/core';
 import { pipelined, sampleFrames, VideoError } from '@filigrane/video';
+import { fingerprintPool } from '@filigrane/vision';
 import { Media } from './media.entity.js';
 import { MEDIA_EVENTS } from './media-events.js';
 import { blobKeys } from './media.service.js';
@@ -17,8 +18,8 @@ export const VIDEO_FPS = 2;
  * 512 px, and a frame of a video rarely carries more detail worth telling copies apart.
  */
 export const VIDEO_SIDE = 384;
-/** Frames described at once: one per fingerprint thread (one per core) and one being decoded. */
-export const FRAMES_IN_FLIGHT = availableParallelism() + 1;
+/** Frames described at once: one per fingerprint thread and one being decoded. */
+export const FRAMES_IN_FLIGHT = fingerprintPool().size + 1;
 /** ORB's FAST threshold for video frames, registered and query alike (see FingerprintOptions). */
 export const VIDEO_FAST_THRESHOLD = 20;
 
@@ -39,9 +40,8 @@ export async function withTempFile<T>(data: Buffer, use: (file: string) => Promi
 
 /**
  * Fingerprinting of registered videos, as pg-boss work: frames sampled at a steady rate and at
- * each scene cut are
- * streamed to MEDIA_EVENTS listeners (the visual index), one at a time. A re-run after a crash
- * sends the same frame slots again, which listeners store idempotently.
+ * each scene cut are streamed to MEDIA_EVENTS listeners (the visual index), a few at a time, in
+ * order. A re-run after a crash sends the same frame slots again, which listeners store idempotently.
  */
 @injectable()
 export class VideoProcessingService {
