@@ -305,7 +305,8 @@ export class CrawlRunner {
       const { records } = await this.digester.digest(r, new Date(robots.at), false);
       run.writes.item('robots', r.url, { status: r.status, contentType: r.contentType, bytes: r.body.length, outcome: 'robots.txt', warcRecords: records });
     }
-    if (!robots.rules.allowed(url)) return { refused: 'disallowed by robots.txt' as const };
+    if (robots.unavailable) return { refused: `${robots.unavailable.code}: ${robots.unavailable.message}` };
+    if (!robots.rules.allowed(url)) return { refused: 'disallowed by robots.txt' };
     const delay = Math.max(s.download_delay, Math.min(robots.rules.crawlDelay() ?? 0, this.cfg.crawlDelayCap));
     const headers: Record<string, string> = {};
     if (accept) headers.accept = accept;
@@ -403,7 +404,9 @@ export class CrawlRunner {
     const got = await this.fetch(run, v.url, row, MAX_VIDEO_BYTES);
     if ('refused' in got) return void w.item('video', v.url, { pageUrl, outcome: got.refused! });
     const { res } = got;
-    const base = { pageUrl, status: res.status, contentType: res.contentType, bytes: res.body.length };
+    // Every download of the crawl is in its WARC, videos included.
+    const { records } = await this.digester.digest(res, got.at, false);
+    const base = { pageUrl, status: res.status, contentType: res.contentType, bytes: res.body.length, warcRecords: records };
     if (res.status === 304) return void w.item('video', v.url, { ...base, outcome: 'not modified' });
     if (res.status < 200 || res.status > 299) return void w.item('video', v.url, { ...base, outcome: `HTTP ${res.status}` });
     const md5 = createHash('md5').update(res.body).digest('hex');

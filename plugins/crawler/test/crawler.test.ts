@@ -52,6 +52,7 @@ test.before(async () => {
     '/img/bg.jpg': { type: 'image/jpeg', body: await jpeg(62) },
     '/img/pic.jpg': { type: 'image/jpeg', body: await jpeg(63) },
     '/img/linked.jpg': { type: 'text/plain', body: await jpeg(64) },
+    '/v/clip.mp4': { type: 'video/mp4', body: Buffer.from('not really a video, but a download all the same') },
   }).start();
 
   server = await startTestServer({
@@ -148,6 +149,8 @@ test.serial('a crawl follows the site, finds images every way, matches them, and
   t.true(responses.some((r) => r.url === site.url('/a.html') && r.payload));
   t.is(records.filter((r) => r.type === 'request').length, responses.length);
   t.true(responses.some((r) => r.url === site.url('/robots.txt')), 'the robots.txt exchange is in the WARC');
+  t.is(site.hits('/v/clip.mp4').length, 1);
+  t.true(responses.some((r) => r.url === site.url('/v/clip.mp4')), 'the video fetch is in the WARC');
 
   // Matching: the watermarked photo found with each page showing it (fetched once); the credit line read from XMP/EXIF.
   t.is(site.hits('/img/marked.jpg').length, 1);
@@ -217,6 +220,18 @@ test.serial('image fetches send a browser Accept header; WebP and AVIF copies ar
   } finally {
     await cdn.close();
   }
+});
+
+test.serial('a crawl of a forbidden address fails saying the address is not allowed, not robots.txt', async (t) => {
+  const created = await server.call('POST', '/api/v3/crawling/sessions/', { key, json: { url: 'http://169.254.169.254/latest/meta-data/', download_delay: 0 } });
+  t.is(created.status, 201, created.text);
+  const s = await finished(created.json.id, 1);
+  t.is(s.state, 'failed');
+  t.regex(String(s.reason), /address_not_allowed/);
+  t.notRegex(String(s.reason), /robots/);
+  const [batch] = (await server.call('GET', `/api/v3/crawling/sessions/${s.id}/batches/`, { key })).json.results;
+  const pages = csvRows((await download(batch.pages.log)).body);
+  t.true(pages.some((l) => l.startsWith('http://169.254.169.254/latest/meta-data/') && l.includes('address_not_allowed') && !l.includes('robots')), pages.join('\n'));
 });
 
 test.serial('sessions: validation per field, ctime filters, states, isolation, delete', async (t) => {
