@@ -134,3 +134,151 @@ export const ATTACKS: Record<string, Attack> = {
     );
   },
 };
+
+/** Gaussian noise of `sigma` grey levels on every channel (seeded Box-Muller: the same run twice). */
+async function noise(img: Buffer, sigma: number, seed: number): Promise<sharp.Sharp> {
+  const { data, width, height } = await rgb(img);
+  let s = seed >>> 0 || 1;
+  const uniform = (): number => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) + 1) / 4294967297;
+  for (let i = 0; i < data.length; i += 2) {
+    const r = Math.sqrt(-2 * Math.log(uniform()));
+    const a = 2 * Math.PI * uniform();
+    data[i] = Math.max(0, Math.min(255, Math.round(data[i]! + sigma * r * Math.cos(a))));
+    if (i + 1 < data.length) data[i + 1] = Math.max(0, Math.min(255, Math.round(data[i + 1]! + sigma * r * Math.sin(a))));
+  }
+  return sharp(data, { raw: { width, height, channels: 3 } });
+}
+
+/**
+ * Where a person cropping to `area` of a photo puts the window: on its subject. Of a 9 x 9 grid of
+ * positions, the window with the most detail (sum of absolute luminance gradients on a 256-px
+ * preview). A crop of blank sky or a smooth gradient identifies nothing, for any method.
+ */
+async function subjectWindow(img: Buffer, area: number): Promise<{ fx: number; fy: number }> {
+  const { data, info } = await sharp(img).greyscale().resize({ width: 256, height: 256, fit: 'inside' }).raw().toBuffer({ resolveWithObject: true });
+  const { width: w, height: h } = info;
+  const grad = new Float64Array((w + 1) * (h + 1)); // integral image of |dx| + |dy|
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const v = data[y * w + x]!;
+      const g = (x + 1 < w ? Math.abs(data[y * w + x + 1]! - v) : 0) + (y + 1 < h ? Math.abs(data[(y + 1) * w + x]! - v) : 0);
+      grad[(y + 1) * (w + 1) + x + 1] = g + grad[y * (w + 1) + x + 1]! + grad[(y + 1) * (w + 1) + x]! - grad[y * (w + 1) + x]!;
+    }
+  }
+  const cw = Math.round(w * Math.sqrt(area));
+  const ch = Math.round(h * Math.sqrt(area));
+  let best = { fx: 0.5, fy: 0.5, sum: -1 };
+  for (let i = 0; i <= 8; i++) {
+    for (let j = 0; j <= 8; j++) {
+      const x0 = Math.round(((w - cw) * i) / 8);
+      const y0 = Math.round(((h - ch) * j) / 8);
+      const at = (x: number, y: number) => grad[y * (w + 1) + x]!;
+      const sum = at(x0 + cw, y0 + ch) - at(x0, y0 + ch) - at(x0 + cw, y0) + at(x0, y0);
+      if (sum > best.sum) best = { fx: i / 8, fy: j / 8, sum };
+    }
+  }
+  return best;
+}
+
+/** Keeps `area` of the picture (same aspect): at (fx, fy) of the free range, or on its subject. */
+async function cropArea(img: Buffer, area: number, fx?: number, fy?: number): Promise<sharp.Sharp> {
+  const { width, height } = await size(img);
+  const w = Math.round(width * Math.sqrt(area));
+  const h = Math.round(height * Math.sqrt(area));
+  const at = fx === undefined || fy === undefined ? await subjectWindow(img, area) : { fx, fy };
+  return sharp(img).extract({ left: Math.round((width - w) * at.fx), top: Math.round((height - h) * at.fy), width: w, height: h });
+}
+
+/** Black caption text on white, as an SVG rendered by sharp (librsvg + fontconfig's default sans). */
+function captionBand(width: number, height: number, text: string): Buffer {
+  const size = Math.round(height * 0.55);
+  return Buffer.from(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="100%" height="100%" fill="white"/>` +
+      `<text x="50%" y="68%" text-anchor="middle" font-family="sans-serif" font-weight="bold" font-size="${size}" fill="black">${text}</text></svg>`,
+  );
+}
+
+export interface CopyClass {
+  attack: Attack;
+  /** The spec's `transforms` a search for this class needs (the least: `scale` unless stated). */
+  transforms: ('scale' | 'affine' | 'perspective')[];
+}
+
+/**
+ * Copies as the modern web makes them (issue 18): each class names the least `transforms` its
+ * search needs; only the 45-degree rotation needs `affine`.
+ */
+export const COPY_CLASSES: Record<string, CopyClass> = {
+  // Social network: longest side 1080, metadata stripped (sharp writes none), JPEG twice at 80 then 72.
+  social: {
+    transforms: ['scale'],
+    attack: async (img) => {
+      const once = await jpeg(sharp(img).resize({ width: 1080, height: 1080, fit: 'inside', withoutEnlargement: true, kernel: 'lanczos3' }), 80);
+      return jpeg(sharp(once), 72);
+    },
+  },
+  thumb320: { transforms: ['scale'], attack: (img) => jpeg(sharp(img).resize({ width: 320, height: 320, fit: 'inside', kernel: 'lanczos3' }), 85) },
+  jpeg20: { transforms: ['scale'], attack: (img) => jpeg(sharp(img), 20) },
+  rot45: { transforms: ['scale', 'affine'], attack: (img) => jpeg(sharp(img).rotate(45, { background: '#ffffff' }), 90) },
+  greyscale: { transforms: ['scale'], attack: (img) => jpeg(sharp(img).greyscale(), 85) },
+  // Print and scan: a soft print (blur), the scanner's gamma and sensor noise, scanned at 75 %.
+  'print-scan': {
+    transforms: ['scale'],
+    attack: async (img) => {
+      const { width } = await size(img);
+      const printed = await png(sharp(img).blur(1.5).gamma(1.6, 2.2));
+      const scanned = await png(await noise(printed, 4, width));
+      return jpeg(sharp(scanned).resize({ width: Math.round(width * 0.75), kernel: 'lanczos3' }), 90);
+    },
+  },
+  // A web page showing the photo at under half its size (0.4), among text, saved as a PNG screenshot.
+  screenshot: {
+    transforms: ['scale'],
+    attack: async (img) => {
+      const { width, height } = await size(img);
+      const w = Math.round(width * 0.4);
+      const h = Math.round(height * 0.4);
+      const shown = await sharp(img).resize({ width: w, height: h, fit: 'fill', kernel: 'cubic' }).png().toBuffer();
+      const pageW = w + 420;
+      const pageH = h + 260;
+      const text = Buffer.from(
+        `<svg xmlns="http://www.w3.org/2000/svg" width="${pageW}" height="${pageH}"><rect width="100%" height="100%" fill="#fafafa"/>` +
+          `<rect width="100%" height="56" fill="#1d3557"/><text x="24" y="38" font-family="sans-serif" font-size="24" fill="white">The Daily Example</text>` +
+          Array.from({ length: 12 }, (_, i) => `<rect x="${w + 60}" y="${110 + i * 28}" width="${300 - (i % 3) * 40}" height="12" fill="#999"/>`).join('') +
+          `<text x="40" y="${h + 140}" font-family="serif" font-size="18" fill="#333">Photo caption and credit line under the picture</text></svg>`,
+      );
+      return sharp(text).composite([{ input: shown, left: 40, top: 96 }]).png().toBuffer();
+    },
+  },
+  captions: {
+    transforms: ['scale'],
+    attack: async (img) => {
+      const { width, height } = await size(img);
+      const band = Math.round(height * 0.14);
+      const base = await sharp(img).extend({ top: band, bottom: band, background: '#ffffff' }).png().toBuffer();
+      return jpeg(
+        sharp(base).composite([
+          { input: captionBand(width, band, 'WHEN THE BENCHMARK'), left: 0, top: 0 },
+          { input: captionBand(width, band, 'FINALLY PASSES'), left: 0, top: band + height },
+        ]),
+        85,
+      );
+    },
+  },
+  webp: { transforms: ['scale'], attack: (img) => sharp(img).webp({ quality: 75 }).toBuffer() },
+  avif: { transforms: ['scale'], attack: (img) => sharp(img).avif({ quality: 50, effort: 2 }).toBuffer() },
+  mirror: { transforms: ['scale'], attack: (img) => jpeg(sharp(img).flop(), 90) },
+  // A tenth of the picture, on its subject (see subjectWindow).
+  crop10: { transforms: ['scale'], attack: async (img) => jpeg(await cropArea(img, 0.1), 90) },
+  // A third of the picture (on its subject), graded: gamma 1.4, saturation x1.3, unsharp mask, as a photo editor would.
+  'graded-crop33': {
+    transforms: ['scale'],
+    attack: async (img) => {
+      const cropped = await png(await cropArea(img, 1 / 3));
+      return jpeg((await gammaLut(cropped, 1.4)).modulate({ saturation: 1.3 }).sharpen({ sigma: 1.2, m1: 1, m2: 2 }), 90);
+    },
+  },
+};
+
+/** A crop keeping `area` of the picture, as PNG (the small-crop floor study): on its subject unless placed. */
+export const cropOf = async (img: Buffer, area: number, fx?: number, fy?: number): Promise<Buffer> => png(await cropArea(img, area, fx, fy));

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fetches the photographs of the copies benchmark (issue 18): 12 camera photographs of 4-16 MP from
+# Fetches the photographs of the copies benchmark (issue 18): 12 camera photographs of 4.5-16 MP from
 # Debian lomiri-wallpapers-16.04, each reduced to a long side of 2400 px (3.3-3.8 MP, the size of a
 # photo published on the web; still over the 2 MP the small-crop target is about) and saved as
 # JPEG q92. Nothing is committed; re-running is a no-op.
@@ -19,7 +19,7 @@ rm -rf x && mkdir x
 dpkg-deb -x lomiri-wallpapers-16.04_*.deb x
 for f in Wine_by_Jakkub_Mede greentock_by_Peter_Nerlich seeding_by_Clements_Engelhardt aitzgorri_by_Aitzol_Berasategi \
   Dragonfly_by_Bolly friends_by_Aitzol_Berasategi sunset_by_Aitzol_Berasategi free_by_Peter_Nerlich \
-  picosdeeuropa_by_Aitzol_Berasategi umang_by_Abhishek_Mudgal life_by_Aitzol_Berasategi Bridge_by_Sander_Klootwijk; do
+  picosdeeuropa_by_Aitzol_Berasategi Picture_0B_by_freespace life_by_Aitzol_Berasategi Bridge_by_Sander_Klootwijk; do
   src=$(find x -name "$f.jpg" | head -1)
   [ -n "$src" ] && convert "$src" -resize '2400x2400>' -quality 92 "$dest/$f.jpg"
 done

@@ -5,6 +5,8 @@ import { LUMA_B, LUMA_G, LUMA_R, toGray8 } from './luma';
 import { computeOrbFeatures, type OrbFeatures } from './orb';
 import { getSharp } from './sharp-loader';
 import { sniffQueryFormat, type QueryFormat } from './container';
+import { areaReduce } from './area-reduce';
+import { resizeMap, type Mat3 } from './homography';
 
 export interface QueryImage {
   /** Luminance proxy, 0..255, row-major. */
@@ -84,12 +86,55 @@ export async function decodeQuery(bytes: Uint8Array, options: PrepareQueryOption
 /** ORB features of a query, computed once and shared across all the candidates it is tested against. */
 export class PreparedQuery {
   private features?: Promise<OrbFeatures>;
+  private flipped?: PreparedQuery;
+  private readonly reductions = new Map<number, PreparedQuery | null>();
 
-  constructor(readonly image: QueryImage) {}
+  constructor(
+    readonly image: QueryImage,
+    /** This query is the horizontal mirror of the decoded image (see mirrored()). */
+    readonly isMirror = false,
+  ) {}
 
   orb(): Promise<OrbFeatures> {
     this.features ??= computeOrbFeatures(toGray8(this.image.luma), this.image.width, this.image.height);
     return this.features;
+  }
+
+  /**
+   * The horizontal mirror of this query, made once from the proxy (no new decode): a flipped copy
+   * of a registered picture registers onto its original through the mirror, and only there.
+   */
+  mirrored(): PreparedQuery {
+    if (!this.flipped) {
+      const { luma, width, height } = this.image;
+      const out = new Float32Array(luma.length);
+      for (let y = 0; y < height; y++) {
+        const row = y * width;
+        for (let x = 0; x < width; x++) out[row + x] = luma[row + width - 1 - x]!;
+      }
+      this.flipped = new PreparedQuery({ ...this.image, luma: out }, !this.isMirror);
+      this.flipped.flipped = this;
+    }
+    return this.flipped;
+  }
+
+  /**
+   * This query area-reduced by `factor` (< 1), or null when its short side would fall under 64 px.
+   * A small crop shows its part of the original several times larger than the canonical grid does,
+   * beyond what ORB's pyramid (8 levels of 1.2, a factor 3.6) bridges; the reduced query brings
+   * it back within reach. `fromParent` maps this query's pixels to the reduced one's.
+   */
+  reduced(factor: number): { query: PreparedQuery; fromParent: Mat3 } | null {
+    const { luma, width, height } = this.image;
+    const w = Math.round(width * factor);
+    const h = Math.round(height * factor);
+    if (Math.min(w, h) < 64) return null;
+    let q = this.reductions.get(factor);
+    if (q === undefined) {
+      q = new PreparedQuery({ ...this.image, luma: areaReduce(luma, width, height, w, h), width: w, height: h }, this.isMirror);
+      this.reductions.set(factor, q);
+    }
+    return q && { query: q, fromParent: resizeMap(width, height, w, h) };
   }
 }
 

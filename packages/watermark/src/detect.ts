@@ -30,6 +30,8 @@ import { log10PValue, normalisedCorrelation } from './p-value';
 import { reducedToFloat, type ReducedOriginal, type Registration } from './registration';
 
 export const DEFAULT_THRESHOLD = 1e-6;
+/** A straight registration this strong is the copy's own geometry: no mirror is looked for. */
+const MIRROR_BELOW_INLIERS = 50;
 
 export interface DetectOptions {
   /** Geometric model allowed between the original and the query (default 'perspective'). */
@@ -136,6 +138,25 @@ class ProxyCache {
   }
 }
 
+/** Reductions of the query tried when it does not register as it is (a small crop: see PreparedQuery.reduced). */
+const CROP_REDUCTIONS = [0.5, 0.25];
+
+/**
+ * Feature registration of a query on the reference grid: as it is, else reduced (a small crop of a
+ * large photo). One hypothesis either way: which reduction registered is key-independent.
+ */
+async function registerAny(query: PreparedQuery, reference: OrbFeatures, model: GeometricModel): Promise<{ homography: Mat3; inliers: number } | undefined> {
+  const direct = await registerQuery(await query.orb(), reference, model);
+  if (direct) return direct;
+  for (const factor of CROP_REDUCTIONS) {
+    const r = query.reduced(factor);
+    if (!r) break;
+    const reg = await registerQuery(await r.query.orb(), reference, model);
+    if (reg) return { homography: multiply(reg.homography, r.fromParent), inliers: reg.inliers };
+  }
+  return undefined;
+}
+
 function aspectMatches(qw: number, qh: number, W: number, H: number): boolean {
   const a = qw / qh;
   const b = W / H;
@@ -179,8 +200,9 @@ async function analyseKeys(
   const { width: qw, height: qh } = q.image;
   const resizeOnly = aspectMatches(q.image.originalWidth, q.image.originalHeight, params.gridWidth, params.gridHeight);
   // The family is fixed before looking at any statistic: resize hypothesis (when the aspect ratio
-  // matches), feature registration (when the reduced original exists), each optionally refined by ECC.
-  const family = ((resizeOnly ? 1 : 0) + (original ? 1 : 0)) * (ecc ? 2 : 1);
+  // matches), feature registration of the query and of its mirror (when the reduced original
+  // exists), each optionally refined by ECC.
+  const family = ((resizeOnly ? 1 : 0) + (original ? 2 : 0)) * (ecc ? 2 : 1);
   const logThreshold = Math.log10(threshold) - Math.log10(Math.max(1, family));
   const proxies = new ProxyCache(q);
   const features: HypothesisFeatures[] = [];
@@ -209,9 +231,9 @@ async function analyseKeys(
       }
     }
   };
-  const refine = async (name: string, base: Warped & { toGrid: Mat3 }): Promise<void> => {
+  const refine = async (name: string, base: Warped & { toGrid: Mat3 }, from = proxies): Promise<void> => {
     const correction = await refineEcc(original!, base.values, base.mask, w0, h0, model);
-    if (correction) evaluate(`${name}+ecc`, proxies.warp(multiply(correction, base.toGrid), w0, h0));
+    if (correction) evaluate(`${name}+ecc`, from.warp(multiply(correction, base.toGrid), w0, h0));
     else tested++;
   };
 
@@ -222,7 +244,7 @@ async function analyseKeys(
   }
   let registered: (Warped & { toGrid: Mat3 }) | undefined;
   if (original && (options.exhaustive || !decided())) {
-    const reg = await registerQuery(await q.orb(), await orbOfReduced(reference.reduced!), model);
+    const reg = await registerAny(q, await orbOfReduced(reference.reduced!), model);
     if (reg) {
       inliers = reg.inliers;
       registered = proxies.warp(reg.homography, w0, h0);
@@ -231,6 +253,19 @@ async function analyseKeys(
   }
   if (ecc && registered && (options.exhaustive || !decided())) await refine('features', registered);
   if (ecc && resized && (options.exhaustive || !decided())) await refine('resize', resized);
+  // A mirrored copy: the flipped proxy registered like the query. Only when the straight
+  // registration failed or was weak (a key-independent condition; the family counts it anyway).
+  if (original && (options.exhaustive || (!decided() && (inliers ?? 0) < MIRROR_BELOW_INLIERS))) {
+    const mirror = q.mirrored();
+    const reg = await registerAny(mirror, await orbOfReduced(reference.reduced!), model);
+    if (reg) {
+      const mirrorProxies = new ProxyCache(mirror);
+      const warped = mirrorProxies.warp(reg.homography, w0, h0);
+      evaluate('mirror', warped);
+      if (ecc && (options.exhaustive || !decided())) await refine('mirror', warped, mirrorProxies);
+      inliers = Math.max(inliers ?? 0, reg.inliers);
+    } else tested++;
+  }
 
   const coverage = features.reduce((c, f) => Math.max(c, f.coverage), 0);
   const diagnostics = { informed: modes[0] === 'informed', hypotheses: family, tested, inliers, coverage, ms: performance.now() - t0 };

@@ -2,7 +2,7 @@ import { inject, injectable } from 'inversify';
 import { In, type DataSource } from 'typeorm';
 import { TOKENS, type BlobStore, type SecretBox } from '@filigrane/core';
 import { blobKeys, decodeReduced, Media } from '@filigrane/plugin-media';
-import { prepareQuery, PreparedQuery, queryFingerprint, registerQuery, transformPlausibility, type GeometricModel } from '@filigrane/vision';
+import { prepareQuery, PreparedQuery, queryFingerprint, registerQuery, transformPlausibility, type GeometricModel, type VisualFingerprint } from '@filigrane/vision';
 import { detectAmong, type DetectionReference, type EmbeddingParams, type ReducedOriginal } from '@filigrane/watermark';
 import { VisualIndexService } from './visual-index.service.js';
 
@@ -38,6 +38,8 @@ export const EXACT_STRENGTH = 1000;
 /** Copies of one picture tested at most: transactional copies are one per recipient. */
 const MAX_SAME_PIXELS = 500;
 const ORDER: GeometricModel[] = ['scale', 'affine', 'perspective'];
+/** Reductions of the query proxy tried for a small crop when nothing else was found. */
+const CROP_REDUCTIONS = [0.5, 0.25];
 
 const within = (path: string, root?: string) => !root || path === root || path.startsWith(`${root}/`);
 
@@ -70,7 +72,35 @@ export class IdentificationService {
     const models = ORDER.filter((m) => (options.transforms.length ? options.transforms : ['scale']).includes(m));
     const prepared = query instanceof PreparedQuery ? query : await prepareQuery(query);
     const fp = await queryFingerprint(prepared);
-    const { exact, voted } = await this.index.candidates(accountId, fp, Math.max(VERIFIED[options.mode], limit));
+    const found = await this.validated(accountId, fp, options, models, limit, true);
+    // Copies the straight pass cannot see: a mirror, and a small crop whose part of the original is
+    // beyond ORB's scale range at the canonical grid (see PreparedQuery.reduced). Each fallback is
+    // one more fingerprint of the proxy (no new decode), tried only while nothing is validated:
+    // searches that find their original, the common case, never pay for them.
+    for (const fallback of [() => prepared.mirrored(), ...CROP_REDUCTIONS.map((f) => () => prepared.reduced(f)?.query)]) {
+      if (found.length) break;
+      const q = fallback();
+      if (q) found.push(...(await this.validated(accountId, await queryFingerprint(q), options, models, limit, false)));
+    }
+    found.push(...(await this.samePixels(accountId, found, options)));
+    if (options.detect && options.mode !== 'similar') {
+      // Every validated candidate is tested, not only the visually best: the copies of one picture
+      // look alike and only the watermark tells which one leaked.
+      const strongest = models[models.length - 1] ?? 'scale';
+      const decisions = await this.detect(prepared, found.map((f) => f.media), strongest);
+      for (const [i, f] of found.entries()) f.watermarked = decisions[i]!;
+    }
+    found.sort((a, b) => Number(b.watermarked === true) - Number(a.watermarked === true) || b.inliers - a.inliers || a.media.id - b.media.id);
+    return found.slice(0, limit);
+  }
+
+  /**
+   * Exact copies (straight pass only: a mirror is never an exact copy) and the RANSAC-validated
+   * candidates of one fingerprint's votes.
+   */
+  private async validated(accountId: number, fp: VisualFingerprint, options: IdentifyOptions, models: GeometricModel[], limit: number, withExact: boolean): Promise<Identified[]> {
+    const { exact: exactHits, voted } = await this.index.candidates(accountId, fp, Math.max(VERIFIED[options.mode], limit));
+    const exact = withExact ? exactHits : [];
     // One round trip loads the candidates' rows; a media deleted by any process has none any more.
     const ids = [...new Set([...exact, ...voted.map((c) => c.id)])];
     const rows = ids.length ? await this.db.manager.find(Media, { where: { id: In(ids), accountId } }) : [];
@@ -107,16 +137,7 @@ export class IdentificationService {
         }
       }
     }
-    found.push(...(await this.samePixels(accountId, found, options)));
-    if (options.detect && options.mode !== 'similar') {
-      // Every validated candidate is tested, not only the visually best: the copies of one picture
-      // look alike and only the watermark tells which one leaked.
-      const strongest = models[models.length - 1] ?? 'scale';
-      const decisions = await this.detect(prepared, found.map((f) => f.media), strongest);
-      for (const [i, f] of found.entries()) f.watermarked = decisions[i]!;
-    }
-    found.sort((a, b) => Number(b.watermarked === true) - Number(a.watermarked === true) || b.inliers - a.inliers || a.media.id - b.media.id);
-    return found.slice(0, limit);
+    return found;
   }
 
   private eligible(m: Media, options: IdentifyOptions): boolean {

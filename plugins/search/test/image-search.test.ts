@@ -185,3 +185,21 @@ test.serial('WebP, AVIF and the first frame of an animated GIF are searched like
   t.is(svg.status, 415);
   t.like(svg.json, { code: 'unsupported_format', details: 'The query image must be a JPEG, PNG, GIF, WebP or AVIF image.' });
 });
+
+test.serial('a mirrored copy is found and its mark detected; so is a crop keeping 10% of a 2 MP photo', async (t) => {
+  const mirrored = await search({ file: dataUri(await sharp(marked).flop().jpeg({ quality: 90 }).toBuffer()) });
+  t.is(mirrored.status, 200, mirrored.text);
+  t.is(paths(mirrored.json.matches)[0], '/alice/marked/original.png');
+  t.true(mirrored.json.matches[0].watermarked, 'the mark is detected through the mirror');
+
+  const der = await fetch(new URL('/api/v4/account/download/public_key.der', server.url), { headers: { authorization: `Token ${alice.apiKey}` } });
+  const large = await embed(await photo(21, 1800, 1200), generateKey());
+  const put = await server.call('PUT', '/api/v4/media/alice/marked/large.png', { key: alice.apiKey, body: encodeLmk(large.registration, Buffer.from(await der.arrayBuffer())), headers: { 'content-type': 'application/lmk' } });
+  t.is(put.status, 201, put.text);
+  // 569 x 379 px: a tenth of the area, off-centre, re-encoded.
+  const tenth = await sharp(large.image).extract({ left: 900, top: 300, width: 569, height: 379 }).jpeg({ quality: 90 }).toBuffer();
+  const res = await search({ file: dataUri(tenth) });
+  t.is(res.status, 200, res.text);
+  t.is(paths(res.json.matches)[0], '/alice/marked/large.png');
+  t.true(res.json.matches[0].watermarked, 'the mark is detected in the tenth');
+});
