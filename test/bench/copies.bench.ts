@@ -180,7 +180,7 @@ export async function run(args: string[]): Promise<void> {
 
     if (values.floor) await floor();
     async function floor(): Promise<void> {
-      console.log('\nSmall crops (off-centre, PNG), transforms scale:');
+      console.log('\nSmall crops (on the subject, PNG), transforms scale:');
       console.log('| source | crop area | crop pixels (median) | found | detected |');
       console.log('|---|---|---|---|---|');
       const sources: [string, (b: Buffer) => Promise<Buffer>][] = [
