@@ -19,8 +19,7 @@ import {
   type GraphQLContext,
   type PluginContext,
 } from '@filigrane/core';
-import { createDataSource, FsBlobStore } from '@filigrane/db';
-import { join } from 'node:path';
+import { createBlobStore, createDataSource } from '@filigrane/db';
 import type { GatewayConfig } from './config.js';
 import { mountGraphQL } from './graphql/graphql.js';
 import { docsPlugin } from './openapi/docs.plugin.js';
@@ -91,7 +90,9 @@ export async function createApp(options: AppOptions): Promise<FiligraneApp> {
   container.bind(TOKENS.JobQueue).toConstantValue(jobs);
   container.bind(TOKENS.Events).toConstantValue(new EventBus(() => extensions.get(EVENT_LISTENERS), log, () => (options.clock ?? systemClock).now()));
   for (const [token, values] of parseAllSettings(plugins, options.config)) container.bind(token).toConstantValue(values);
-  container.bind(TOKENS.BlobStore).toConstantValue(new FsBlobStore(join(options.config.dataDir, 'blobs')));
+  container.bind(TOKENS.BlobStore).toConstantValue(
+    createBlobStore({ url: options.config.blobStoreUrl, endpoint: options.config.s3Endpoint, forcePathStyle: options.config.s3ForcePathStyle, dataDir: options.config.dataDir }),
+  );
 
   const dataSource = createDataSource({
     url: options.databaseUrl,
