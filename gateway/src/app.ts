@@ -25,6 +25,8 @@ import { mountGraphQL } from './graphql/graphql.js';
 import { docsPlugin } from './openapi/docs.plugin.js';
 import { baseUrlResolver, createHttpServer } from './http-server.js';
 import { JobRunner } from './jobs/job-runner.js';
+import { Metrics } from './metrics/metrics.js';
+import type { Logger } from 'pino';
 import { masterKeyPlugin } from './master-key/master-key.plugin.js';
 import { settleMasterKey, type MasterKeySource } from './master-key/master-key.js';
 import { rateLimitPlugin } from './rate-limit/rate-limit.plugin.js';
@@ -39,6 +41,10 @@ export interface AppOptions {
   clock?: Clock;
   /** Run job workers and schedules in this process. */
   workers?: boolean;
+  /** With workers: only the queues these patterns name (`crawler.*`); unset: every queue. */
+  queues?: string[];
+  /** Where each job's start, end and failure are logged (`filigrane start` and `worker`). */
+  jobLogger?: Logger;
   /** Serve HTTP (false for `filigrane worker`). */
   http?: boolean;
   logger?: boolean;
@@ -52,6 +58,7 @@ export interface FiligraneApp {
   /** Every route mounted on `http` (method and Fastify path), plugins' and the gateway's own. */
   routes: { method: string; url: string }[];
   jobs: JobRunner;
+  metrics: Metrics;
   plugins: FiligranePlugin[];
   /** Starts listening; returns the base URL. */
   listen(port?: number, host?: string): Promise<string>;
@@ -82,7 +89,9 @@ export async function createApp(options: AppOptions): Promise<FiligraneApp> {
 
   const container = new Container({ autobind: true, defaultScope: 'Singleton' });
   const extensions = new ExtensionRegistry();
-  const jobs = new JobRunner(options.databaseUrl, log);
+  let db: DataSource | null = null;
+  const metrics = new Metrics(() => db);
+  const jobs = new JobRunner(options.databaseUrl, log, options.jobLogger, metrics);
   container.bind(TOKENS.Config).toConstantValue(options.config);
   container.bind(TOKENS.Clock).toConstantValue(options.clock ?? systemClock);
   container.bind(TOKENS.WorkPool).toConstantValue(new WorkPool());
@@ -100,8 +109,9 @@ export async function createApp(options: AppOptions): Promise<FiligraneApp> {
     migrations: plugins.flatMap((p) => p.migrations ?? []),
   });
   await dataSource.initialize();
+  db = dataSource;
   try {
-    return await assemble(options, plugins, container, dataSource, extensions, jobs, log);
+    return await assemble(options, plugins, container, dataSource, extensions, jobs, metrics, log);
   } catch (err) {
     await jobs.stop().catch(() => undefined);
     await dataSource.destroy();
@@ -116,6 +126,7 @@ async function assemble(
   dataSource: DataSource,
   extensions: ExtensionRegistry,
   jobs: JobRunner,
+  metrics: Metrics,
   log: (message: string) => void,
 ): Promise<FiligraneApp> {
   await dataSource.runMigrations();
@@ -136,6 +147,8 @@ async function assemble(
   let apollo: ApolloServer<GraphQLContext> | null = null;
   if (options.http !== false) {
     http = createHttpServer(options.config, container, options.logger ?? false);
+    metrics.instrument(http);
+    metrics.mount(http, options.config.metricsToken);
     http.addHook('onRoute', (r) => {
       // REST paths answer every method (405 for the undeclared ones): list the declared ones.
       const declared = (r.config as { declaredMethods?: string[] } | undefined)?.declaredMethods;
@@ -146,7 +159,7 @@ async function assemble(
     apollo = await mountGraphQL(http, plugins, container, baseUrlOf);
   }
 
-  if (options.workers) await jobs.work(plugins.flatMap((p) => p.jobs?.(container) ?? []));
+  if (options.workers) await jobs.work(plugins.flatMap((p) => p.jobs?.(container) ?? []), options.queues);
 
   const pluginContext: PluginContext = { container, log };
   for (const p of plugins) await p.onStart?.(pluginContext);
@@ -157,6 +170,7 @@ async function assemble(
     http,
     routes,
     jobs,
+    metrics,
     plugins,
     async listen(port = options.config.port, host = options.config.host) {
       if (!http) throw new Error('this process serves no HTTP');
