@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { createTestDatabase, startTestS3Server, type TestDatabase, type TestS3Server } from '@filigrane/db';
+import { createBlobStore, createTestDatabase, startTestS3Server, type TestDatabase, type TestS3Server } from '@filigrane/db';
 import { FFMPEG } from '@filigrane/video';
 import { getSharp, syntheticPhoto } from '@filigrane/vision';
 import { selectQueues } from '@filigrane/gateway';
@@ -294,6 +294,17 @@ if (process.env.DATABASE_URL) {
     t.is((await fetch(`${A}/metrics`)).status, 401);
     const workerMetrics = await (await fetch(w2.url!, { headers: { authorization: `Bearer ${metricsToken}` } })).text();
     t.regex(workerMetrics, /filigrane_jobs_total\{queue="crawler\.crawl",outcome="completed"\} \d+/);
+
+    // A stored file gone (deleted behind the service's back) is a server fault with its own code, its key logged.
+    Object.assign(process.env, s3.env()); // this test process reads the store as the operators would
+    const store = createBlobStore({ url: `s3://${s3.bucket}/deployment`, endpoint: s3.endpoint, forcePathStyle: true, dataDir: tmpdir() });
+    const thumbKey = `media/${idOf(plain.json)}/thumbnail.jpg`;
+    await store.delete(thumbKey);
+    const gone = await http(B, 'GET', `/api/v4/media-files/${idOf(plain.json)}/thumbnail`, key!);
+    t.is(gone.status, 500);
+    t.is(gone.json?.code, 'file_missing');
+    t.false(gone.text.includes(thumbKey), 'the key is for the log, not the client');
+    await waitFor('the log line', async () => b.output().includes(thumbKey), 5_000);
 
     for (const p of [a, b, w2]) await stop(p);
     for (const p of procs) t.log(`${p.name}: peak RSS ${peaks[p.name]} MiB`);
