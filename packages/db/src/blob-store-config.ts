@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { BlobStore } from '@filigrane/core';
 import { FsBlobStore } from './fs-blob-store.js';
-import { S3BlobStore } from './s3-blob-store.js';
+import type * as S3 from './s3-blob-store.js';
 
 export interface BlobStoreSettings {
   /** BLOB_STORE_URL: `s3://bucket/prefix`; unset: the filesystem under DATA_DIR/blobs. */
@@ -15,6 +15,9 @@ export interface BlobStoreSettings {
 export function createBlobStore(s: BlobStoreSettings): BlobStore {
   if (!s.url) return new FsBlobStore(join(s.dataDir, 'blobs'));
   const { bucket, prefix } = parseBlobStoreUrl(s.url);
+  // Loaded on demand: the AWS SDK costs about a second of start-up that the filesystem default does not need.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { S3BlobStore } = require('./s3-blob-store.js') as typeof S3;
   return new S3BlobStore({ bucket, prefix, endpoint: s.endpoint, forcePathStyle: s.forcePathStyle });
 }
 
