@@ -52,7 +52,7 @@ export class JobRunner implements JobQueue {
     // pg-boss's standard queues ignore a bare singletonKey: check and insert under one advisory
     // lock per (queue, key), in one transaction, so two senders never both queue it.
     return this.transaction(async (db) => {
-      await db.executeSql('SELECT pg_advisory_xact_lock(hashtext($1))', [`${queue}\u0000${options.singletonKey}`]);
+      await db.executeSql('SELECT pg_advisory_xact_lock(hashtext($1))', [`${queue}:${options.singletonKey}`]);
       const { rows } = await db.executeSql(
         "SELECT 1 FROM pgboss.job WHERE name = $1 AND singleton_key = $2 AND state IN ('created', 'retry', 'active') LIMIT 1",
         [queue, options.singletonKey],
@@ -79,12 +79,14 @@ export class JobRunner implements JobQueue {
   }
 
   async drain(options: { queues?: string[]; timeoutMs?: number } = {}): Promise<void> {
-    const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+    const timeoutMs = options.timeoutMs ?? 60_000;
+    const deadline = Date.now() + timeoutMs;
     const boss = await this.start();
     for (;;) {
+      // Jobs that fall due before the deadline count too (a short startAfter, a retry's backoff).
       const { rows } = await boss.getDb().executeSql(
-        `SELECT count(*)::int AS n FROM pgboss.job WHERE state IN ('created', 'retry', 'active') AND start_after <= now()${options.queues ? ' AND name = ANY($1)' : ''}`,
-        options.queues ? [options.queues] : [],
+        `SELECT count(*)::int AS n FROM pgboss.job WHERE state IN ('created', 'retry', 'active') AND start_after <= now() + make_interval(secs => $1)${options.queues ? ' AND name = ANY($2)' : ''}`,
+        options.queues ? [timeoutMs / 1000, options.queues] : [timeoutMs / 1000],
       );
       if ((rows[0] as { n: number }).n === 0) return;
       if (Date.now() > deadline) throw new Error(`jobs still waiting or running after ${options.timeoutMs ?? 60_000} ms`);

@@ -28,8 +28,8 @@ export interface JobQueue {
   /** Many jobs of one queue in one statement (a fan-out: one round trip, not one per job). */
   sendMany<T extends object>(queue: string, items: T[]): Promise<void>;
   /**
-   * Waits until no job is waiting (due now) or running in these queues (all when omitted), or
-   * throws after `timeoutMs` (default 60 000). Tests call it through `server.drainJobs()`.
+   * Waits until no job is waiting or running in these queues (all when omitted), counting those
+   * that fall due before `timeoutMs` (default 60 000), then throws. Tests: `server.drainJobs()`.
    */
   drain?(options?: { queues?: string[]; timeoutMs?: number }): Promise<void>;
 }
