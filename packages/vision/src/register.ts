@@ -55,6 +55,19 @@ function ratioMatches(cv: OpenCv, query: OrbFeatures, reference: OrbFeatures, ra
   });
 }
 
+const matchCache = new WeakMap<OrbFeatures, WeakMap<OrbFeatures, Map<number, Correspondences>>>();
+
+/** The ratio matches of a query and a reference, computed once: each model tried reuses them. */
+function cachedMatches(cv: OpenCv, query: OrbFeatures, reference: OrbFeatures, ratio: number): Correspondences {
+  let byReference = matchCache.get(query);
+  if (!byReference) matchCache.set(query, (byReference = new WeakMap()));
+  let byRatio = byReference.get(reference);
+  if (!byRatio) byReference.set(reference, (byRatio = new Map()));
+  let c = byRatio.get(ratio);
+  if (!c) byRatio.set(ratio, (c = ratioMatches(cv, query, reference, ratio)));
+  return c;
+}
+
 /** Isotropic scale + translation (no rotation), by RANSAC on pairs then least squares on inliers. */
 function fitScale(c: Correspondences, threshold: number): { m: Mat3; inliers: number } | undefined {
   const { src, dst, count } = c;
@@ -122,7 +135,7 @@ export async function registerQuery(
   const threshold = options.ransacThreshold ?? 3;
   if (query.count < 2 || reference.count < 2) return undefined;
   const { cv } = await loadOpenCv();
-  const c = ratioMatches(cv, query, reference, options.ratio ?? 0.8);
+  const c = cachedMatches(cv, query, reference, options.ratio ?? 0.8);
   if (c.count < Math.max(4, minInliers)) return undefined;
   let fit: { m: Mat3; inliers: number } | undefined;
   if (model === 'scale') {
