@@ -26,3 +26,7 @@ export * from './settings.js';
 export * from './work-pool.js';
 export * from './schemas.js';
 export * from './keyset-batches.js';
+export * from './media-reader.js';
+export * from './media-views.js';
+export * from './media-metadata.js';
+export * from './temp-file.js';

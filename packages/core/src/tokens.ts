@@ -9,6 +9,7 @@ import type { ExtensionRegistry } from './extension-point.js';
 import type { BlobStore } from './blob-store.js';
 import type { MatchPipeline } from './tracking.js';
 import type { EventPublisher } from './events.js';
+import type { ClientUrlResolver, MediaReader } from './media-reader.js';
 
 function token<T>(name: string): symbol & { __type?: T } {
   return Symbol.for(`filigrane.${name}`) as symbol & { __type?: T };
@@ -28,4 +29,16 @@ export const TOKENS = {
   Events: token<EventPublisher>('Events'),
   /** Bounds image decodes and other heavy work of requests (503 + Retry-After when full). */
   WorkPool: token<WorkPool>('WorkPool'),
+  /** The read-only media interface, bound by the media plugin (requires it). */
+  MediaReader: token<MediaReader>('MediaReader'),
+  /** Bytes behind a client-given URL (SSRF-safe, the service's own URLs read locally), bound by the media plugin. */
+  ClientUrls: token<ClientUrlResolver>('ClientUrls'),
 } as const;
+
+/** The bytes behind a client-given URL, through the TOKENS.ClientUrls service of the request's container. */
+export function fetchClientUrl(
+  scope: { container: { get<T>(id: symbol): T }; principal?: import('./request-context.js').Principal | null; baseUrl: string },
+  url: string,
+): Promise<Buffer> {
+  return scope.container.get<import('./media-reader.js').ClientUrlResolver>(TOKENS.ClientUrls).resolve(scope, url);
+}

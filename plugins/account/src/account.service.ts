@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
 import { notFound, TOKENS, type SecretBox } from '@filigrane/core';
-import { ApiKeyService, IdentityService, type Account, type NewAccount } from '@filigrane/plugin-auth';
+import { ApiKeyService, IdentityService, type AccountIdentity as Account, type NewAccount } from '@filigrane/plugin-auth';
 import { AccountProfile, QUOTA_COUNTERS } from './account.entities.js';
 
 const generateKeyPairAsync = promisify(generateKeyPair);

@@ -1,5 +1,5 @@
 import { ContainerModule } from 'inversify';
-import { definePlugin } from '@filigrane/core';
+import { definePlugin, TOKENS } from '@filigrane/core';
 import { LOCAL_URLS } from './local-urls.js';
 import { Media } from './media.entity.js';
 import { MEDIA_EVENTS } from './media-events.js';
@@ -7,6 +7,8 @@ import { MediaInit1763700004000, MediaVideo1763900000000 } from './media.migrati
 import { MediaResolver } from './media.resolver.js';
 import { mediaRoutes } from './media.routes.js';
 import { MediaService } from './media.service.js';
+import { MediaReaderService } from './media-reader.service.js';
+import { ClientUrlService } from './url-resolver.js';
 import { ANNOUNCE_QUEUE, RegistrationService } from './registration.service.js';
 import { TextQueryService } from './text-query.service.js';
 import { VIDEO_QUEUE, VideoProcessingService } from './video-processing.service.js';
@@ -23,6 +25,10 @@ export const mediaPlugin = definePlugin({
     bind(RegistrationService).toSelf().inSingletonScope();
     bind(TextQueryService).toSelf().inSingletonScope();
     bind(VideoProcessingService).toSelf().inSingletonScope();
+    bind(MediaReaderService).toSelf().inSingletonScope();
+    bind(TOKENS.MediaReader).toService(MediaReaderService);
+    bind(ClientUrlService).toSelf().inSingletonScope();
+    bind(TOKENS.ClientUrls).toService(ClientUrlService);
   }),
   routes: mediaRoutes,
   resolvers: [MediaResolver],

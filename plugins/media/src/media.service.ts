@@ -5,7 +5,7 @@ import { AccountUsageService } from '@filigrane/plugin-account';
 import { Media } from './media.entity.js';
 import { MEDIA_EVENTS } from './media-events.js';
 import { nameOf, parentOf, type MediaPath } from './media-path.js';
-import type { Metadata } from './metadata.js';
+import type { Metadata } from '@filigrane/core';
 
 export interface FolderPage {
   folder: Media;

@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { created, file, isUploadedFile, listPage, noContent, notFound, ok, TOKENS, validationError, type BlobStore, type RouteContext, type RouteSpec } from '@filigrane/core';
 import { PRESS_ISSUE_PAGE_SCHEMA, PRESS_ISSUE_SCHEMA, PRESS_PAGE_SCHEMA } from './press.schemas.js';
 import { PRESS_INGEST, requireIngest } from './press-permission.js';
-import { resolveUrl } from '@filigrane/plugin-media';
+import { fetchClientUrl } from '@filigrane/core';
 import { issueImageKey, parseIssueFields, PressIssueService } from './press-issue.service.js';
 
 
@@ -25,7 +25,7 @@ async function ingest(ctx: RouteContext) {
   } else if (typeof input.url === 'string' && input.url) {
     // The fields are checked before anything is fetched.
     parseIssueFields(input.name, input.date, input.domain);
-    data = await resolveUrl(ctx, input.url);
+    data = await fetchClientUrl(ctx, input.url);
     sourceUrl = input.url.startsWith('data:') ? null : input.url;
     filename = sourceUrl ? decodeURIComponent(new URL(sourceUrl).pathname.split('/').pop() ?? '') || null : null;
   } else {

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'inversify';
-import { ApiError, isUploadedFile, TOKENS, validationError, type BlobStore, type ErrorItem } from '@filigrane/core';
-import { imageView, mediaApiError } from '@filigrane/plugin-media';
+import { ApiError, isUploadedFile, TOKENS, validationError, type BlobStore, type ErrorItem, codecApiError, imageView } from '@filigrane/core';
 import { prepareQuery, queryFingerprint, sniffFormat, type GeometricModel } from '@filigrane/vision';
 import { IdentificationService, type IdentifyOptions } from './identification.service.js';
 import { assertWithinHome, searchPathOf, type SearchExecutor, type SearchScope } from './search-executors.js';
@@ -124,7 +123,7 @@ export class ImageSearchExecutor implements SearchExecutor<ImageQuery> {
         limit: 10,
       });
     } catch (err) {
-      throw mediaApiError(err);
+      throw codecApiError(err);
     } finally {
       // An asynchronous query image is deleted once its search ran: results keep no pixels.
       if (query.blob) await this.blobs.delete(query.blob).catch(() => undefined);

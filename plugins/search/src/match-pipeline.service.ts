@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
 import { inject, injectable } from 'inversify';
 import { fetchResource } from '@filigrane/net';
-import { badRequest, CORE_SETTINGS, type CoreSettings, type MatchPipeline, type Sighting, type SightingMatch } from '@filigrane/core';
+import { badRequest, CORE_SETTINGS, type CoreSettings, type MatchPipeline, type Sighting, type SightingMatch, withTempFile } from '@filigrane/core';
 import { CreditNamesService, MatchRecorder, type MatchInput } from '@filigrane/plugin-matches';
 import { PreparedQuery, prepareQuery, sniffFormat } from '@filigrane/vision';
-import { withTempFile } from '@filigrane/plugin-media';
 import { probeVideo } from '@filigrane/video';
 import { IdentificationService, withoutLookAlikes } from './identification.service.js';
 import { VideoMatchService } from './video-match.service.js';
