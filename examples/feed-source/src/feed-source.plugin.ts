@@ -10,33 +10,21 @@ import {
   defineSettings,
   definePlugin,
   setting,
+  TOKENS,
   TRACKING_SOURCES,
   type MatchPipeline,
   type SettingValues,
   type TrackingSource,
 } from '@filigrane/core';
 
-class FeedSource implements TrackingSource {
-  readonly id = 'partner-feed';
-  readonly description = 'Sightings posted by a partner feed';
-  pipeline: MatchPipeline | null = null;
-
-  async start(pipeline: MatchPipeline): Promise<void> {
-    this.pipeline = pipeline;
-  }
-
-  async stop(): Promise<void> {
-    this.pipeline = null;
-  }
-}
+// The source as the platform lists it; sightings go in through the pipeline's token, as from any source.
+const source: TrackingSource = { id: 'partner-feed', description: 'Sightings posted by a partner feed' };
 
 /** The plugin's own settings: typed, validated at boot, listed by `filigrane settings`. */
 export const FEED_SETTINGS = defineSettings('partner-feed', {
   maxImageBytes: setting.integer({ env: 'PARTNER_FEED_MAX_IMAGE_BYTES', default: 16 * 1024 * 1024, min: 1, description: 'Largest image (bytes, decoded) one posted sighting may carry' }),
 });
 type FeedSettings = SettingValues<typeof FEED_SETTINGS.specs>;
-
-const source = new FeedSource();
 
 export const feedSourcePlugin = definePlugin({
   id: 'partner-feed',
@@ -64,11 +52,10 @@ export const feedSourcePlugin = definePlugin({
       async handler(ctx) {
         const body = (ctx.body ?? {}) as { image?: string; page_url?: string; image_url?: string; session_id?: number; credit?: string; last_modified?: string };
         if (typeof body.image !== 'string' || !body.image.startsWith('data:')) throw badRequest('invalid', 'image must be a data URI.');
-        if (!source.pipeline) throw new Error('the feed source was not started');
         const bytes = Buffer.from(body.image.slice(body.image.indexOf(',') + 1), 'base64');
         const { maxImageBytes } = ctx.container.get<FeedSettings>(FEED_SETTINGS.token);
         if (bytes.length > maxImageBytes) throw new ApiError(413, 'too_large', `The image is larger than ${maxImageBytes} bytes.`);
-        const matches = await source.pipeline.submit({
+        const matches = await ctx.container.get<MatchPipeline>(TOKENS.MatchPipeline).submit({
           accountId: ctx.principal!.accountId,
           source: source.id,
           kind: 'web',

@@ -68,18 +68,33 @@ export interface SightingMatch {
   created: boolean;
 }
 
-export interface MatchPipeline {
-  submit(sighting: Sighting): Promise<SightingMatch[]>;
+export interface SubmitOptions {
+  /**
+   * The result of an earlier submission of the same pixels for the same account (a picture printed
+   * on several pages): recorded for this sighting without identifying the pixels again. The
+   * sighting's own credit line is still checked; exclusivity is read from the media as usual.
+   */
+  reuse?: SightingMatch[];
 }
 
 /**
- * A place to look for copies (crawler, press analysis, a customer's own feed). Sources are
- * started with the pipeline they feed; adding a source is adding one plugin that contributes here.
+ * The one way into matching (inject `TOKENS.MatchPipeline`). Errors: an ApiError 400
+ * `invalid_sighting` without bytes or URL; fetch errors of the image URL; the vision package's
+ * MediaError (unsupported, corrupt, too small to fingerprint) when the pixels cannot be read.
+ */
+export interface MatchPipeline {
+  submit(sighting: Sighting, options?: SubmitOptions): Promise<SightingMatch[]>;
+}
+
+/**
+ * A place to look for copies (crawler, press analysis, a customer's own feed): adding a source is
+ * adding one plugin that contributes here. A source submits sightings through `TOKENS.MatchPipeline`
+ * (injected like any service); `start`/`stop` are lifecycle hooks, run after every plugin started.
  */
 export interface TrackingSource {
   id: string;
   description: string;
-  start?(pipeline: MatchPipeline): Promise<void>;
+  start?(): Promise<void>;
   stop?(): Promise<void>;
 }
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
-import { CORE_SETTINGS, returnedRows, TOKENS, type BlobStore, type Clock, type CoreSettings, type EventPublisher, type Sighting } from '@filigrane/core';
+import { CORE_SETTINGS, returnedRows, TOKENS, type BlobStore, type Clock, type CoreSettings, type EventPublisher, type MatchPipeline, type Sighting } from '@filigrane/core';
 import { FetchError, type FetchedResource } from '@filigrane/net';
 import { ImageTooSmallError, prepareQuery, probeImage, type PreparedQuery } from '@filigrane/vision';
 import { BatchWriter } from './batch-writer.service.js';
@@ -118,6 +118,8 @@ export class CrawlRunner {
     @inject(TOKENS.BlobStore) private readonly blobs: BlobStore,
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.Events) private readonly events: EventPublisher,
+    // The one way into the match pipeline: its token (as any tracking source, first-party or not).
+    @inject(TOKENS.MatchPipeline) private readonly pipeline: MatchPipeline,
   ) {
     this.fetcher = new PoliteFetcher(db, this.cfg, [...core.fetchAllowHosts]);
     this.writer = new BatchWriter(db, blobs);
@@ -402,13 +404,8 @@ export class CrawlRunner {
     if (res.status < 200 || res.status > 299) return void w.item('video', v.url, { ...base, outcome: `HTTP ${res.status}` });
     const md5 = createHash('md5').update(res.body).digest('hex');
     const fetched = validatorsOf(res, md5);
-    const pipeline = crawlerSource.pipeline;
-    if (!pipeline) {
-      w.item('video', v.url, { ...base, md5, outcome: 'match pipeline unavailable' });
-      return fetched;
-    }
     try {
-      const matches = await pipeline.submit({
+      const matches = await this.pipeline.submit({
         accountId: s.account_id, source: crawlerSource.id, kind: 'web', image: {}, video: { bytes: res.body },
         imageUrl: v.url, page: { url: pageUrl }, seenAt: this.clock.now(), sessionId: s.id,
       });
@@ -507,11 +504,6 @@ export class CrawlRunner {
       w.item('image', url, { ...fields, outcome: unreadable ?? 'not searched' });
       return fetched;
     }
-    const pipeline = crawlerSource.pipeline;
-    if (!pipeline) {
-      w.item('image', url, { ...fields, outcome: 'match pipeline unavailable' });
-      return fetched;
-    }
     // The same pixels under another URL: identified once per crawl (a miss is not searched again).
     const before = run.identified.get(md5);
     if (kind === 'web' && before === null && !credit) {
@@ -521,7 +513,7 @@ export class CrawlRunner {
     const lastModified = typeof res.headers?.['last-modified'] === 'string' ? new Date(res.headers['last-modified']) : undefined;
     try {
       const prepared = kind === 'web' ? (before?.prepared ?? (await prepareQuery(res.body))) : undefined;
-      const matches = await pipeline.submit({
+      const matches = await this.pipeline.submit({
         accountId: s.account_id,
         source: crawlerSource.id,
         kind,
@@ -555,9 +547,7 @@ export class CrawlRunner {
 
   /** A matched image seen on one more page: a sighting for that page, identified again from the prepared query. */
   private async resight(run: CrawlRun, m: MatchedImage, page: PageContext): Promise<void> {
-    const pipeline = crawlerSource.pipeline;
-    if (!pipeline) return;
-    await pipeline.submit({
+    await this.pipeline.submit({
       accountId: run.s.account_id, source: crawlerSource.id, kind: 'web',
       image: { bytes: m.bytes, url: m.url, lastModified: m.lastModified, prepared: m.prepared },
       imageUrl: m.url, page: pageFields(page), seenAt: this.clock.now(), sessionId: run.s.id, credit: m.credit ?? undefined,

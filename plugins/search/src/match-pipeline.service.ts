@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { inject, injectable } from 'inversify';
 import { fetchResource } from '@filigrane/net';
-import { badRequest, CORE_SETTINGS, type CoreSettings, type MatchPipeline, type Sighting, type SightingMatch, withTempFile } from '@filigrane/core';
+import { badRequest, CORE_SETTINGS, type CoreSettings, type MatchPipeline, type MediaReader, type Sighting, type SightingMatch, type SubmitOptions, TOKENS, withTempFile } from '@filigrane/core';
 import { CreditNamesService, MatchRecorder, type MatchInput } from '@filigrane/plugin-matches';
-import { PreparedQuery, prepareQuery, sniffFormat } from '@filigrane/vision';
+import { PreparedQuery, prepareQuery, probeImage, sniffFormat } from '@filigrane/vision';
 import { probeVideo } from '@filigrane/video';
 import { IdentificationService, withoutLookAlikes } from './identification.service.js';
 import { VideoMatchService } from './video-match.service.js';
@@ -24,11 +24,13 @@ export class MatchPipelineService implements MatchPipeline {
     @inject(CreditNamesService) private readonly credits: CreditNamesService,
     @inject(VideoMatchService) private readonly videos: VideoMatchService,
     @inject(CORE_SETTINGS.token) private readonly core: CoreSettings,
+    @inject(TOKENS.MediaReader) private readonly media: MediaReader,
   ) {}
 
-  async submit(sighting: Sighting): Promise<SightingMatch[]> {
+  async submit(sighting: Sighting, options: SubmitOptions = {}): Promise<SightingMatch[]> {
     if (sighting.video) return this.submitVideo(sighting, sighting.video);
     const bytes = sighting.image.bytes ?? (await this.fetch(sighting.image.url));
+    if (options.reuse) return this.reuse(sighting, bytes, options.reuse);
     let query: PreparedQuery | null = null;
     let failure: unknown = null;
     try {
@@ -63,6 +65,37 @@ export class MatchPipelineService implements MatchPipeline {
       const watermarked = f.watermarked === true;
       const recorded = await this.recorder.record({ sighting, mediaId: f.media.id, watermarked, exclusive: f.media.exclusive, query: info });
       matches.push({ matchId: String(recorded.id), kind: sighting.kind, mediaId: f.media.id, watermarked, created: recorded.created });
+    }
+    return matches;
+  }
+
+  /**
+   * An image identified earlier (the same pixels, the same account): its media recorded for this
+   * sighting without identification; this sighting's own credit line decides its credit match.
+   */
+  private async reuse(sighting: Sighting, bytes: Buffer, previous: SightingMatch[]): Promise<SightingMatch[]> {
+    const prepared = sighting.image.prepared instanceof PreparedQuery ? sighting.image.prepared : null;
+    const probed = prepared ? null : await probeImage(bytes).catch(() => null);
+    const info: MatchInput['query'] = {
+      width: prepared?.image.originalWidth ?? probed?.width ?? null,
+      height: prepared?.image.originalHeight ?? probed?.height ?? null,
+      format: sniffFormat(bytes) ?? null,
+      md5: createHash('md5').update(bytes).digest('hex'),
+    };
+    const matches: SightingMatch[] = [];
+    if (sighting.credit && (await this.credits.named(sighting.accountId, sighting.credit))) {
+      const recorded = await this.recorder.record({ sighting, mediaId: null, kind: 'credit', watermarked: false, exclusive: null, query: info });
+      matches.push({ matchId: String(recorded.id), kind: 'credit', mediaId: null, watermarked: false, created: recorded.created });
+    }
+    if (sighting.kind === 'credit') return matches;
+    const pixels = previous.filter((m) => m.kind !== 'credit' && m.mediaId !== null);
+    // Exclusivity as identification reads it: from the media (a media deleted since is skipped).
+    const media = new Map((await this.media.byIds(pixels.map((m) => m.mediaId!), sighting.accountId)).map((m) => [m.id, m]));
+    for (const m of pixels) {
+      const found = media.get(m.mediaId!);
+      if (!found) continue;
+      const recorded = await this.recorder.record({ sighting, mediaId: found.id, watermarked: m.watermarked, exclusive: found.exclusive, query: info });
+      matches.push({ matchId: String(recorded.id), kind: sighting.kind, mediaId: found.id, watermarked: m.watermarked, created: recorded.created });
     }
     return matches;
   }
