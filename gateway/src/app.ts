@@ -6,7 +6,6 @@ import type { DataSource } from 'typeorm';
 import {
   CORE_SETTINGS,
   EVENT_LISTENERS,
-  EventBus,
   parseSettings,
   ExtensionRegistry,
   resolvePlugins,
@@ -27,6 +26,8 @@ import { docsPlugin } from './openapi/docs.plugin.js';
 import { baseUrlResolver, createHttpServer } from './http-server.js';
 import { JobRunner } from './jobs/job-runner.js';
 import { masterKeyPlugin } from './master-key/master-key.plugin.js';
+import { eventOutboxPlugin } from './events/event-outbox.plugin.js';
+import { OutboxEventBus } from './events/outbox-event-bus.js';
 import { settleMasterKey, type MasterKeySource } from './master-key/master-key.js';
 import { rateLimitPlugin } from './rate-limit/rate-limit.plugin.js';
 import { mountRestRoutes } from './rest/rest-adapter.js';
@@ -79,7 +80,7 @@ export function checkBoot(plugins: FiligranePlugin[], config: GatewayConfig): vo
 export async function createApp(options: AppOptions): Promise<FiligraneApp> {
   const log = options.log ?? ((m: string) => console.log(m));
   // The docs plugin describes every loaded plugin, itself included.
-  const plugins: FiligranePlugin[] = resolvePlugins([rateLimitPlugin, masterKeyPlugin, docsPlugin(() => plugins, options.config.toolVersion), ...options.plugins]);
+  const plugins: FiligranePlugin[] = resolvePlugins([rateLimitPlugin, masterKeyPlugin, eventOutboxPlugin, docsPlugin(() => plugins, options.config.toolVersion), ...options.plugins]);
 
   const container = new Container({ autobind: true, defaultScope: 'Singleton' });
   const extensions = new ExtensionRegistry();
@@ -89,7 +90,9 @@ export async function createApp(options: AppOptions): Promise<FiligraneApp> {
   container.bind(TOKENS.WorkPool).toConstantValue(new WorkPool());
   container.bind(TOKENS.Extensions).toConstantValue(extensions);
   container.bind(TOKENS.JobQueue).toConstantValue(jobs);
-  container.bind(TOKENS.Events).toConstantValue(new EventBus(() => extensions.get(EVENT_LISTENERS), log, () => (options.clock ?? systemClock).now()));
+  // The DataSource is created below; the bus reads it only when it delivers.
+  let db: DataSource | null = null;
+  container.bind(TOKENS.Events).toConstantValue(new OutboxEventBus(extensions, jobs, () => db!, log, () => (options.clock ?? systemClock).now()));
   for (const [token, values] of parseAllSettings(plugins, options.config)) container.bind(token).toConstantValue(values);
   container.bind(TOKENS.BlobStore).toConstantValue(new FsBlobStore(join(options.config.dataDir, 'blobs')));
 
@@ -99,6 +102,7 @@ export async function createApp(options: AppOptions): Promise<FiligraneApp> {
     migrations: plugins.flatMap((p) => p.migrations ?? []),
   });
   await dataSource.initialize();
+  db = dataSource;
   try {
     return await assemble(options, plugins, container, dataSource, extensions, jobs, log);
   } catch (err) {
@@ -164,6 +168,7 @@ async function assemble(
     },
     async close() {
       for (const p of [...plugins].reverse()) await p.onStop?.(pluginContext);
+      container.get<OutboxEventBus>(TOKENS.Events).close();
       if (http) await http.close();
       if (apollo) await apollo.stop();
       await jobs.stop();
