@@ -4,3 +4,4 @@ export { MatchQueryService } from './match-query.service.js';
 export { CreditNamesService } from './credit-names.service.js';
 export type { SightedImage } from './match-types.js';
 export { siteOf } from './site-info.js';
+export { MATCH_ROW_CONTRACT, type MatchRowColumn } from './match-row-contract.js';
