@@ -23,15 +23,20 @@ function walk(dir) {
 }
 
 // Which plugin owns which table or view: the CREATE statements of its migrations.
+// Views are an owner's documented read interface: reading one is allowed and listed apart.
 const owner = new Map();
+const views = new Set();
 for (const plugin of plugins) {
   for (const file of walk(join(pluginsDir, plugin, 'src'))) {
     const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(/CREATE\s+(?:UNLOGGED\s+|OR\s+REPLACE\s+)?(?:TABLE|VIEW)\s+(?:IF\s+NOT\s+EXISTS\s+)?"?([a-z_][a-z0-9_]*)/gi)) {
-      owner.set(m[1].toLowerCase(), plugin);
+    for (const m of text.matchAll(/CREATE\s+(?:UNLOGGED\s+|OR\s+REPLACE\s+)?(TABLE|VIEW)\s+(?:IF\s+NOT\s+EXISTS\s+)?"?([a-z_][a-z0-9_]*)/gi)) {
+      owner.set(m[2].toLowerCase(), plugin);
+      if (m[1].toUpperCase() === 'VIEW') views.add(m[2].toLowerCase());
     }
   }
 }
+// Tables whose rows another plugin's triggers may read under a contract the owner documents and tests.
+const ROW_CONTRACTS = { matches: 'MATCH_ROW_CONTRACT' };
 
 const imports = []; // { plugin, from, names, file, kind }
 const sql = []; // { plugin, table, owner, file, line, text, kind }
@@ -69,9 +74,10 @@ for (const plugin of plugins) {
               if (!re.test(literal)) continue;
               const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
               const fk = new RegExp(`REFERENCES\\s+${table}\\b`, 'i').test(literal);
+              const contract = ROW_CONTRACTS[table] && text.includes(ROW_CONTRACTS[table]);
               const words = literal.replace(/\s+/g, ' ');
               const at = words.search(re);
-              sql.push({ plugin, table, owner: tableOwner, file: rel, line, kind: fk ? 'foreign-key' : kind, text: words.slice(Math.max(0, at - 60), at + 60) });
+              sql.push({ plugin, table, owner: tableOwner, file: rel, line, kind: fk ? 'foreign-key' : views.has(table) ? `${kind}: owner's documented view` : contract ? `${kind}: owner's row contract (${ROW_CONTRACTS[table]})` : kind, text: words.slice(Math.max(0, at - 60), at + 60) });
             }
           }
         }
@@ -98,7 +104,8 @@ if (process.argv.includes('--json')) {
     for (const [pair, names] of [...byPair].sort()) console.log(`- ${pair}: ${[...names].sort().join(', ')}`);
     console.log();
   }
-  for (const kind of ['src', 'test', 'foreign-key']) {
+  const kinds = [...new Set(['src', 'test', ...sql.map((s) => s.kind), 'foreign-key'])];
+  for (const kind of kinds) {
     const rows = sql.filter((s) => s.kind === kind);
     console.log(`## SQL naming another plugin's table (${kind}): ${rows.length}`);
     for (const s of rows) console.log(`- ${s.plugin} -> ${s.owner}.${s.table} at ${s.file}:${s.line}: …${s.text.trim()}…`);

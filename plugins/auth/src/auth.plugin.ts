@@ -1,7 +1,7 @@
 import { ContainerModule } from 'inversify';
 import { definePlugin, TOKENS } from '@filigrane/core';
 import { AccessToken, Account, AccountPermission, ApiKey, OAuthApplication } from './auth.entities.js';
-import { AuthInit1763700001000 } from './auth.migration.js';
+import { AuthAccountDirectory1764300001000, AuthInit1763700001000 } from './auth.migration.js';
 import { ApiKeyService } from './api-key.service.js';
 import { AuthenticatorService } from './authenticator.service.js';
 import { IdentityService } from './identity.service.js';
@@ -13,7 +13,7 @@ import { OAuthService } from './oauth.service.js';
 export const authPlugin = definePlugin({
   id: 'auth',
   entities: [Account, ApiKey, OAuthApplication, AccessToken, AccountPermission],
-  migrations: [AuthInit1763700001000],
+  migrations: [AuthInit1763700001000, AuthAccountDirectory1764300001000],
   bindings: new ContainerModule(({ bind }) => {
     bind(IdentityService).toSelf().inSingletonScope();
     bind(ApiKeyService).toSelf().inSingletonScope();

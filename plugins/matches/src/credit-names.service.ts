@@ -16,8 +16,8 @@ export class CreditNamesService {
 
   async namesOf(accountId: number): Promise<string[]> {
     const rows: { name: string }[] = await this.db.query(
-      `SELECT full_name AS name FROM accounts WHERE id = $1 AND full_name <> ''
-       UNION SELECT username FROM accounts WHERE id = $1`,
+      `SELECT full_name AS name FROM account_directory WHERE id = $1 AND full_name <> ''
+       UNION SELECT username FROM account_directory WHERE id = $1`,
       [accountId],
     );
     const names = new Set([...rows.map((r) => r.name), ...(await this.media.credits(accountId))]);

@@ -48,7 +48,7 @@ export interface MatchPage {
   previous: Cursor | null;
 }
 
-const FROM = 'FROM matches m LEFT JOIN sites s ON s.id = m.site_id LEFT JOIN media md ON md.id = m.media_id';
+const FROM = 'FROM matches m LEFT JOIN sites s ON s.id = m.site_id LEFT JOIN media_catalog md ON md.id = m.media_id';
 const SELECT = `SELECT m.*, s.name AS site_name, s.domain AS site_domain, s.suffix AS site_suffix, s.country AS site_country ${FROM}`;
 
 /** Match listings: filters, newest first, cursor pagination (stable while new matches arrive). */
@@ -160,6 +160,17 @@ export class MatchQueryService {
     if (!ids.length) return new Map();
     const found = await this.media.byIds(ids, accountId);
     return new Map(found.map((m) => [m.id, { id: m.id, type: m.type, path: m.path, created: m.created, credit: m.credit }]));
+  }
+
+  /**
+   * Whether the account has a match whose page URL (or image URL) ends with `suffix`: what a source
+   * asks before showing a page or image it recorded matches for (the press's pages and images).
+   */
+  async hasMatchEndingWith(accountId: number, field: 'page_url' | 'query_url', suffix: string): Promise<boolean> {
+    const column = field === 'page_url' ? 'page_url' : 'query_url';
+    const like = `%${suffix.replace(/[\\%_]/g, (c) => `\\${c}`)}`;
+    const rows: unknown[] = await this.db.query(`SELECT 1 FROM matches WHERE account_id = $1 AND ${column} LIKE $2 LIMIT 1`, [accountId, like]);
+    return rows.length > 0;
   }
 
   /** Tags and export are the user's to change; everything else is evidence. */

@@ -3,7 +3,7 @@ import { definePlugin, TOKENS } from '@filigrane/core';
 import { LOCAL_URLS } from './local-urls.js';
 import { Media } from './media.entity.js';
 import { MEDIA_EVENTS } from './media-events.js';
-import { MediaInit1763700004000, MediaVideo1763900000000 } from './media.migration.js';
+import { MediaCatalog1764300002000, MediaInit1763700004000, MediaVideo1763900000000 } from './media.migration.js';
 import { MediaResolver } from './media.resolver.js';
 import { mediaRoutes } from './media.routes.js';
 import { MediaService } from './media.service.js';
@@ -18,7 +18,7 @@ export const mediaPlugin = definePlugin({
   id: 'media',
   requires: ['auth', 'account'],
   entities: [Media],
-  migrations: [MediaInit1763700004000, MediaVideo1763900000000],
+  migrations: [MediaInit1763700004000, MediaVideo1763900000000, MediaCatalog1764300002000],
   extensionPoints: [MEDIA_EVENTS, LOCAL_URLS],
   bindings: new ContainerModule(({ bind }) => {
     bind(MediaService).toSelf().inSingletonScope();

@@ -2,6 +2,7 @@ import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
 import { CORE_SETTINGS, TOKENS, type BlobStore, type CoreSettings, type EventPublisher, type MatchPipeline, type Sighting, type SightingMatch } from '@filigrane/core';
 import { MediaError, PreparedQuery, prepareQuery } from '@filigrane/vision';
+import { AccountService } from '@filigrane/plugin-account';
 import { DocumentError } from './document-error.js';
 import { extractPdf, type ExtractedImage, type ExtractionLimits } from './pdf-extraction.js';
 import { PressIssue } from './press-issue.entity.js';
@@ -37,14 +38,12 @@ export class PressAnalysisService {
     @inject(PRESS_SETTINGS.token) private readonly settings: PressSettings,
     @inject(CORE_SETTINGS.token) private readonly core: CoreSettings,
     @inject(TOKENS.Events) private readonly events: EventPublisher,
+    @inject(AccountService) private readonly accounts: AccountService,
   ) {}
 
   /** Accounts that track press: any of the press notification flags set. */
   async trackingAccounts(): Promise<number[]> {
-    const rows: { account_id: number }[] = await this.db.query(
-      `SELECT account_id FROM account_profiles WHERE ${PRESS_FLAGS.map((f) => `COALESCE((notifications->>'${f}')::boolean, false)`).join(' OR ')} ORDER BY account_id`,
-    );
-    return rows.map((r) => r.account_id);
+    return this.accounts.withAnyNotification(PRESS_FLAGS);
   }
 
   private async update(id: number, values: Partial<PressIssue>): Promise<void> {
