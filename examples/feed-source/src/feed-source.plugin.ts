@@ -1,11 +1,10 @@
-// A third-party tracking source, written only against @filigrane/core: it contributes a
-// TrackingSource and feeds sightings posted to its own route into the match pipeline.
+// A third-party tracking source, written only against @filigrane/plugin-api: it contributes a
+// TrackingSource and feeds sightings posted to its own route into the match pipeline (its token).
 // Loaded by configuration: FILIGRANE_PLUGINS=./examples/feed-source (docs/plugins.md walks through it).
 import {
   ApiError,
   badRequest,
   contribute,
-  CORE_API_VERSION,
   created,
   defineSettings,
   definePlugin,
@@ -15,9 +14,8 @@ import {
   type MatchPipeline,
   type SettingValues,
   type TrackingSource,
-} from '@filigrane/core';
+} from '@filigrane/plugin-api';
 
-// The source as the platform lists it; sightings go in through the pipeline's token, as from any source.
 const source: TrackingSource = { id: 'partner-feed', description: 'Sightings posted by a partner feed' };
 
 /** The plugin's own settings: typed, validated at boot, listed by `filigrane settings`. */
@@ -28,7 +26,8 @@ type FeedSettings = SettingValues<typeof FEED_SETTINGS.specs>;
 
 export const feedSourcePlugin = definePlugin({
   id: 'partner-feed',
-  coreApi: CORE_API_VERSION,
+  pluginApi: '^1.1.0',
+  requires: ['search'],
   settings: FEED_SETTINGS,
   contributions: [contribute(TRACKING_SOURCES, () => source)],
   routes: [

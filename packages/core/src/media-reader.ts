@@ -46,8 +46,8 @@ export interface MediaReader {
   byIds(ids: number[], accountId?: number): Promise<MediaRecord[]>;
   /** The account's media with one of these pixel hashes, by id, at most `limit`. */
   byPixelHash(accountId: number, hashes: Buffer[], limit: number): Promise<MediaRecord[]>;
-  /** The reduced original of a registered image; undefined when none was kept. */
-  reducedOriginal(mediaId: number): Promise<ReducedOriginalPixels | undefined>;
+  /** The reduced original of a registered image (kept for every one); a missing file throws BlobMissingError (a server fault). */
+  reducedOriginal(mediaId: number): Promise<ReducedOriginalPixels>;
   /** The key reference of a watermarked media; null for plain media. */
   keyReference(mediaId: number): Promise<MediaKeyReference | null>;
   /** Distinct credit lines of the account's media (credit matching). */

@@ -77,12 +77,18 @@ export interface SubmitOptions {
   reuse?: SightingMatch[];
 }
 
-/**
- * The one way into matching (inject `TOKENS.MatchPipeline`). Errors: an ApiError 400
- * `invalid_sighting` without bytes or URL; fetch errors of the image URL; the vision package's
- * MediaError (unsupported, corrupt, too small to fingerprint) when the pixels cannot be read.
- */
+/** The one way into matching: inject `TOKENS.MatchPipeline`. */
 export interface MatchPipeline {
+  /**
+   * Identifies, validates, detects and records; returns the matches recorded (empty: none).
+   * Throws, for this sighting only (a source catches per sighting and goes on):
+   * - ApiError 400 `invalid_sighting`: neither image bytes nor a URL;
+   * - a FetchFailure (`isFetchFailure(err)`, `err.code`: address_not_allowed, http_error, too_large,
+   *   timeout...): the image URL could not be fetched;
+   * - an Error named UnsupportedFormatError, CorruptImageError, ImageTooSmallError or
+   *   ImageTooLargeError: the bytes are not a usable image (sides of at least 32 px, at most MAX_IMAGE_PIXELS);
+   * anything else is a server fault (retry the job).
+   */
   submit(sighting: Sighting, options?: SubmitOptions): Promise<SightingMatch[]>;
 }
 
@@ -94,7 +100,8 @@ export interface MatchPipeline {
 export interface TrackingSource {
   id: string;
   description: string;
-  start?(): Promise<void>;
+  /** @deprecated since plugin API 1.2: inject `TOKENS.MatchPipeline`; the argument stays for sources written against 1.0-1.1. */
+  start?(pipeline: MatchPipeline): Promise<void>;
   stop?(): Promise<void>;
 }
 

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
-import { TOKENS, type BlobStore, type MediaKeyReference, type MediaReader, type MediaRecord, type ReducedOriginalPixels, type SecretBox } from '@filigrane/core';
+import { requireBlob, TOKENS, type BlobStore, type MediaKeyReference, type MediaReader, type MediaRecord, type ReducedOriginalPixels, type SecretBox } from '@filigrane/core';
 import { blobKeys } from './media.service.js';
 import { decodeReduced } from './reduced-image.js';
 
@@ -40,9 +40,9 @@ export class MediaReaderService implements MediaReader {
     return rows.map(record);
   }
 
-  async reducedOriginal(mediaId: number): Promise<ReducedOriginalPixels | undefined> {
-    const data = await this.blobs.get(blobKeys(mediaId).reduced);
-    return data ? decodeReduced(data) : undefined;
+  async reducedOriginal(mediaId: number): Promise<ReducedOriginalPixels> {
+    // Kept for every registered image: a missing file is a server fault (BlobMissingError), never skipped.
+    return decodeReduced(await requireBlob(this.blobs, blobKeys(mediaId).reduced));
   }
 
   async keyReference(mediaId: number): Promise<MediaKeyReference | null> {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'inversify';
-import { ApiError, CORE_SETTINGS, isUploadedFile, TOKENS, validationError, type BlobStore, type CoreSettings, type ErrorItem, codecApiError, imageView, type MediaRecord } from '@filigrane/core';
+import { ApiError, CORE_SETTINGS, isUploadedFile, requireBlob, TOKENS, validationError, type BlobStore, type CoreSettings, type ErrorItem, codecApiError, imageView, type MediaRecord } from '@filigrane/core';
 import { assertWithinHome, IdentificationService, searchPathOf, type SearchExecutor, type SearchScope } from '@filigrane/plugin-search';
 import { prepareQuery } from '@filigrane/vision';
 import { DocumentError } from './document-error.js';
@@ -69,8 +69,7 @@ export class DocumentSearchExecutor implements SearchExecutor<DocumentQuery> {
   }
 
   async run(query: DocumentQuery, scope: SearchScope): Promise<unknown[]> {
-    const data = await this.blobs.get(query.blob);
-    if (!data) throw validationError([{ field: 'file', code: 'gone', details: 'The document is no longer available.' }]);
+    const data = await requireBlob(this.blobs, query.blob);
     const found = new Map<number, { media: MediaRecord; pages: Set<number>; watermarked: boolean; credits: Set<string> }>();
     try {
       const seen = new Map<string, { media: MediaRecord; watermarked: boolean }[]>();

@@ -3,7 +3,7 @@ import { inject, injectable } from 'inversify';
 import { fetchResource } from '@filigrane/net';
 import { badRequest, CORE_SETTINGS, type CoreSettings, type MatchPipeline, type MediaReader, type Sighting, type SightingMatch, type SubmitOptions, TOKENS, withTempFile } from '@filigrane/core';
 import { CreditNamesService, MatchRecorder, type MatchInput } from '@filigrane/plugin-matches';
-import { PreparedQuery, prepareQuery, probeImage, sniffFormat } from '@filigrane/vision';
+import { PreparedQuery, prepareQuery, probeImage, sniffQueryFormat } from '@filigrane/vision';
 import { probeVideo } from '@filigrane/video';
 import { IdentificationService, withoutLookAlikes } from './identification.service.js';
 import { VideoMatchService } from './video-match.service.js';
@@ -41,7 +41,7 @@ export class MatchPipelineService implements MatchPipeline {
     const info: MatchInput['query'] = {
       width: query?.image.originalWidth ?? null,
       height: query?.image.originalHeight ?? null,
-      format: sniffFormat(bytes) ?? null,
+      format: sniffQueryFormat(bytes) ?? null,
       md5: createHash('md5').update(bytes).digest('hex'),
     };
 
@@ -79,7 +79,7 @@ export class MatchPipelineService implements MatchPipeline {
     const info: MatchInput['query'] = {
       width: prepared?.image.originalWidth ?? probed?.width ?? null,
       height: prepared?.image.originalHeight ?? probed?.height ?? null,
-      format: sniffFormat(bytes) ?? null,
+      format: sniffQueryFormat(bytes) ?? null,
       md5: createHash('md5').update(bytes).digest('hex'),
     };
     const matches: SightingMatch[] = [];

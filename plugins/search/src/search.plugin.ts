@@ -1,5 +1,5 @@
 import { ContainerModule } from 'inversify';
-import { contribute, definePlugin, TOKENS, TRACKING_SOURCES, type ExtensionRegistry } from '@filigrane/core';
+import { contribute, definePlugin, TOKENS, TRACKING_SOURCES, type ExtensionRegistry, type MatchPipeline } from '@filigrane/core';
 import { Search } from './search.entity.js';
 import { SEARCH_EXECUTORS } from './search-executors.js';
 import { SearchInit1763700005000 } from './search.migration.js';
@@ -47,8 +47,10 @@ export const searchPlugin = definePlugin({
   routes: searchRoutes,
   resolvers: [SearchResolver],
   // Tracking sources are started once everything is bound, and stopped before the gateway closes.
+  // (They submit through TOKENS.MatchPipeline; the argument is kept for sources written against API 1.1.)
   async onStart({ container }) {
-    for (const source of container.get<ExtensionRegistry>(TOKENS.Extensions).get(TRACKING_SOURCES)) await source.start?.();
+    const pipeline = container.get<MatchPipeline>(TOKENS.MatchPipeline);
+    for (const source of container.get<ExtensionRegistry>(TOKENS.Extensions).get(TRACKING_SOURCES)) await source.start?.(pipeline);
   },
   async onStop({ container }) {
     for (const source of container.get<ExtensionRegistry>(TOKENS.Extensions).get(TRACKING_SOURCES)) await source.stop?.();
