@@ -10,6 +10,11 @@ import { VideoMatchService } from './video-match.service.js';
 
 const MAX_SIGHTING_BYTES = 50 * 1024 * 1024;
 
+/** What a match keeps of the query file: its size (when it could be read), format and MD5. */
+function queryInfo(bytes: Buffer, size: { originalWidth: number; originalHeight: number } | null): MatchInput['query'] {
+  return { width: size?.originalWidth ?? null, height: size?.originalHeight ?? null, format: sniffQueryFormat(bytes) ?? null, md5: createHash('md5').update(bytes).digest('hex') };
+}
+
 /**
  * The match pipeline every tracking source feeds: identify the registered originals a sighting
  * derives from (visual index + geometric validation), test the watermark with each original's
@@ -38,19 +43,9 @@ export class MatchPipelineService implements MatchPipeline {
     } catch (err) {
       failure = err;
     }
-    const info: MatchInput['query'] = {
-      width: query?.image.originalWidth ?? null,
-      height: query?.image.originalHeight ?? null,
-      format: sniffQueryFormat(bytes) ?? null,
-      md5: createHash('md5').update(bytes).digest('hex'),
-    };
-
-    const matches: SightingMatch[] = [];
+    const info = queryInfo(bytes, query?.image ?? null);
     // The credit stands on its own: recorded even when the pixels cannot be identified.
-    if (sighting.credit && (await this.credits.named(sighting.accountId, sighting.credit))) {
-      const recorded = await this.recorder.record({ sighting, mediaId: null, kind: 'credit', watermarked: false, exclusive: null, query: info });
-      matches.push({ matchId: String(recorded.id), kind: 'credit', mediaId: null, watermarked: false, created: recorded.created });
-    }
+    const matches = await this.creditMatch(sighting, info);
     if (sighting.kind === 'credit') return matches;
     if (!query) throw failure;
 
@@ -69,6 +64,13 @@ export class MatchPipelineService implements MatchPipeline {
     return matches;
   }
 
+  /** The credit match of a sighting whose credit line names the account (none otherwise). */
+  private async creditMatch(sighting: Sighting, info: MatchInput['query']): Promise<SightingMatch[]> {
+    if (!sighting.credit || !(await this.credits.named(sighting.accountId, sighting.credit))) return [];
+    const recorded = await this.recorder.record({ sighting, mediaId: null, kind: 'credit', watermarked: false, exclusive: null, query: info });
+    return [{ matchId: String(recorded.id), kind: 'credit', mediaId: null, watermarked: false, created: recorded.created }];
+  }
+
   /**
    * An image identified earlier (the same pixels, the same account): its media recorded for this
    * sighting without identification; this sighting's own credit line decides its credit match.
@@ -76,17 +78,8 @@ export class MatchPipelineService implements MatchPipeline {
   private async reuse(sighting: Sighting, bytes: Buffer, previous: SightingMatch[]): Promise<SightingMatch[]> {
     const prepared = sighting.image.prepared instanceof PreparedQuery ? sighting.image.prepared : null;
     const probed = prepared ? null : await probeImage(bytes).catch(() => null);
-    const info: MatchInput['query'] = {
-      width: prepared?.image.originalWidth ?? probed?.width ?? null,
-      height: prepared?.image.originalHeight ?? probed?.height ?? null,
-      format: sniffQueryFormat(bytes) ?? null,
-      md5: createHash('md5').update(bytes).digest('hex'),
-    };
-    const matches: SightingMatch[] = [];
-    if (sighting.credit && (await this.credits.named(sighting.accountId, sighting.credit))) {
-      const recorded = await this.recorder.record({ sighting, mediaId: null, kind: 'credit', watermarked: false, exclusive: null, query: info });
-      matches.push({ matchId: String(recorded.id), kind: 'credit', mediaId: null, watermarked: false, created: recorded.created });
-    }
+    const info = queryInfo(bytes, prepared ? prepared.image : probed ? { originalWidth: probed.width, originalHeight: probed.height } : null);
+    const matches = await this.creditMatch(sighting, info);
     if (sighting.kind === 'credit') return matches;
     const pixels = previous.filter((m) => m.kind !== 'credit' && m.mediaId !== null);
     // Exclusivity as identification reads it: from the media (a media deleted since is skipped).
