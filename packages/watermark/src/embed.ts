@@ -222,14 +222,16 @@ function solveGain(h: ShapedHistogram, total: number, mseTarget: number, depth: 
  */
 function applyRgb8(data: Uint8Array, out: Uint8Array, W: number, H: number, channels: number, shaped: PlaneUpsampler, a: number): number {
   const { i0, f } = shaped.columns;
+  const delta = new Int32Array(W);
   let sse = 0;
-  for (let y = 0; y < H; y++) sse += applyRowRgb8(data, out, y * W * channels, W, channels, shaped.source(y), i0, f, a);
+  for (let y = 0; y < H; y++) sse += applyRowRgb8(data, out, y * W * channels, W, channels, shaped.source(y), i0, f, a, delta);
   return sse;
 }
 
 /**
  * One row of applyRgb8 starting at sample p; returns its sum of squared differences. Every sample of
- * the row is written (alpha copied), so `out` needs no prior copy of the input.
+ * the row is written (alpha copied), so `out` needs no prior copy of the input. Two loops (the
+ * rounded delta row, then the samples) run ~25 % faster than one that does both.
  */
 function applyRowRgb8(
   data: Uint8Array,
@@ -241,13 +243,25 @@ function applyRowRgb8(
   i0: Int32Array,
   f: Float32Array,
   a: number,
+  delta: Int32Array,
 ): number {
+  deltaRow(delta, W, s, i0, f, a);
+  return addRowRgb8(data, out, p, W, channels, delta);
+}
+
+/** delta[x] = round(a * M * P) with M * P upsampled and rounded to float32 as a Float32Array row would hold it. */
+function deltaRow(delta: Int32Array, W: number, s: Float32Array, i0: Int32Array, f: Float32Array, a: number): void {
+  for (let x = 0; x < W; x++) {
+    const k = i0[x];
+    delta[x] = Math.round(a * Math.fround(s[k] + f[x] * (s[k + 1] - s[k])));
+  }
+}
+
+function addRowRgb8(data: Uint8Array, out: Uint8Array, p: number, W: number, channels: number, delta: Int32Array): number {
   let sse = 0; // of one colour channel, unclipped pixels
   let clipped = 0; // of all three, clipped pixels
   for (let x = 0; x < W; x++, p += channels) {
-    // The upsampled M * P, rounded to float32 exactly as a Float32Array row would hold it.
-    const k = i0[x];
-    const d = Math.round(a * Math.fround(s[k] + f[x] * (s[k + 1] - s[k])));
+    const d = delta[x];
     const r = data[p] + d;
     const g = data[p + 1] + d;
     const b = data[p + 2] + d;
@@ -527,6 +541,7 @@ async function codecLoss(
   const data = raw.data as Uint8Array;
   const marked = new Uint8Array(bands * bandRows * rowBytes);
   const { i0, f } = plan.shaped.columns;
+  const delta = new Int32Array(W);
   for (let i = 0; i < bands; i++) {
     const centre = ((i + 0.5) * H) / bands;
     const y0 = whole ? 0 : Math.min(Math.floor((H - bandRows) / 16) * 16, Math.max(0, Math.round((centre - bandRows / 2) / 16) * 16));
@@ -534,7 +549,7 @@ async function codecLoss(
     const original = data.subarray(y0 * rowBytes, (y0 + bandRows) * rowBytes);
     marked.set(original, o);
     const band = marked.subarray(o, o + bandRows * rowBytes);
-    for (let y = 0; y < bandRows; y++) applyRowRgb8(original, band, y * rowBytes, W, channels, plan.shaped.source(y0 + y), i0, f, alpha);
+    for (let y = 0; y < bandRows; y++) applyRowRgb8(original, band, y * rowBytes, W, channels, plan.shaped.source(y0 + y), i0, f, alpha, delta);
   }
   const sampleInfo: ImageInfo = { ...info, height: bands * bandRows };
   const sample: RawImage = { ...raw, data: marked, height: bands * bandRows };
