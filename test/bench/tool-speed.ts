@@ -51,7 +51,8 @@ function timed(cmd: string, args: string[]): { ms: number; rssMiB: number } {
   return { ms, rssMiB: Number(m[1]) / 1024 };
 }
 
-function toolCommand(root: string): { cmd: string; args: string[]; label: string } {
+function toolCommand(root: string, override?: string): { cmd: string; args: string[]; label: string } {
+  if (override) return override.endsWith('.js') ? { cmd: process.execPath, args: [override], label: `node ${override}` } : { cmd: override, args: [], label: override };
   const sea = join(root, 'packages', 'tool', 'release', 'filigrane-mark-linux-x64');
   if (existsSync(sea)) return { cmd: sea, args: [], label: 'single executable' };
   return { cmd: process.execPath, args: [join(root, 'packages', 'tool', 'dist', 'src', 'main.js')], label: 'node dist/src/main.js' };
@@ -109,8 +110,9 @@ export async function endpointSpeed(root: string, rounds = 3): Promise<{ file: s
   return rows;
 }
 
-export function toolSpeed(root: string, rounds = 5): ToolSpeedRow[] {
-  const tool = toolCommand(root);
+/** `toolPath`: another build of the tool to time (an executable, or a .js entry run with node), e.g. main's for a before/after. */
+export function toolSpeed(root: string, rounds = 5, toolPath?: string): ToolSpeedRow[] {
+  const tool = toolCommand(root, toolPath);
   const work = join(root, 'bench-results', 'tool-speed');
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
