@@ -7,3 +7,5 @@ export { startTestServer, bootTestServer, call, type BootedTestServer, type Boot
 export { boot } from './server.js';
 export { mountedRoutes, type MountedHttpRoute } from './http-server.js';
 export { buildOpenApi, openApiPath, type OpenApiDocument } from './openapi/openapi-document.js';
+export { selectQueues, queuePattern } from './jobs/job-runner.js';
+export { Metrics } from './metrics/metrics.js';
