@@ -4,8 +4,10 @@ import type { FastifyInstance } from 'fastify';
 import { Container } from 'inversify';
 import type { DataSource } from 'typeorm';
 import {
+  ACCOUNT_DELETED_HOOKS,
   CORE_SETTINGS,
   EVENT_LISTENERS,
+  loggerFactory,
   EventBus,
   parseSettings,
   ExtensionRegistry,
@@ -17,6 +19,7 @@ import {
   type Clock,
   type FiligranePlugin,
   type GraphQLContext,
+  type LoggerFactory,
   type PluginContext,
 } from '@filigrane/core';
 import { createDataSource, FsBlobStore } from '@filigrane/db';
@@ -30,6 +33,7 @@ import { masterKeyPlugin } from './master-key/master-key.plugin.js';
 import { settleMasterKey, type MasterKeySource } from './master-key/master-key.js';
 import { rateLimitPlugin } from './rate-limit/rate-limit.plugin.js';
 import { mountRestRoutes } from './rest/rest-adapter.js';
+import { bindPlatformServices } from './platform/platform-services.js';
 
 export interface AppOptions {
   config: GatewayConfig;
@@ -83,11 +87,14 @@ export async function createApp(options: AppOptions): Promise<FiligraneApp> {
 
   const container = new Container({ autobind: true, defaultScope: 'Singleton' });
   const extensions = new ExtensionRegistry();
-  const jobs = new JobRunner(options.databaseUrl, log);
+  const loggers = loggerFactory(log);
+  const jobs = new JobRunner(options.databaseUrl, log, loggers);
   container.bind(TOKENS.Config).toConstantValue(options.config);
   container.bind(TOKENS.Clock).toConstantValue(options.clock ?? systemClock);
   container.bind(TOKENS.WorkPool).toConstantValue(new WorkPool());
   container.bind(TOKENS.Extensions).toConstantValue(extensions);
+  container.bind(TOKENS.Loggers).toConstantValue(loggers);
+  bindPlatformServices(container, extensions);
   container.bind(TOKENS.JobQueue).toConstantValue(jobs);
   container.bind(TOKENS.Events).toConstantValue(new EventBus(() => extensions.get(EVENT_LISTENERS), log, () => (options.clock ?? systemClock).now()));
   for (const [token, values] of parseAllSettings(plugins, options.config)) container.bind(token).toConstantValue(values);
@@ -122,6 +129,7 @@ async function assemble(
   container.bind(TOKENS.SecretBox).toConstantValue(new SecretBox(await settleMasterKey(dataSource, options.masterKey)));
 
   extensions.declare(EVENT_LISTENERS, 'core');
+  extensions.declare(ACCOUNT_DELETED_HOOKS, 'core');
   for (const p of plugins) {
     for (const point of p.extensionPoints ?? []) extensions.declare(point, p.id);
     if (p.bindings) await container.load(p.bindings);
@@ -147,8 +155,9 @@ async function assemble(
 
   if (options.workers) await jobs.work(plugins.flatMap((p) => p.jobs?.(container) ?? []));
 
-  const pluginContext: PluginContext = { container, log };
-  for (const p of plugins) await p.onStart?.(pluginContext);
+  const loggers = container.get<LoggerFactory>(TOKENS.Loggers);
+  const contextOf = (p: FiligranePlugin): PluginContext => ({ container, log, logger: loggers.for(p.id) });
+  for (const p of plugins) await p.onStart?.(contextOf(p));
 
   return {
     container,
@@ -163,7 +172,7 @@ async function assemble(
       return options.config.publicUrl ?? address.replace('[::1]', 'localhost');
     },
     async close() {
-      for (const p of [...plugins].reverse()) await p.onStop?.(pluginContext);
+      for (const p of [...plugins].reverse()) await p.onStop?.(contextOf(p));
       if (http) await http.close();
       if (apollo) await apollo.stop();
       await jobs.stop();

@@ -13,6 +13,7 @@ import { pluginsFromConfig } from './plugins.js';
 import { settingsDocument } from './settings-document.js';
 import { loadConfig } from './config.js';
 import { buildToolInBackground } from './tool-build.js';
+import { pack, pluginNew } from './scaffold/scaffold-commands.js';
 
 const USAGE = `Usage: filigrane <command> [options]
 
@@ -32,6 +33,10 @@ Commands:
   schema                        print the GraphQL schema (SDL)
   settings                      print every setting (environment variable) as a Markdown table
   outbox [--limit N]            print the latest notification mails (the outbox when SMTP_URL is unset)
+  plugin new NAME --dir FOLDER [--packages TARBALLS]
+                                write a plugin package (docs/plugins.md); --packages: install Filigrane from
+                                the tarballs of \`filigrane pack\` instead of the registry
+  pack [--out FOLDER]           npm pack the public packages (plugin-api, testing, tsconfig) and what they load
 
 Environment: PORT (8080), HOST (127.0.0.1), DATA_DIR (./data), DATABASE_URL, FILIGRANE_PLUGINS...
   \`filigrane settings\` lists them all (docs/configuration.md).
@@ -62,6 +67,11 @@ async function main(argv: string[]): Promise<number> {
       break;
     case 'outbox':
       return printOutbox(rest);
+    case 'plugin':
+      if (rest[0] === 'new') return pluginNew(rest.slice(1));
+      break;
+    case 'pack':
+      return pack(rest);
     case 'settings':
       console.log(settingsDocument(await pluginsFromConfig()).trimEnd());
       return 0;

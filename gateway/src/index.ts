@@ -1,4 +1,4 @@
-export { createApp, type AppOptions, type FiligraneApp } from './app.js';
+export { createApp, checkBoot, type AppOptions, type FiligraneApp } from './app.js';
 export { loadConfig, masterKeySource, parseTrustProxy, GATEWAY_SETTINGS, type GatewayConfig } from './config.js';
 export { MasterKeyError, type MasterKeySource } from './master-key/master-key.js';
 export { settingsDocument } from './settings-document.js';

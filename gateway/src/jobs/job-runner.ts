@@ -1,5 +1,5 @@
 import PgBoss from 'pg-boss';
-import type { JobQueue, JobSendOptions, JobSpec } from '@filigrane/core';
+import { loggerFactory, type JobQueue, type JobSendOptions, type JobSpec, type LoggerFactory } from '@filigrane/core';
 
 /** Jobs per pg-boss worker loop, and loops per queue, when a queue asks for concurrency. */
 const JOBS_PER_LOOP = 8;
@@ -15,7 +15,11 @@ export class JobRunner implements JobQueue {
   /** One creation per queue name: concurrent first sends would race pg-boss's CREATE (a 500 seen on PostgreSQL). */
   private readonly created = new Map<string, Promise<void>>();
 
-  constructor(private readonly connectionString: string, private readonly log: (msg: string) => void) {}
+  constructor(
+    private readonly connectionString: string,
+    private readonly log: (msg: string) => void,
+    private readonly loggers: LoggerFactory = loggerFactory(log),
+  ) {}
 
   private start(): Promise<PgBoss> {
     this.starting ??= (async () => {
@@ -43,7 +47,51 @@ export class JobRunner implements JobQueue {
   async send<T extends object>(queue: string, data: T, options: JobSendOptions = {}): Promise<string | null> {
     const boss = await this.queue(queue);
     const retry = options.retryLimit === undefined ? {} : { retryLimit: options.retryLimit, retryDelay: options.retryDelaySeconds ?? 1, retryBackoff: true };
-    return boss.send(queue, data, { singletonKey: options.singletonKey, startAfter: options.startAfterSeconds, ...retry });
+    const sendOptions = { singletonKey: options.singletonKey, startAfter: options.startAfterSeconds, ...retry };
+    if (options.singletonKey === undefined) return boss.send(queue, data, sendOptions);
+    // pg-boss's standard queues ignore a bare singletonKey: check and insert under one advisory
+    // lock per (queue, key), in one transaction, so two senders never both queue it.
+    return this.transaction(async (db) => {
+      await db.executeSql('SELECT pg_advisory_xact_lock(hashtext($1))', [`${queue}:${options.singletonKey}`]);
+      const { rows } = await db.executeSql(
+        "SELECT 1 FROM pgboss.job WHERE name = $1 AND singleton_key = $2 AND state IN ('created', 'retry', 'active') LIMIT 1",
+        [queue, options.singletonKey],
+      );
+      return rows.length > 0 ? null : boss.send(queue, data, { ...sendOptions, db });
+    });
+  }
+
+  private async transaction<T>(work: (db: { executeSql(text: string, values: unknown[]): Promise<{ rows: unknown[] }> }) => Promise<T>): Promise<T> {
+    const { Client } = await import('pg');
+    const client = new Client({ connectionString: this.connectionString });
+    await client.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await work({ executeSql: (text, values) => client.query(text, values) });
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      await client.end();
+    }
+  }
+
+  async drain(options: { queues?: string[]; timeoutMs?: number } = {}): Promise<void> {
+    const timeoutMs = options.timeoutMs ?? 60_000;
+    const deadline = Date.now() + timeoutMs;
+    const boss = await this.start();
+    for (;;) {
+      // Jobs that fall due before the deadline count too (a short startAfter, a retry's backoff).
+      const { rows } = await boss.getDb().executeSql(
+        `SELECT count(*)::int AS n FROM pgboss.job WHERE state IN ('created', 'retry', 'active') AND start_after <= now() + make_interval(secs => $1)${options.queues ? ' AND name = ANY($2)' : ''}`,
+        options.queues ? [timeoutMs / 1000, options.queues] : [timeoutMs / 1000],
+      );
+      if ((rows[0] as { n: number }).n === 0) return;
+      if (Date.now() > deadline) throw new Error(`jobs still waiting or running after ${options.timeoutMs ?? 60_000} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   }
 
   async sendMany<T extends object>(queue: string, items: T[]): Promise<void> {
@@ -69,9 +117,10 @@ export class JobRunner implements JobQueue {
 
   private async loop(boss: PgBoss, spec: JobSpec<never>, batchSize: number): Promise<void> {
     let workerId = '';
+    const log = this.loggers.for(spec.queue);
     workerId = await boss.work(spec.queue, { batchSize, pollingIntervalSeconds: spec.pollingIntervalSeconds ?? 2 }, async (jobs) => {
-      if (jobs.length === 1) await spec.handler(jobs[0].data as never, { id: jobs[0].id });
-      else await Promise.all(jobs.map((job) => spec.handler(job.data as never, { id: job.id })));
+      if (jobs.length === 1) await spec.handler(jobs[0].data as never, { id: jobs[0].id, log });
+      else await Promise.all(jobs.map((job) => spec.handler(job.data as never, { id: job.id, log })));
       // pg-boss waits a polling interval after every fetch; a full batch means more may be
       // waiting, so fetch again at once (throughput is then not capped at batchSize/interval).
       if (spec.concurrency !== undefined && jobs.length === batchSize && workerId) boss.notifyWorker(workerId);

@@ -14,6 +14,7 @@ let server: TestServer;
 let key: string;
 let site: TestSite;
 let other: TestSite;
+let markedImage: Buffer;
 const events: DomainEvent[] = [];
 const probe = definePlugin({ id: 'event-probe', contributions: [contribute(EVENT_LISTENERS, () => (e: DomainEvent) => void events.push(e))] });
 
@@ -24,6 +25,7 @@ test.before(async () => {
   other = await new TestSite({ '/': { type: 'text/html', body: '<a href="/x">x</a>' } }).start();
   const original = await syntheticPhoto(31);
   const marked = await embed(original, generateKey());
+  markedImage = marked.image;
   const markedJpeg = await sharp(marked.image).jpeg({ quality: 92 }).toBuffer();
   const credited = await sharp(await syntheticPhoto(55)).jpeg().withXmp(XMP_CREDIT).withExif({ IFD0: { Artist: 'Jane Doe' } }).toBuffer();
   const tiny = await sharp({ create: { width: 16, height: 16, channels: 3, background: '#f00' } }).png().toBuffer();
@@ -183,6 +185,41 @@ test.serial('a crawl follows the site, finds images every way, matches them, and
   t.is((await server.call('GET', `/api/v3/matches/web/`, { key })).json.count, 2);
   const all = await server.call('GET', '/api/v3/crawling/batches/', { key });
   t.deepEqual(all.json.results.map((b: { crawl_cycle: number }) => b.crawl_cycle), [2, 1]);
+});
+
+test.serial('image fetches send a browser Accept header; WebP and AVIF copies are identified and their format logged', async (t) => {
+  const webp = await sharp(markedImage).webp({ quality: 80 }).toBuffer();
+  const jpeg = await sharp(markedImage).jpeg({ quality: 85 }).toBuffer();
+  const avif = await sharp(markedImage).resize({ width: 300 }).avif({ quality: 60 }).toBuffer();
+  // An image CDN negotiating on Accept, as real ones do: WebP to browsers, JPEG to anything else.
+  const cdn = await new TestSite({
+    '/': { type: 'text/html', body: '<html><body><img src="/cdn/photo"><img src="/img/photo.avif"></body></html>' },
+    '/cdn/photo': (req, res) => {
+      const wantsWebp = /image\/webp/.test(String(req.headers.accept ?? ''));
+      res.writeHead(200, { 'content-type': wantsWebp ? 'image/webp' : 'image/jpeg', vary: 'Accept' }).end(wantsWebp ? webp : jpeg);
+    },
+    '/img/photo.avif': { type: 'image/avif', body: avif },
+  }).start();
+  try {
+    const created = await server.call('POST', '/api/v3/crawling/sessions/', { key, json: { url: cdn.url('/'), download_delay: 0 } });
+    t.is(created.status, 201, created.text);
+    const s = await finished(created.json.id, 1);
+    t.is(s.state, 'done', String(s.reason));
+    t.is(cdn.hits('/cdn/photo')[0]?.headers.accept, 'image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8');
+    const batch = (await server.call('GET', `/api/v3/crawling/sessions/${s.id}/batches/`, { key })).json.results[0];
+    const images = csvRows((await download(batch.images.log)).body);
+    const column = images[0]!.split(',').indexOf('format');
+    t.true(column >= 0, images[0]);
+    const formatOf = (path: string) => images.find((l) => l.startsWith(cdn.url(path)))?.split(',')[column];
+    t.is(formatOf('/cdn/photo'), 'webp');
+    t.is(formatOf('/img/photo.avif'), 'avif');
+    const web = await server.call('GET', `/api/v3/matches/web/?session_id=${s.id}`, { key });
+    const urls = web.json.results.map((m: { image: { url: string } }) => m.image.url).sort();
+    t.deepEqual(urls, [cdn.url('/cdn/photo'), cdn.url('/img/photo.avif')], web.text);
+    t.true(web.json.results.every((m: { watermarked: boolean }) => m.watermarked));
+  } finally {
+    await cdn.close();
+  }
 });
 
 test.serial('a crawl of a forbidden address fails saying the address is not allowed, not robots.txt', async (t) => {

@@ -82,7 +82,7 @@ export const mediaRoutes: RouteSpec[] = [
     requestSchema: REGISTRATION_BODY_SCHEMA,
     responses: { 201: { schema: MEDIA_OBJECT_SCHEMA } },
     async handler(ctx) {
-      const location = parseMediaPath(treePath(ctx), ctx.principal!);
+      const location = parseMediaPath(treePath(ctx), ctx.principal!, { creating: true });
       const { input, metadata } = await registrationInput(ctx);
       const media = await ctx.container.get(RegistrationService).register(location, input, parseMetadata(metadata).set);
       return created(mediaView(media, ctx.baseUrl));
