@@ -18,8 +18,10 @@ import { pack, pluginNew } from './scaffold/scaffold-commands.js';
 const USAGE = `Usage: filigrane <command> [options]
 
 Commands:
-  start                         API + job workers (embedded PostgreSQL under DATA_DIR unless DATABASE_URL)
-  worker                        job workers only (needs DATABASE_URL)
+  start [--no-workers]          API + job workers (embedded PostgreSQL under DATA_DIR unless DATABASE_URL);
+                                --no-workers: the API alone (jobs it queues are run by \`worker\` processes)
+  worker [--queues P[,P...]]    job workers only (needs DATABASE_URL); --queues: only the queues these
+                                patterns name (\`*\` matches anything: --queues 'crawler.*,search.run')
   migrate                       apply database migrations and exit
   account create --username U --email E [--full-name F] [--image-quota N] [--disk-quota BYTES] [--json]
                                 create an account and print its API key
@@ -48,9 +50,9 @@ async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'start':
-      return start();
+      return start(rest);
     case 'worker':
-      return worker();
+      return worker(rest);
     case 'migrate': {
       const running = await boot('migrate');
       await running.stop();
@@ -119,11 +121,12 @@ function untilSignal(): Promise<string> {
   });
 }
 
-async function start(): Promise<number> {
+async function start(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { 'no-workers': { type: 'boolean', default: false } }, strict: true });
   const config = loadConfig();
-  const running = await boot('start', config);
+  const running = await boot('start', config, { workers: !values['no-workers'] });
   const demoKey = await ensureDemoAccount(running.app);
-  console.log(`Filigrane listening on ${running.url} (database: ${running.db.embedded ? 'embedded, under DATA_DIR' : 'DATABASE_URL'})`);
+  console.log(`Filigrane listening on ${running.url} (database: ${running.db.embedded ? 'embedded, under DATA_DIR' : 'DATABASE_URL'}; files: ${config.blobStoreUrl ?? 'DATA_DIR/blobs'}; ${values['no-workers'] ? 'API only, no job workers' : 'API and job workers'})`);
   if (demoKey) console.log(`Created account "demo". API key: ${demoKey}\n  curl -H "Authorization: Token ${demoKey}" ${running.url}/api/v4/account/`);
   const tool = buildToolInBackground(config, (line) => console.log(line));
   const signal = await untilSignal();
@@ -133,9 +136,12 @@ async function start(): Promise<number> {
   return 0;
 }
 
-async function worker(): Promise<number> {
-  const running = await boot('worker');
-  console.log('Filigrane workers running');
+async function worker(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { queues: { type: 'string', multiple: true } }, strict: true });
+  const queues = values.queues?.flatMap((v) => v.split(',')).map((q) => q.trim()).filter(Boolean);
+  if (values.queues && !queues?.length) throw new Error('--queues needs at least one queue name or pattern');
+  const running = await boot('worker', loadConfig(), { queues });
+  console.log(`Filigrane workers running (${queues ? `queues ${queues.join(', ')}` : 'every queue'})`);
   await untilSignal();
   await running.stop();
   return 0;

@@ -1,5 +1,7 @@
 import PgBoss from 'pg-boss';
-import { loggerFactory, type JobQueue, type JobSendOptions, type JobSpec, type LoggerFactory } from '@filigrane/core';
+import type { Logger as PinoLogger } from 'pino';
+import { loggerFactory, type JobQueue, type JobSendOptions, type JobSpec, type Logger, type LoggerFactory } from '@filigrane/core';
+import type { Metrics } from '../metrics/metrics.js';
 
 /** Jobs per pg-boss worker loop, and loops per queue, when a queue asks for concurrency. */
 const JOBS_PER_LOOP = 8;
@@ -19,6 +21,9 @@ export class JobRunner implements JobQueue {
     private readonly connectionString: string,
     private readonly log: (msg: string) => void,
     private readonly loggers: LoggerFactory = loggerFactory(log),
+    /** Each job's start, end, duration and failure; absent: none (tests). */
+    private readonly logger?: PinoLogger,
+    private readonly metrics?: Metrics,
   ) {}
 
   private start(): Promise<PgBoss> {
@@ -101,8 +106,8 @@ export class JobRunner implements JobQueue {
   }
 
   /** Registers handlers and schedules: called by processes that run workers. */
-  async work(specs: JobSpec<never>[]): Promise<void> {
-    for (const spec of specs) {
+  async work(specs: JobSpec<never>[], queues?: string[]): Promise<void> {
+    for (const spec of selectQueues(specs, queues)) {
       const boss = await this.queue(spec.queue);
       // A pg-boss worker fetches a batch and waits for its slowest job before the next fetch; a high
       // concurrency is split over a few workers so one slow job (or a fetch) never idles every slot.
@@ -119,12 +124,39 @@ export class JobRunner implements JobQueue {
     let workerId = '';
     const log = this.loggers.for(spec.queue);
     workerId = await boss.work(spec.queue, { batchSize, pollingIntervalSeconds: spec.pollingIntervalSeconds ?? 2 }, async (jobs) => {
-      if (jobs.length === 1) await spec.handler(jobs[0].data as never, { id: jobs[0].id, log });
-      else await Promise.all(jobs.map((job) => spec.handler(job.data as never, { id: job.id, log })));
+      if (jobs.length === 1) await this.runOne(spec, jobs[0]!, log);
+      else await Promise.all(jobs.map((job) => this.runOne(spec, job, log)));
       // pg-boss waits a polling interval after every fetch; a full batch means more may be
       // waiting, so fetch again at once (throughput is then not capped at batchSize/interval).
       if (spec.concurrency !== undefined && jobs.length === batchSize && workerId) boss.notifyWorker(workerId);
     });
+  }
+
+  /**
+   * One job, logged: start and end (with its duration) at info, or debug for scheduled upkeep that
+   * runs every minute; a failure at error with its cause, then rethrown so pg-boss retries or fails it.
+   */
+  private async runOne(spec: JobSpec<never>, job: { id: string; data: unknown }, log: Logger): Promise<void> {
+    const fields = { queue: spec.queue, job: job.id };
+    const routine = spec.schedule !== undefined;
+    const started = process.hrtime.bigint();
+    const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+    if (routine) this.logger?.debug(fields, 'job started');
+    else this.logger?.info(fields, 'job started');
+    try {
+      await spec.handler(job.data as never, { id: job.id, log });
+    } catch (err) {
+      const duration = seconds();
+      this.metrics?.jobs.inc({ queue: spec.queue, outcome: 'failed' });
+      this.metrics?.jobSeconds.observe({ queue: spec.queue, outcome: 'failed' }, duration);
+      this.logger?.error({ ...fields, ms: Math.round(duration * 1000), err }, 'job failed');
+      throw err;
+    }
+    const duration = seconds();
+    this.metrics?.jobs.inc({ queue: spec.queue, outcome: 'completed' });
+    this.metrics?.jobSeconds.observe({ queue: spec.queue, outcome: 'completed' }, duration);
+    if (routine) this.logger?.debug({ ...fields, ms: Math.round(duration * 1000) }, 'job completed');
+    else this.logger?.info({ ...fields, ms: Math.round(duration * 1000) }, 'job completed');
   }
 
   async stop(): Promise<void> {
@@ -132,4 +164,18 @@ export class JobRunner implements JobQueue {
     this.boss = null;
     this.starting = null;
   }
+}
+
+/** `*` in a pattern matches any run of characters (`crawler.*`, `*.purge*`); an exact name matches itself. */
+export function queuePattern(pattern: string): RegExp {
+  return new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+}
+
+/** The specs `--queues` names (all when unset); a pattern that names no queue is an operator's typo: refused. */
+export function selectQueues<T extends { queue: string }>(specs: T[], patterns?: string[]): T[] {
+  if (!patterns) return specs;
+  const compiled = patterns.map((p) => ({ p, re: queuePattern(p) }));
+  const unknown = compiled.filter(({ re }) => !specs.some((s) => re.test(s.queue))).map(({ p }) => p);
+  if (unknown.length) throw new Error(`--queues: ${unknown.join(', ')} matches no queue; the queues are: ${specs.map((s) => s.queue).sort().join(', ')}`);
+  return specs.filter((s) => compiled.some(({ re }) => re.test(s.queue)));
 }

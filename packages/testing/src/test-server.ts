@@ -1,12 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestDatabase } from '@filigrane/db';
 import { ManualClock, type Clock, type FiligranePlugin } from '@filigrane/core';
 import { AccountService, type QuotaLimits } from '@filigrane/plugin-account';
-import { checkBoot, createApp, defaultPlugins, loadConfig, type FiligraneApp, type GatewayConfig } from '@filigrane/gateway';
-import { call, type CallOptions, type CallResult } from './http-call.js';
+import { bootTestServer, call, defaultPlugins, type CallOptions, type CallResult, type FiligraneApp, type GatewayConfig } from '@filigrane/gateway';
 import { serveSite, type SitePage, type TestSite } from './test-site.js';
 
 export interface TestServerOptions {
@@ -84,26 +81,15 @@ function clockOf(option: TestServerOptions['clock']): Clock | undefined {
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const plugins = selectPlugins(options.plugins);
   const env = { ...process.env, DATA_DIR: mkdtempSync(join(tmpdir(), 'filigrane-test-')), FETCH_ALLOW_HOSTS: '127.0.0.1', ...options.env };
-  // Tests fire requests faster than any client should: limits are high unless a test sets them.
-  const config: GatewayConfig = { ...loadConfig(env), rateLimit: { perSecond: 100_000, perDay: 100_000_000 }, ...options.config };
-  checkBoot(plugins, config);
   const clock = clockOf(options.clock);
-  const db = options.databaseUrl ? { url: options.databaseUrl, dispose: async () => undefined } : await createTestDatabase();
-  const masterKey = options.masterKey ?? randomBytes(32);
-  let app: FiligraneApp;
-  try {
-    app = await createApp({ config, plugins, databaseUrl: db.url, masterKey, clock, workers: options.workers ?? true, log: options.log ?? (() => undefined) });
-  } catch (err) {
-    await db.dispose();
-    throw err;
-  }
-  const url = await app.listen(0, '127.0.0.1');
+  const server = await bootTestServer({ ...options, plugins, env, clock, workers: options.workers ?? true });
+  const { app, url } = server;
   const sites: TestSite[] = [];
   return {
     url,
     app,
-    databaseUrl: db.url,
-    masterKey,
+    databaseUrl: server.databaseUrl,
+    masterKey: server.masterKey,
     clock: clock as ManualClock,
     plugins: app.plugins.map((p) => p.id),
     call: (method, path, opts) => call(url, method, path, opts),
@@ -120,8 +106,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     get: <T>(token: symbol | (abstract new (...args: never[]) => T)) => app.container.get<T>(token as symbol),
     async close() {
       await Promise.all(sites.map((s) => s.close()));
-      await app.close();
-      await db.dispose();
+      await server.close();
     },
   };
 }
