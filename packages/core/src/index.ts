@@ -27,3 +27,6 @@ export * from './settings.js';
 export * from './work-pool.js';
 export * from './schemas.js';
 export * from './keyset-batches.js';
+export * from './logger.js';
+export * from './fetcher.js';
+export * from './account-lifecycle.js';

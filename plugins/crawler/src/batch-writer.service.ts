@@ -2,7 +2,7 @@ import { createGzip } from 'node:zlib';
 import { Readable } from 'node:stream';
 import tar from 'tar-stream';
 import type { DataSource } from 'typeorm';
-import { csvRecords, type BlobStore } from '@filigrane/core';
+import { csvRecords, requireBlob, type BlobStore } from '@filigrane/core';
 import { warcInfo } from './warc-writer.js';
 import type { CrawlItemFields } from './crawl-writes.js';
 
@@ -93,8 +93,7 @@ export class BatchWriter {
       try {
         for await (const r of this.items(sessionId, cycle, ['image'])) {
           if (!r.blob) continue;
-          const data = await this.blobs.get(r.blob);
-          if (!data) continue;
+          const data = await requireBlob(this.blobs, r.blob); // a batch never lacks a piece
           await new Promise<void>((resolve, reject) =>
             pack.entry({ name: tarMemberName(r.id, r.url), size: data.length, mtime: r.created }, data, (err) => (err ? reject(err) : resolve())),
           );
@@ -116,8 +115,7 @@ export class BatchWriter {
         for await (const r of self.items(sessionId, cycle, ['robots', 'page', 'image'])) {
           if (!r.warc || written.has(r.warc)) continue;
           written.add(r.warc);
-          const data = await self.blobs.get(r.warc);
-          if (data) yield data; // gzip members concatenate into one valid .warc.gz
+          yield await requireBlob(self.blobs, r.warc); // gzip members concatenate into one valid .warc.gz
         }
       })(this),
     );

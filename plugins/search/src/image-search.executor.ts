@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'inversify';
-import { ApiError, isUploadedFile, TOKENS, validationError, type BlobStore, type ErrorItem } from '@filigrane/core';
+import { ApiError, isUploadedFile, requireBlob, TOKENS, validationError, type BlobStore, type ErrorItem } from '@filigrane/core';
 import { imageView, mediaApiError } from '@filigrane/plugin-media';
 import { prepareQuery, queryFingerprint, sniffQueryFormat, type GeometricModel } from '@filigrane/vision';
 import { IdentificationService, type IdentifyOptions } from './identification.service.js';
@@ -108,7 +108,7 @@ export class ImageSearchExecutor implements SearchExecutor<ImageQuery> {
   }
 
   async run(query: ImageQuery, scope: SearchScope): Promise<unknown[]> {
-    const bytes = this.pending.get(query) ?? (query.blob ? await this.blobs.get(query.blob) : null);
+    const bytes = this.pending.get(query) ?? (query.blob ? await requireBlob(this.blobs, query.blob) : null);
     if (!bytes) throw validationError([{ field: 'file', code: 'gone', details: 'The query image is no longer available.' }]);
     let found;
     let stills: VideoMatch[] = [];
