@@ -73,10 +73,11 @@ export function validationError(errors: ErrorItem[]): ApiError {
  * Maps the typed errors of the codec packages (watermark, vision, video: an Error with a string
  * `code`) to API errors; anything else is returned unchanged.
  */
-export function codecApiError(err: unknown): unknown {
+export function codecApiError(err: unknown, unsupportedHint?: string): unknown {
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code !== 'string' || !(err instanceof Error) || err instanceof ApiError) return err;
-  if (code === 'unsupported_format') return new ApiError(415, code, err.message);
+  // The caller may say what is accepted instead (the video containers, from @filigrane/video).
+  if (code === 'unsupported_format') return new ApiError(415, code, unsupportedHint ? `${err.message}. ${unsupportedHint}` : err.message);
   if (code === 'video_unreadable' || code === 'video_no_stream' || code === 'video_empty') return new ApiError(422, code, err.message);
   if (code === 'video_too_long' || code === 'video_too_large') return new ApiError(413, code, err.message);
   if (code === 'video_timeout') return new ApiError(422, code, err.message);

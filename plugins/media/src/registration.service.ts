@@ -1,7 +1,7 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
 import { ApiError, codecApiError, conflict, requireBlob, withTempFile, CORE_SETTINGS, TOKENS, type CoreSettings, type BlobStore, type ExtensionRegistry, type JobQueue, type SecretBox, type WorkPool } from '@filigrane/core';
-import { probeVideo, sampleFrames, sniffVideo, VideoError } from '@filigrane/video';
+import { ACCEPTED_VIDEOS, probeVideo, sampleFrames, sniffVideo, VideoError } from '@filigrane/video';
 import { VIDEO_QUEUE } from './video-processing.service.js';
 import { AccountService, AccountUsageService } from '@filigrane/plugin-account';
 import { decodeRaw, getSharp, probeImage } from '@filigrane/vision';
@@ -58,7 +58,7 @@ export class RegistrationService {
         input.kind === 'lmk' ? this.fromRegistrationFile(ownerId, input.file) : input.kind === 'video' ? this.fromVideo(input.bytes) : this.fromImage(input.bytes),
       );
     } catch (err) {
-      throw codecApiError(err);
+      throw codecApiError(err, ACCEPTED_VIDEOS);
     }
     const size = input.kind === 'lmk' ? input.file.length : input.bytes.length;
     const watermarked = prepared.row.kind === 'watermarked';

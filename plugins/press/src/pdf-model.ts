@@ -58,8 +58,8 @@ export interface ExtractionLimits {
 export const DEFAULT_LIMITS: ExtractionLimits = { maxPages: 2000, maxImagePixels: 40_000_000, minImageSide: 48, timeoutMs: 15 * 60_000 };
 
 export interface OcrEngine {
-  /** Text lines of an image, in the image's pixel coordinates. */
-  lines(image: Buffer): Promise<{ text: string; x: number; y: number; width: number; height: number }[]>;
+  /** Text lines of an image, in the image's pixel coordinates; `angle` (radians) for lines read rotated. */
+  lines(image: Buffer): Promise<{ text: string; x: number; y: number; width: number; height: number; angle?: number }[]>;
 }
 
 export const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');

@@ -63,7 +63,7 @@ export async function creditLines(
         return [];
       });
       for (const l of read) {
-        lines.push({ text: l.text, x: box.x + l.x * sx, y: box.y + l.y * sy, width: l.width * sx, height: l.height * sy, angle: 0 });
+        lines.push({ text: l.text, x: box.x + l.x * sx, y: box.y + l.y * sy, width: l.width * sx, height: l.height * sy, angle: l.angle ?? 0 });
       }
     }
   }

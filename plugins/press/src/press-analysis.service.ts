@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
-import { BlobMissingError, CORE_SETTINGS, TOKENS, type BlobStore, type CoreSettings, type EventPublisher, type MatchPipeline, type Sighting, type SightingMatch } from '@filigrane/core';
+import { BlobMissingError, CORE_SETTINGS, TOKENS, type BlobStore, type CoreSettings, type EventPublisher, type MatchPipeline, type Sighting, type SightingMatch, type LoggerFactory } from '@filigrane/core';
 import { MediaError, PreparedQuery, prepareQuery } from '@filigrane/vision';
 import { AccountService } from '@filigrane/plugin-account';
 import { DocumentError } from './document-error.js';
@@ -39,6 +39,7 @@ export class PressAnalysisService {
     @inject(CORE_SETTINGS.token) private readonly core: CoreSettings,
     @inject(TOKENS.Events) private readonly events: EventPublisher,
     @inject(AccountService) private readonly accounts: AccountService,
+    @inject(TOKENS.Loggers) private readonly loggers: LoggerFactory,
   ) {}
 
   /** Accounts that track press: any of the press notification flags set. */
@@ -60,7 +61,7 @@ export class PressAnalysisService {
     try {
       const data = await this.blobs.get(issueKey(id));
       if (!data) {
-        console.error(`press issue ${id}: ${new BlobMissingError(issueKey(id)).message}`); // the operators' side of the failure
+        this.loggers.for('press').error(`press issue ${id} failed`, new BlobMissingError(issueKey(id))); // the operators' side of the failure
         throw new DocumentError('file_missing', 'The issue\'s file is no longer stored.');
       }
       const accounts = await this.trackingAccounts();
