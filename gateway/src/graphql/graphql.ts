@@ -1,4 +1,5 @@
 import { ApolloServer } from '@apollo/server';
+import { ApolloServerErrorCode, ApolloServerValidationErrorCode } from '@apollo/server/errors';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
@@ -22,10 +23,20 @@ export async function buildGraphQLSchema(plugins: FiligranePlugin[], container: 
   });
 }
 
-/** Errors carry the same code and status as the REST error body, in `extensions`; 500s are logged like REST's. */
+/** Apollo's own refusals (syntax, validation, variables that do not coerce): the client's fault, said as they are. */
+const APOLLO_CLIENT_CODES = new Set<unknown>([...Object.values(ApolloServerErrorCode), ...Object.values(ApolloServerValidationErrorCode)].filter((c) => c !== ApolloServerErrorCode.INTERNAL_SERVER_ERROR));
+
+/**
+ * Errors carry the same code and status as the REST error body, in `extensions`; 500s are logged like REST's.
+ * Apollo wraps its own refusals with the GraphQLError as `originalError`: they keep Apollo's code with a 400,
+ * rather than reaching toApiError as an unknown (500) error.
+ */
 const formatErrorWith = (log: FastifyBaseLogger) => (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
   const original = (error as { originalError?: unknown }).originalError;
-  if (!original) return formatted; // syntax and validation errors: Apollo's own codes
+  const code = formatted.extensions?.code;
+  if (!(original instanceof ApiError) && (!original || APOLLO_CLIENT_CODES.has(code))) {
+    return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code: typeof code === 'string' ? code : 'invalid', status_code: 400, details: formatted.message } };
+  }
   const api = toApiError(original);
   if (api.statusCode >= 500) log.error({ err: original, path: formatted.path }, 'GraphQL resolver failed');
   return {
