@@ -20,17 +20,19 @@ test('syntax, validation and variable errors are the client\'s: status_code 400,
     [{ query: 'query Q($path: String!) { media(path: $path) { __typename } }', variables: { path: null } }, 'BAD_USER_INPUT', /must not be null/],
     [{ query: 'query Q($p: Int) { mediaFolder(page: $p) { __typename } }', variables: { p: 2 ** 31 } }, 'BAD_USER_INPUT', /32-bit/],
     [{ query: 'query A { account { username } } query B { account { username } }' }, 'OPERATION_RESOLUTION_FAILURE', /operation name/],
+    // More than 50 bad variable values: graphql-js gives up with an error of its own (no original, no path).
+    [{ query: 'mutation Q($t: [String!]) { updateMatch(id: "1", tags: $t) }', variables: { t: Array(60).fill(1) } }, 'BAD_USER_INPUT', /Too many errors/],
   ];
   for (const [body, code, reason] of cases) {
     const res = await server.call('POST', '/graphql', { key, json: body });
     t.is(res.status, 400, JSON.stringify(body));
     t.truthy(res.headers.get('x-request-id'));
-    const [error] = res.json.errors;
-    t.is(error.extensions.code, code, res.text);
-    t.is(error.extensions.status_code, 400, res.text);
-    t.regex(error.extensions.details, reason);
-    t.regex(error.message, reason);
-    t.is(error.extensions.stacktrace, undefined, 'no stack trace in the answer');
+    for (const error of res.json.errors) {
+      t.is(error.extensions.status_code, 400, res.text);
+      t.is(error.extensions.details, error.message);
+      t.is(error.extensions.stacktrace, undefined, 'no stack trace in the answer');
+    }
+    t.true(res.json.errors.some((e: { message: string; extensions: { code: string } }) => e.extensions.code === code && reason.test(e.message)), res.text.slice(0, 500));
   }
 });
 

@@ -29,16 +29,18 @@ const APOLLO_CLIENT_CODES = new Set<unknown>([...Object.values(ApolloServerError
 /**
  * Errors carry the same code and status as the REST error body, in `extensions`; 500s are logged like REST's.
  * Apollo wraps its own refusals with the GraphQLError as `originalError`: they keep Apollo's code with a 400,
- * rather than reaching toApiError as an unknown (500) error.
+ * rather than reaching toApiError as unknown (500) errors. graphql-js's errors without an original are the
+ * request's (too many variable errors) unless they sit on a result path (a null for a non-null field: ours).
  */
 const formatErrorWith = (log: FastifyBaseLogger) => (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
   const original = (error as { originalError?: unknown }).originalError;
   const code = formatted.extensions?.code;
-  if (!(original instanceof ApiError) && (!original || APOLLO_CLIENT_CODES.has(code))) {
-    return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code: typeof code === 'string' ? code : 'invalid', status_code: 400, details: formatted.message } };
+  if (!(original instanceof ApiError) && (original ? APOLLO_CLIENT_CODES.has(code) : !formatted.path)) {
+    const details = formatted.message;
+    return { message: details, locations: formatted.locations, extensions: { code: APOLLO_CLIENT_CODES.has(code) ? code : ApolloServerErrorCode.BAD_USER_INPUT, status_code: 400, details } };
   }
   const api = toApiError(original);
-  if (api.statusCode >= 500) log.error({ err: original, path: formatted.path }, 'GraphQL resolver failed');
+  if (api.statusCode >= 500) log.error({ err: original ?? formatted, path: formatted.path }, 'GraphQL resolver failed');
   return {
     message: typeof api.details === 'string' ? api.details : api.code,
     locations: formatted.locations,
