@@ -291,6 +291,7 @@ async function send(method: string, path: string, init: { headers?: Record<strin
   } catch {
     json = undefined;
   }
+  if (res.status < 300) harvest(json);
   // Rotating the API key is a legitimate operation the fuzzer may hit: carry on with the new one.
   if (res.status < 300 && typeof json?.api_key === 'string') fuzzKey = json.api_key;
   else if (res.status === 401 && (await fetch(new URL('/api/v4/account/', server.url), { headers: { authorization: `Token ${fuzzKey}` } })).status === 401) {
@@ -298,6 +299,29 @@ async function send(method: string, path: string, init: { headers?: Record<strin
   }
   return { status: res.status, requestId: res.headers.get('x-request-id'), text, json };
 }
+
+/**
+ * Identifiers and names the server itself handed out (ids, aggregation names, image digests), so that
+ * path parameters also name things that exist and the fuzzing reaches past the 404s.
+ */
+const seen: string[] = [];
+const IDENTIFYING = new Set(['id', '_id', 'name', 'md5', 'page', 'client_id']);
+function harvest(value: Json): void {
+  const stack = [value];
+  for (let n = 0; stack.length && n < 1000; n++) {
+    const v = stack.pop();
+    if (!v || typeof v !== 'object') continue;
+    for (const [k, x] of Object.entries(v)) {
+      const s = String(x);
+      if (IDENTIFYING.has(k) && (typeof x === 'number' || (typeof x === 'string' && x.length <= 100))) {
+        if (seen.includes(s)) seen.splice(seen.indexOf(s), 1);
+        seen.push(s);
+      } else if (x && typeof x === 'object') stack.push(x);
+    }
+  }
+  seen.splice(0, Math.max(0, seen.length - 40)); // the most recent: operations come listed before their items
+}
+const seenValue = fc.oneof({ weight: 3, arbitrary: fc.nat({ max: 7 }) }, { weight: 1, arbitrary: fc.nat() }).map((i) => seen[seen.length - 1 - (i % Math.max(seen.length, 1))] ?? '1'); // mostly the newest
 
 /**
  * Every answer: no 5xx and a request id. A 4xx carries the spec's error body; GraphQL's own answers
@@ -371,13 +395,13 @@ function pathValue(name: string): fc.Arbitrary<string> {
       fc.constantFrom('owner/baseline/photo.jpg', 'fuzz/keep', 'fuzz/keep/photo.jpg%00', 'fuzz/keep/photo.jpg/%2e%2e', 'fuzz/' + 'd/'.repeat(120) + 'e', 'fuzz/keep/' + '%2e%2e/'.repeat(4) + 'owner/baseline/photo.jpg'),
     );
   }
-  return fc.oneof({ weight: 2, arbitrary: known }, { weight: 3, arbitrary: encoded }, { weight: 1, arbitrary: raw });
+  return fc.oneof({ weight: 2, arbitrary: known }, { weight: 2, arbitrary: seenValue.map(enc) }, { weight: 3, arbitrary: encoded }, { weight: 1, arbitrary: raw });
 }
 
 function queryValue(doc: Json, name: string, schema: Json): fc.Arbitrary<string> {
   const numbers = hostileNumber.map(String);
   const asText = (v: Json) => (typeof v === 'string' ? v : JSON.stringify(v) ?? '');
-  const base = fc.oneof(validValue(doc, schema).map(asText), hostileString, numbers, fc.constantFrom('NaN', '-Infinity', '1e999', '0x10', ' 1', '1,2', '%ff', '%00'));
+  const base = fc.oneof({ weight: 3, arbitrary: validValue(doc, schema).map(asText) }, hostileString, numbers, fc.constantFrom('NaN', '-Infinity', '1e999', '0x10', ' 1', '1,2', '%ff', '%00'));
   return name === 'cursor' ? fc.oneof(forgedCursor, base) : base;
 }
 
@@ -541,9 +565,9 @@ function graphqlValue(types: Map<string, Json>, t: TypeRef, depth = 0): fc.Arbit
         case 'Boolean':
           return wrong(fc.boolean());
         case 'ID':
-          return wrong(fc.oneof(fc.constantFrom(...ID_VALUES()), hostileString));
+          return wrong(fc.oneof(fc.constantFrom(...ID_VALUES()), seenValue, hostileString));
         case 'String':
-          return wrong(fc.oneof({ weight: 1, arbitrary: fc.constantFrom('owner/baseline/photo.jpg', 'fuzz/keep/x.jpg', 'https://example.com/a.jpg', 'web', 'press', 'credit', 'match.created', ...ID_VALUES()) }, { weight: 3, arbitrary: hostileString }));
+          return wrong(fc.oneof({ weight: 1, arbitrary: fc.constantFrom('owner/baseline/photo.jpg', 'fuzz/keep/x.jpg', 'https://example.com/a.jpg', 'web', 'press', 'credit', 'match.created', ...ID_VALUES()) }, { weight: 1, arbitrary: seenValue }, { weight: 3, arbitrary: hostileString }));
         default: // custom scalars (JSON objects, dates): anything at all
           return nullable(fc.oneof(wrongType, fc.dictionary(fc.oneof(hostileString, fc.constantFrom('user.a', '__proto__', '_id__startswith', 'id', 'date_created__gte')), fc.oneof(hostileString, hostileNumber, wrongType), { maxKeys: 3 })));
       }
