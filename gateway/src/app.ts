@@ -4,8 +4,10 @@ import type { FastifyInstance } from 'fastify';
 import { Container } from 'inversify';
 import type { DataSource } from 'typeorm';
 import {
+  ACCOUNT_DELETED_HOOKS,
   CORE_SETTINGS,
   EVENT_LISTENERS,
+  loggerFactory,
   EventBus,
   parseSettings,
   ExtensionRegistry,
@@ -17,19 +19,22 @@ import {
   type Clock,
   type FiligranePlugin,
   type GraphQLContext,
+  type LoggerFactory,
   type PluginContext,
 } from '@filigrane/core';
-import { createDataSource, FsBlobStore } from '@filigrane/db';
-import { join } from 'node:path';
+import { createBlobStore, createDataSource } from '@filigrane/db';
 import type { GatewayConfig } from './config.js';
 import { mountGraphQL } from './graphql/graphql.js';
 import { docsPlugin } from './openapi/docs.plugin.js';
 import { baseUrlResolver, createHttpServer } from './http-server.js';
 import { JobRunner } from './jobs/job-runner.js';
+import { Metrics } from './metrics/metrics.js';
+import type { Logger } from 'pino';
 import { masterKeyPlugin } from './master-key/master-key.plugin.js';
 import { settleMasterKey, type MasterKeySource } from './master-key/master-key.js';
 import { rateLimitPlugin } from './rate-limit/rate-limit.plugin.js';
 import { mountRestRoutes } from './rest/rest-adapter.js';
+import { bindPlatformServices } from './platform/platform-services.js';
 
 export interface AppOptions {
   config: GatewayConfig;
@@ -40,6 +45,10 @@ export interface AppOptions {
   clock?: Clock;
   /** Run job workers and schedules in this process. */
   workers?: boolean;
+  /** With workers: only the queues these patterns name (`crawler.*`); unset: every queue. */
+  queues?: string[];
+  /** Where each job's start, end and failure are logged (`filigrane start` and `worker`). */
+  jobLogger?: Logger;
   /** Serve HTTP (false for `filigrane worker`). */
   http?: boolean;
   logger?: boolean;
@@ -53,6 +62,7 @@ export interface FiligraneApp {
   /** Every route mounted on `http` (method and Fastify path), plugins' and the gateway's own. */
   routes: { method: string; url: string }[];
   jobs: JobRunner;
+  metrics: Metrics;
   plugins: FiligranePlugin[];
   /** Starts listening; returns the base URL. */
   listen(port?: number, host?: string): Promise<string>;
@@ -83,15 +93,22 @@ export async function createApp(options: AppOptions): Promise<FiligraneApp> {
 
   const container = new Container({ autobind: true, defaultScope: 'Singleton' });
   const extensions = new ExtensionRegistry();
-  const jobs = new JobRunner(options.databaseUrl, log);
+  const loggers = loggerFactory(log);
+  let db: DataSource | null = null;
+  const metrics = new Metrics(() => db);
+  const jobs = new JobRunner(options.databaseUrl, log, loggers, options.jobLogger, metrics);
   container.bind(TOKENS.Config).toConstantValue(options.config);
   container.bind(TOKENS.Clock).toConstantValue(options.clock ?? systemClock);
   container.bind(TOKENS.WorkPool).toConstantValue(new WorkPool());
   container.bind(TOKENS.Extensions).toConstantValue(extensions);
+  container.bind(TOKENS.Loggers).toConstantValue(loggers);
+  bindPlatformServices(container, extensions);
   container.bind(TOKENS.JobQueue).toConstantValue(jobs);
   container.bind(TOKENS.Events).toConstantValue(new EventBus(() => extensions.get(EVENT_LISTENERS), log, () => (options.clock ?? systemClock).now()));
   for (const [token, values] of parseAllSettings(plugins, options.config)) container.bind(token).toConstantValue(values);
-  container.bind(TOKENS.BlobStore).toConstantValue(new FsBlobStore(join(options.config.dataDir, 'blobs')));
+  container.bind(TOKENS.BlobStore).toConstantValue(
+    createBlobStore({ url: options.config.blobStoreUrl, endpoint: options.config.s3Endpoint, forcePathStyle: options.config.s3ForcePathStyle, dataDir: options.config.dataDir }),
+  );
 
   const dataSource = createDataSource({
     url: options.databaseUrl,
@@ -99,8 +116,9 @@ export async function createApp(options: AppOptions): Promise<FiligraneApp> {
     migrations: plugins.flatMap((p) => p.migrations ?? []),
   });
   await dataSource.initialize();
+  db = dataSource;
   try {
-    return await assemble(options, plugins, container, dataSource, extensions, jobs, log);
+    return await assemble(options, plugins, container, dataSource, extensions, jobs, metrics, log);
   } catch (err) {
     await jobs.stop().catch(() => undefined);
     await dataSource.destroy();
@@ -115,6 +133,7 @@ async function assemble(
   dataSource: DataSource,
   extensions: ExtensionRegistry,
   jobs: JobRunner,
+  metrics: Metrics,
   log: (message: string) => void,
 ): Promise<FiligraneApp> {
   await dataSource.runMigrations();
@@ -122,6 +141,7 @@ async function assemble(
   container.bind(TOKENS.SecretBox).toConstantValue(new SecretBox(await settleMasterKey(dataSource, options.masterKey)));
 
   extensions.declare(EVENT_LISTENERS, 'core');
+  extensions.declare(ACCOUNT_DELETED_HOOKS, 'core');
   for (const p of plugins) {
     for (const point of p.extensionPoints ?? []) extensions.declare(point, p.id);
     if (p.bindings) await container.load(p.bindings);
@@ -135,6 +155,8 @@ async function assemble(
   let apollo: ApolloServer<GraphQLContext> | null = null;
   if (options.http !== false) {
     http = createHttpServer(options.config, container, options.logger ?? false);
+    metrics.instrument(http);
+    metrics.mount(http, options.config.metricsToken);
     http.addHook('onRoute', (r) => {
       // REST paths answer every method (405 for the undeclared ones): list the declared ones.
       const declared = (r.config as { declaredMethods?: string[] } | undefined)?.declaredMethods;
@@ -145,10 +167,11 @@ async function assemble(
     apollo = await mountGraphQL(http, plugins, container, baseUrlOf);
   }
 
-  if (options.workers) await jobs.work(plugins.flatMap((p) => p.jobs?.(container) ?? []));
+  if (options.workers) await jobs.work(plugins.flatMap((p) => p.jobs?.(container) ?? []), options.queues);
 
-  const pluginContext: PluginContext = { container, log };
-  for (const p of plugins) await p.onStart?.(pluginContext);
+  const loggers = container.get<LoggerFactory>(TOKENS.Loggers);
+  const contextOf = (p: FiligranePlugin): PluginContext => ({ container, log, logger: loggers.for(p.id) });
+  for (const p of plugins) await p.onStart?.(contextOf(p));
 
   return {
     container,
@@ -156,6 +179,7 @@ async function assemble(
     http,
     routes,
     jobs,
+    metrics,
     plugins,
     async listen(port = options.config.port, host = options.config.host) {
       if (!http) throw new Error('this process serves no HTTP');
@@ -163,7 +187,7 @@ async function assemble(
       return options.config.publicUrl ?? address.replace('[::1]', 'localhost');
     },
     async close() {
-      for (const p of [...plugins].reverse()) await p.onStop?.(pluginContext);
+      for (const p of [...plugins].reverse()) await p.onStop?.(contextOf(p));
       if (http) await http.close();
       if (apollo) await apollo.stop();
       await jobs.stop();

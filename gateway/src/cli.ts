@@ -13,12 +13,15 @@ import { pluginsFromConfig } from './plugins.js';
 import { settingsDocument } from './settings-document.js';
 import { loadConfig } from './config.js';
 import { buildToolInBackground } from './tool-build.js';
+import { pack, pluginNew } from './scaffold/scaffold-commands.js';
 
 const USAGE = `Usage: filigrane <command> [options]
 
 Commands:
-  start                         API + job workers (embedded PostgreSQL under DATA_DIR unless DATABASE_URL)
-  worker                        job workers only (needs DATABASE_URL)
+  start [--no-workers]          API + job workers (embedded PostgreSQL under DATA_DIR unless DATABASE_URL);
+                                --no-workers: the API alone (jobs it queues are run by \`worker\` processes)
+  worker [--queues P[,P...]]    job workers only (needs DATABASE_URL); --queues: only the queues these
+                                patterns name (\`*\` matches anything: --queues 'crawler.*,search.run')
   migrate                       apply database migrations and exit
   account create --username U --email E [--full-name F] [--image-quota N] [--disk-quota BYTES] [--json]
                                 create an account and print its API key
@@ -32,6 +35,10 @@ Commands:
   schema                        print the GraphQL schema (SDL)
   settings                      print every setting (environment variable) as a Markdown table
   outbox [--limit N]            print the latest notification mails (the outbox when SMTP_URL is unset)
+  plugin new NAME --dir FOLDER [--packages TARBALLS]
+                                write a plugin package (docs/plugins.md); --packages: install Filigrane from
+                                the tarballs of \`filigrane pack\` instead of the registry
+  pack [--out FOLDER]           npm pack the public packages (plugin-api, testing, tsconfig) and what they load
 
 Environment: PORT (8080), HOST (127.0.0.1), DATA_DIR (./data), DATABASE_URL, FILIGRANE_PLUGINS...
   \`filigrane settings\` lists them all (docs/configuration.md).
@@ -43,9 +50,9 @@ async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'start':
-      return start();
+      return start(rest);
     case 'worker':
-      return worker();
+      return worker(rest);
     case 'migrate': {
       const running = await boot('migrate');
       await running.stop();
@@ -62,6 +69,11 @@ async function main(argv: string[]): Promise<number> {
       break;
     case 'outbox':
       return printOutbox(rest);
+    case 'plugin':
+      if (rest[0] === 'new') return pluginNew(rest.slice(1));
+      break;
+    case 'pack':
+      return pack(rest);
     case 'settings':
       console.log(settingsDocument(await pluginsFromConfig()).trimEnd());
       return 0;
@@ -109,11 +121,12 @@ function untilSignal(): Promise<string> {
   });
 }
 
-async function start(): Promise<number> {
+async function start(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { 'no-workers': { type: 'boolean', default: false } }, strict: true });
   const config = loadConfig();
-  const running = await boot('start', config);
+  const running = await boot('start', config, { workers: !values['no-workers'] });
   const demoKey = await ensureDemoAccount(running.app);
-  console.log(`Filigrane listening on ${running.url} (database: ${running.db.embedded ? 'embedded, under DATA_DIR' : 'DATABASE_URL'})`);
+  console.log(`Filigrane listening on ${running.url} (database: ${running.db.embedded ? 'embedded, under DATA_DIR' : 'DATABASE_URL'}; files: ${config.blobStoreUrl ?? 'DATA_DIR/blobs'}; ${values['no-workers'] ? 'API only, no job workers' : 'API and job workers'})`);
   if (demoKey) console.log(`Created account "demo". API key: ${demoKey}\n  curl -H "Authorization: Token ${demoKey}" ${running.url}/api/v4/account/`);
   const tool = buildToolInBackground(config, (line) => console.log(line));
   const signal = await untilSignal();
@@ -123,9 +136,12 @@ async function start(): Promise<number> {
   return 0;
 }
 
-async function worker(): Promise<number> {
-  const running = await boot('worker');
-  console.log('Filigrane workers running');
+async function worker(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { queues: { type: 'string', multiple: true } }, strict: true });
+  const queues = values.queues?.flatMap((v) => v.split(',')).map((q) => q.trim()).filter(Boolean);
+  if (values.queues && !queues?.length) throw new Error('--queues needs at least one queue name or pattern');
+  const running = await boot('worker', loadConfig(), { queues });
+  console.log(`Filigrane workers running (${queues ? `queues ${queues.join(', ')}` : 'every queue'})`);
   await untilSignal();
   await running.stop();
   return 0;

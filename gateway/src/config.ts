@@ -14,12 +14,18 @@ export interface GatewayConfig extends AppConfig {
   toolBuild: string;
   /** Proxies whose X-Forwarded-For is believed: a hop count, or their addresses/CIDRs; false: none. */
   trustProxy: number | string[] | false;
+  /** BLOB_STORE_URL (`s3://bucket/prefix`); unset: files under dataDir/blobs. */
+  blobStoreUrl?: string;
+  s3Endpoint?: string;
+  s3ForcePathStyle: boolean;
+  /** Bearer token that opens GET /metrics; unset: no metrics endpoint (404). */
+  metricsToken?: string;
   /** The raw environment plugin settings are parsed from (never handed to plugins as such). */
   env: Record<string, string | undefined>;
 }
 
 /** Never in the deprecated `extra` bag: plugins that need a secret get it through a typed setting or a token. */
-const NOT_FOR_PLUGINS = ['FILIGRANE_MASTER_KEY', 'DATABASE_URL'];
+const NOT_FOR_PLUGINS = ['FILIGRANE_MASTER_KEY', 'DATABASE_URL', 'METRICS_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN'];
 
 const REPO_ROOT = resolve(__dirname, '..', '..', '..');
 
@@ -43,6 +49,13 @@ export const GATEWAY_SETTINGS = defineSettings('gateway', {
   }),
   toolDir: setting.optionalString({ env: 'TOOL_DIR', description: 'Folder of the offline tool\'s binaries (default `packages/tool/release`)' }),
   toolVersion: setting.optionalString({ env: 'TOOL_VERSION', description: 'Version name the download endpoint shows (default: the package version)' }),
+  blobStoreUrl: setting.optionalString({
+    env: 'BLOB_STORE_URL',
+    description: 'Where files are kept: `s3://bucket/prefix` for S3 or any S3-compatible store (credentials and region from the AWS SDK\'s standard variables: `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`, `AWS_PROFILE`...); unset: `DATA_DIR/blobs`. Required when processes share no folder',
+  }),
+  s3Endpoint: setting.optionalUrl({ env: 'S3_ENDPOINT', description: 'S3-compatible endpoint (MinIO, Garage, Ceph, R2), e.g. `http://minio:9000`; unset: AWS S3' }),
+  s3ForcePathStyle: setting.boolean({ env: 'S3_FORCE_PATH_STYLE', default: false, description: '`true`: path-style URLs (`endpoint/bucket/key`), which most self-hosted S3-compatible stores need' }),
+  metricsToken: setting.optionalString({ env: 'METRICS_TOKEN', secret: true, description: 'Bearer token that opens the Prometheus endpoint `GET /metrics` (`Authorization: Bearer <token>`); unset: no endpoint (404)' }),
   toolBuild: setting.string({ env: 'TOOL_BUILD', default: 'auto', choices: ['auto', 'off'], description: '`auto`: the first `start` builds the linux-x64 offline tool in the background when `TOOL_DIR` lacks it; `off`: never' }),
 });
 
@@ -64,6 +77,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     bodyLimitBytes: s.bodyLimitBytes,
     logLevel: s.logLevel,
     toolBuild: s.toolBuild,
+    blobStoreUrl: s.blobStoreUrl,
+    s3Endpoint: s.s3Endpoint,
+    s3ForcePathStyle: s.s3ForcePathStyle,
+    metricsToken: s.metricsToken,
     trustProxy: parseTrustProxy(s.trustProxy),
     env: { ...env },
     extra: Object.fromEntries(Object.entries(env).filter(([k]) => !NOT_FOR_PLUGINS.includes(k))),

@@ -5,6 +5,7 @@ import type { GatewayConfig } from './config.js';
 import type { RateLimiter } from './rate-limit/rate-limiter.service.js';
 import { toApiError } from './rest/error-mapping.js';
 import { requestIdFor } from './rest/request-id.js';
+import { answerClientError } from './rest/client-errors.js';
 import './rest/fastify-types.js';
 
 /** The base URL links are built on: PUBLIC_URL when configured, else what the client called. */
@@ -51,10 +52,13 @@ export function createHttpServer(config: GatewayConfig, container: Container, lo
     // A hop count or the proxies' addresses (config.ts): the client's own X-Forwarded-For entries are never believed.
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     // Errors Fastify raises before routing (malformed URL, bad Content-Type header) get our body too.
-    frameworkErrors: (err, _req, reply) => {
+    // They run before the onRequest hook, so the request id is set here too.
+    frameworkErrors: (err, req, reply) => {
       const api = toApiError(err);
-      void (reply as FastifyReply).code(api.statusCode).type('application/json; charset=utf-8').send(JSON.stringify(api.toBody()));
+      void (reply as FastifyReply).code(api.statusCode).header('x-request-id', req.id).type('application/json; charset=utf-8').send(JSON.stringify(api.toBody()));
     },
+    // Errors of Node's HTTP parser, before Fastify sees a request (431, malformed request, bad Content-Length).
+    clientErrorHandler: answerClientError,
   });
   const routes: MountedHttpRoute[] = [];
   mounted.set(app, routes);

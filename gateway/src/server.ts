@@ -1,5 +1,6 @@
 import { IdentityService } from '@filigrane/plugin-auth';
 import { AccountService } from '@filigrane/plugin-account';
+import pino from 'pino';
 import { checkBoot, createApp, type FiligraneApp } from './app.js';
 import { loadConfig, masterKeySource, type GatewayConfig } from './config.js';
 import { openDatabase, type Database } from './database.js';
@@ -12,8 +13,15 @@ export interface Running {
   stop(): Promise<void>;
 }
 
+export interface BootOptions {
+  /** `start --no-workers`: the API alone. */
+  workers?: boolean;
+  /** `worker --queues`: these queue patterns only. */
+  queues?: string[];
+}
+
 /** Boots the service from the environment: API + workers (`start`), or workers alone (`worker`). */
-export async function boot(mode: 'start' | 'worker' | 'migrate', config: GatewayConfig = loadConfig()): Promise<Running> {
+export async function boot(mode: 'start' | 'worker' | 'migrate', config: GatewayConfig = loadConfig(), roles: BootOptions = {}): Promise<Running> {
   if (mode === 'worker' && !config.databaseUrl) {
     throw new Error('`filigrane worker` shares the API\'s database: set DATABASE_URL to the PostgreSQL that `filigrane start` uses.');
   }
@@ -28,7 +36,9 @@ export async function boot(mode: 'start' | 'worker' | 'migrate', config: Gateway
       plugins,
       databaseUrl: db.url,
       masterKey: masterKeySource(config),
-      workers: mode !== 'migrate',
+      workers: mode !== 'migrate' && roles.workers !== false,
+      queues: roles.queues,
+      jobLogger: mode === 'migrate' ? undefined : pino({ level: config.logLevel, base: { pid: process.pid, role: mode } }),
       http: mode === 'start',
       logger: mode === 'start' && config.logLevel !== 'silent',
     });
@@ -37,11 +47,15 @@ export async function boot(mode: 'start' | 'worker' | 'migrate', config: Gateway
     throw err;
   }
   const url = mode === 'start' ? await app.listen() : null;
+  // A worker serves no API: its job metrics get a port of their own (PORT), when asked for.
+  const metrics = mode === 'worker' && config.metricsToken ? await app.metrics.serve(config.metricsToken, config.host, config.port) : null;
+  if (metrics) console.log(`Worker metrics on ${metrics.url}`);
   return {
     app,
     db,
     url,
     async stop() {
+      await metrics?.close();
       await app.close();
       await db.stop();
     },

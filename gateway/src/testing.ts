@@ -48,6 +48,56 @@ export async function call(baseUrl: string, method: string, path: string, option
   return { status: res.status, headers: res.headers, text, json };
 }
 
+/** A Filigrane app on loopback over its own database: the core that both test kits build on. */
+export interface BootedTestServer {
+  url: string;
+  app: FiligraneApp;
+  databaseUrl: string;
+  masterKey: Buffer;
+  close(): Promise<void>;
+}
+
+export interface BootTestServerOptions {
+  plugins: FiligranePlugin[];
+  /** The environment the config and settings are read from. */
+  env: Record<string, string | undefined>;
+  config?: Partial<GatewayConfig>;
+  clock?: Clock;
+  workers: boolean;
+  databaseUrl?: string;
+  masterKey?: Buffer;
+  log?: (line: string) => void;
+}
+
+/** Boots an app on 127.0.0.1 over a fresh database (embedded, or one made on DATABASE_URL) unless one is given. */
+export async function bootTestServer(options: BootTestServerOptions): Promise<BootedTestServer> {
+  // Tests fire requests faster than any client should: limits are high unless a test sets them.
+  const defaults: Partial<GatewayConfig> = { rateLimit: { perSecond: 100_000, perDay: 100_000_000 } };
+  const config: GatewayConfig = { ...loadConfig(options.env), ...defaults, ...options.config };
+  checkBoot(options.plugins, config);
+  const db = options.databaseUrl ? { url: options.databaseUrl, dispose: async () => undefined } : await createTestDatabase();
+  const masterKey = options.masterKey ?? randomBytes(32);
+  let app: FiligraneApp;
+  try {
+    app = await createApp({ config, plugins: options.plugins, databaseUrl: db.url, masterKey, clock: options.clock, workers: options.workers, log: options.log ?? (() => undefined) });
+  } catch (err) {
+    await db.dispose();
+    throw err;
+  }
+  const url = await app.listen(0, '127.0.0.1');
+  return {
+    url,
+    app,
+    databaseUrl: db.url,
+    masterKey,
+    async close() {
+      await app.close();
+      await db.dispose();
+    },
+  };
+}
+
+/** @deprecated use @filigrane/testing (plugins under test only, jobs running); kept while the repository's tests move. */
 export interface TestServer {
   url: string;
   app: FiligraneApp;
@@ -78,45 +128,19 @@ export interface TestServerOptions {
   masterKey?: Buffer;
 }
 
+/** @deprecated use @filigrane/testing. All built-in plugins (and FILIGRANE_PLUGINS of options.env), no job workers unless asked. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   // Without an explicit list: the built-in plugins and those options.env's FILIGRANE_PLUGINS names.
   const plugins = options.plugins ?? [...defaultPlugins(), ...(await configuredPlugins(options.env ?? {}))];
   const env = { ...process.env, DATA_DIR: mkdtempSync(join(tmpdir(), 'filigrane-test-')), ...options.env };
-  // Tests fire requests faster than any client should: limits are high unless a test sets them.
-  const defaults: Partial<GatewayConfig> = { rateLimit: { perSecond: 100_000, perDay: 100_000_000 } };
-  const config: GatewayConfig = { ...loadConfig(env), ...defaults, ...options.config };
-  checkBoot(plugins, config);
-  const db = options.databaseUrl ? { url: options.databaseUrl, dispose: async () => undefined } : await createTestDatabase();
-  const masterKey = options.masterKey ?? randomBytes(32);
-  let app: FiligraneApp;
-  try {
-    app = await createApp({
-      config,
-      plugins,
-      databaseUrl: db.url,
-      masterKey,
-      clock: options.clock,
-      workers: options.workers ?? false,
-      log: () => undefined,
-    });
-  } catch (err) {
-    await db.dispose();
-    throw err;
-  }
-  const url = await app.listen(0, '127.0.0.1');
+  const server = await bootTestServer({ ...options, plugins, env, workers: options.workers ?? false });
+  const { app, url } = server;
   return {
-    url,
-    app,
-    databaseUrl: db.url,
-    masterKey,
+    ...server,
     call: (method, path, opts) => call(url, method, path, opts),
     async createAccount(username, quotas) {
       const { account, apiKey } = await app.container.get(AccountService).create({ username, email: `${username}@example.com`, fullName: username }, quotas);
       return { username, apiKey, id: account.id };
-    },
-    async close() {
-      await app.close();
-      await db.dispose();
     },
   };
 }

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configuredPlugins, settingsDocument, startTestServer } from '@filigrane/gateway';
-import { CORE_API_VERSION } from '@filigrane/core';
+import { CORE_API_VERSION, PLUGIN_API_VERSION } from '@filigrane/core';
 
 // Modules an operator might name in FILIGRANE_PLUGINS, written as plain CommonJS packages.
 const dir = mkdtempSync(join(tmpdir(), 'filigrane-plugins-'));
@@ -12,12 +12,19 @@ write('no-version.cjs', `module.exports = { plugin: { id: 'unversioned', routes:
 write('old.cjs', `module.exports = { plugin: { id: 'old-timer', coreApi: '0.9', routes: [] } };`);
 write('newer.cjs', `module.exports = { plugin: { id: 'from-future', coreApi: '${CORE_API_VERSION.split('.')[0]}.99', routes: [] } };`);
 write('needy.cjs', `module.exports = { default: { id: 'needy', coreApi: '${CORE_API_VERSION}', requires: ['crystal-ball'], routes: [] } };`);
+write('range.cjs', `module.exports = { plugin: { id: 'ranged', pluginApi: '^${PLUGIN_API_VERSION}', routes: [] } };`);
+write('next-major.cjs', `module.exports = { plugin: { id: 'next-major', pluginApi: '>=2.0.0', routes: [] } };`);
+write('bad-range.cjs', `module.exports = { plugin: { id: 'bad-range', pluginApi: 'lots', routes: [] } };`);
 write('nothing.cjs', `module.exports = { answer: 42 };`);
 
-test('a plugin that does not declare its core API version, or was built for another, is refused naming it', async (t) => {
-  await t.throwsAsync(configuredPlugins({ FILIGRANE_PLUGINS: './no-version.cjs' }, dir), { message: /plugin "unversioned" \(from "\.\/no-version\.cjs"\) does not declare the core API version/ });
-  await t.throwsAsync(configuredPlugins({ FILIGRANE_PLUGINS: './old.cjs' }, dir), { message: /plugin "old-timer" .* was built for core API 0\.9, but this Filigrane provides core API 1\./ });
-  await t.throwsAsync(configuredPlugins({ FILIGRANE_PLUGINS: './newer.cjs' }, dir), { message: /plugin "from-future" .* was built for core API 1\.99/ });
+test('a plugin whose plugin API range does not hold this version, or that declares none, is refused naming it', async (t) => {
+  await t.throwsAsync(configuredPlugins({ FILIGRANE_PLUGINS: './no-version.cjs' }, dir), { message: /plugin "unversioned" \(from "\.\/no-version\.cjs"\) does not declare the plugin API range it works with/ });
+  // The deprecated coreApi 'X.Y' reads as '^X.Y.0'.
+  await t.throwsAsync(configuredPlugins({ FILIGRANE_PLUGINS: './old.cjs' }, dir), { message: /plugin "old-timer" .* needs plugin API \^0\.9\.0, but this Filigrane provides plugin API 1\./ });
+  await t.throwsAsync(configuredPlugins({ FILIGRANE_PLUGINS: './newer.cjs' }, dir), { message: /plugin "from-future" .* needs plugin API \^1\.99\.0/ });
+  await t.throwsAsync(configuredPlugins({ FILIGRANE_PLUGINS: './next-major.cjs' }, dir), { message: `plugin "next-major" (from "./next-major.cjs") needs plugin API >=2.0.0, but this Filigrane provides plugin API ${PLUGIN_API_VERSION}: install a version of the plugin built for it` });
+  await t.throwsAsync(configuredPlugins({ FILIGRANE_PLUGINS: './bad-range.cjs' }, dir), { message: /plugin "bad-range" .* declares pluginApi "lots", which is not a semver range/ });
+  t.is((await configuredPlugins({ FILIGRANE_PLUGINS: './range.cjs' }, dir))[0]!.id, 'ranged');
   await t.throwsAsync(configuredPlugins({ FILIGRANE_PLUGINS: './nothing.cjs' }, dir), { message: /module "\.\/nothing\.cjs" exports no plugin/ });
   await t.throwsAsync(configuredPlugins({ FILIGRANE_PLUGINS: './missing-module' }, dir), { message: /cannot find plugin module "\.\/missing-module"/ });
   t.deepEqual(await configuredPlugins({}, dir), []);

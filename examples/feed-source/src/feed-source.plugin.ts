@@ -1,34 +1,22 @@
-// A third-party tracking source, written only against @filigrane/core: it contributes a
-// TrackingSource and feeds sightings posted to its own route into the match pipeline.
+// A third-party tracking source, written only against @filigrane/plugin-api: it contributes a
+// TrackingSource and feeds sightings posted to its own route into the match pipeline (its token).
 // Loaded by configuration: FILIGRANE_PLUGINS=./examples/feed-source (docs/plugins.md walks through it).
 import {
   ApiError,
   badRequest,
   contribute,
-  CORE_API_VERSION,
   created,
   defineSettings,
   definePlugin,
   setting,
+  TOKENS,
   TRACKING_SOURCES,
   type MatchPipeline,
   type SettingValues,
   type TrackingSource,
-} from '@filigrane/core';
+} from '@filigrane/plugin-api';
 
-class FeedSource implements TrackingSource {
-  readonly id = 'partner-feed';
-  readonly description = 'Sightings posted by a partner feed';
-  pipeline: MatchPipeline | null = null;
-
-  async start(pipeline: MatchPipeline): Promise<void> {
-    this.pipeline = pipeline;
-  }
-
-  async stop(): Promise<void> {
-    this.pipeline = null;
-  }
-}
+const source: TrackingSource = { id: 'partner-feed', description: 'Sightings posted by a partner feed' };
 
 /** The plugin's own settings: typed, validated at boot, listed by `filigrane settings`. */
 export const FEED_SETTINGS = defineSettings('partner-feed', {
@@ -36,11 +24,10 @@ export const FEED_SETTINGS = defineSettings('partner-feed', {
 });
 type FeedSettings = SettingValues<typeof FEED_SETTINGS.specs>;
 
-const source = new FeedSource();
-
 export const feedSourcePlugin = definePlugin({
   id: 'partner-feed',
-  coreApi: CORE_API_VERSION,
+  pluginApi: '^1.1.0',
+  requires: ['search'],
   settings: FEED_SETTINGS,
   contributions: [contribute(TRACKING_SOURCES, () => source)],
   routes: [
@@ -64,11 +51,10 @@ export const feedSourcePlugin = definePlugin({
       async handler(ctx) {
         const body = (ctx.body ?? {}) as { image?: string; page_url?: string; image_url?: string; session_id?: number; credit?: string; last_modified?: string };
         if (typeof body.image !== 'string' || !body.image.startsWith('data:')) throw badRequest('invalid', 'image must be a data URI.');
-        if (!source.pipeline) throw new Error('the feed source was not started');
         const bytes = Buffer.from(body.image.slice(body.image.indexOf(',') + 1), 'base64');
         const { maxImageBytes } = ctx.container.get<FeedSettings>(FEED_SETTINGS.token);
         if (bytes.length > maxImageBytes) throw new ApiError(413, 'too_large', `The image is larger than ${maxImageBytes} bytes.`);
-        const matches = await source.pipeline.submit({
+        const matches = await ctx.container.get<MatchPipeline>(TOKENS.MatchPipeline).submit({
           accountId: ctx.principal!.accountId,
           source: source.id,
           kind: 'web',

@@ -5,12 +5,18 @@ import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import type { GraphQLFormattedError } from 'graphql';
 import type { Container } from 'inversify';
-import { buildSchema, type NonEmptyArray } from 'type-graphql';
-import { ApiError, TOKENS, type FiligranePlugin, type GraphQLContext } from '@filigrane/core';
+import { buildSchema, type MiddlewareFn, type NonEmptyArray } from 'type-graphql';
+import { ApiError, rejectNul, TOKENS, type FiligranePlugin, type GraphQLContext } from '@filigrane/core';
 import type { RateLimiter } from '../rate-limit/rate-limiter.service.js';
 import { checkQuery, GRAPHQL_LIMITS } from './query-limits.js';
 import { toApiError } from '../rest/error-mapping.js';
 import { EXPLORER_HTML } from './explorer.js';
+
+/** Every argument of every field, inline or from variables, after coercion: NUL is refused as in REST. */
+const refuseNulArguments: MiddlewareFn = ({ args }, next) => {
+  rejectNul(args);
+  return next();
+};
 
 /** Builds one schema from every plugin's resolvers; resolvers come from the DI container. */
 export async function buildGraphQLSchema(plugins: FiligranePlugin[], container: Container) {
@@ -20,6 +26,7 @@ export async function buildGraphQLSchema(plugins: FiligranePlugin[], container: 
     resolvers: resolvers as unknown as NonEmptyArray<Function>,
     container: { get: (cls) => container.get(cls) },
     validate: false,
+    globalMiddlewares: [refuseNulArguments],
   });
 }
 

@@ -1,5 +1,7 @@
 import PgBoss from 'pg-boss';
-import type { JobQueue, JobSendOptions, JobSpec } from '@filigrane/core';
+import type { Logger as PinoLogger } from 'pino';
+import { loggerFactory, type JobQueue, type JobSendOptions, type JobSpec, type Logger, type LoggerFactory } from '@filigrane/core';
+import type { Metrics } from '../metrics/metrics.js';
 
 /** Jobs per pg-boss worker loop, and loops per queue, when a queue asks for concurrency. */
 const JOBS_PER_LOOP = 8;
@@ -15,7 +17,14 @@ export class JobRunner implements JobQueue {
   /** One creation per queue name: concurrent first sends would race pg-boss's CREATE (a 500 seen on PostgreSQL). */
   private readonly created = new Map<string, Promise<void>>();
 
-  constructor(private readonly connectionString: string, private readonly log: (msg: string) => void) {}
+  constructor(
+    private readonly connectionString: string,
+    private readonly log: (msg: string) => void,
+    private readonly loggers: LoggerFactory = loggerFactory(log),
+    /** Each job's start, end, duration and failure; absent: none (tests). */
+    private readonly logger?: PinoLogger,
+    private readonly metrics?: Metrics,
+  ) {}
 
   private start(): Promise<PgBoss> {
     this.starting ??= (async () => {
@@ -43,7 +52,51 @@ export class JobRunner implements JobQueue {
   async send<T extends object>(queue: string, data: T, options: JobSendOptions = {}): Promise<string | null> {
     const boss = await this.queue(queue);
     const retry = options.retryLimit === undefined ? {} : { retryLimit: options.retryLimit, retryDelay: options.retryDelaySeconds ?? 1, retryBackoff: true };
-    return boss.send(queue, data, { singletonKey: options.singletonKey, startAfter: options.startAfterSeconds, ...retry });
+    const sendOptions = { singletonKey: options.singletonKey, startAfter: options.startAfterSeconds, ...retry };
+    if (options.singletonKey === undefined) return boss.send(queue, data, sendOptions);
+    // pg-boss's standard queues ignore a bare singletonKey: check and insert under one advisory
+    // lock per (queue, key), in one transaction, so two senders never both queue it.
+    return this.transaction(async (db) => {
+      await db.executeSql('SELECT pg_advisory_xact_lock(hashtext($1))', [`${queue}:${options.singletonKey}`]);
+      const { rows } = await db.executeSql(
+        "SELECT 1 FROM pgboss.job WHERE name = $1 AND singleton_key = $2 AND state IN ('created', 'retry', 'active') LIMIT 1",
+        [queue, options.singletonKey],
+      );
+      return rows.length > 0 ? null : boss.send(queue, data, { ...sendOptions, db });
+    });
+  }
+
+  private async transaction<T>(work: (db: { executeSql(text: string, values: unknown[]): Promise<{ rows: unknown[] }> }) => Promise<T>): Promise<T> {
+    const { Client } = await import('pg');
+    const client = new Client({ connectionString: this.connectionString });
+    await client.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await work({ executeSql: (text, values) => client.query(text, values) });
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      await client.end();
+    }
+  }
+
+  async drain(options: { queues?: string[]; timeoutMs?: number } = {}): Promise<void> {
+    const timeoutMs = options.timeoutMs ?? 60_000;
+    const deadline = Date.now() + timeoutMs;
+    const boss = await this.start();
+    for (;;) {
+      // Jobs that fall due before the deadline count too (a short startAfter, a retry's backoff).
+      const { rows } = await boss.getDb().executeSql(
+        `SELECT count(*)::int AS n FROM pgboss.job WHERE state IN ('created', 'retry', 'active') AND start_after <= now() + make_interval(secs => $1)${options.queues ? ' AND name = ANY($2)' : ''}`,
+        options.queues ? [timeoutMs / 1000, options.queues] : [timeoutMs / 1000],
+      );
+      if ((rows[0] as { n: number }).n === 0) return;
+      if (Date.now() > deadline) throw new Error(`jobs still waiting or running after ${options.timeoutMs ?? 60_000} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   }
 
   async sendMany<T extends object>(queue: string, items: T[]): Promise<void> {
@@ -53,8 +106,8 @@ export class JobRunner implements JobQueue {
   }
 
   /** Registers handlers and schedules: called by processes that run workers. */
-  async work(specs: JobSpec<never>[]): Promise<void> {
-    for (const spec of specs) {
+  async work(specs: JobSpec<never>[], queues?: string[]): Promise<void> {
+    for (const spec of selectQueues(specs, queues)) {
       const boss = await this.queue(spec.queue);
       // A pg-boss worker fetches a batch and waits for its slowest job before the next fetch; a high
       // concurrency is split over a few workers so one slow job (or a fetch) never idles every slot.
@@ -69,13 +122,41 @@ export class JobRunner implements JobQueue {
 
   private async loop(boss: PgBoss, spec: JobSpec<never>, batchSize: number): Promise<void> {
     let workerId = '';
+    const log = this.loggers.for(spec.queue);
     workerId = await boss.work(spec.queue, { batchSize, pollingIntervalSeconds: spec.pollingIntervalSeconds ?? 2 }, async (jobs) => {
-      if (jobs.length === 1) await spec.handler(jobs[0].data as never, { id: jobs[0].id });
-      else await Promise.all(jobs.map((job) => spec.handler(job.data as never, { id: job.id })));
+      if (jobs.length === 1) await this.runOne(spec, jobs[0]!, log);
+      else await Promise.all(jobs.map((job) => this.runOne(spec, job, log)));
       // pg-boss waits a polling interval after every fetch; a full batch means more may be
       // waiting, so fetch again at once (throughput is then not capped at batchSize/interval).
       if (spec.concurrency !== undefined && jobs.length === batchSize && workerId) boss.notifyWorker(workerId);
     });
+  }
+
+  /**
+   * One job, logged: start and end (with its duration) at info, or debug for scheduled upkeep that
+   * runs every minute; a failure at error with its cause, then rethrown so pg-boss retries or fails it.
+   */
+  private async runOne(spec: JobSpec<never>, job: { id: string; data: unknown }, log: Logger): Promise<void> {
+    const fields = { queue: spec.queue, job: job.id };
+    const routine = spec.schedule !== undefined;
+    const started = process.hrtime.bigint();
+    const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+    if (routine) this.logger?.debug(fields, 'job started');
+    else this.logger?.info(fields, 'job started');
+    try {
+      await spec.handler(job.data as never, { id: job.id, log });
+    } catch (err) {
+      const duration = seconds();
+      this.metrics?.jobs.inc({ queue: spec.queue, outcome: 'failed' });
+      this.metrics?.jobSeconds.observe({ queue: spec.queue, outcome: 'failed' }, duration);
+      this.logger?.error({ ...fields, ms: Math.round(duration * 1000), err }, 'job failed');
+      throw err;
+    }
+    const duration = seconds();
+    this.metrics?.jobs.inc({ queue: spec.queue, outcome: 'completed' });
+    this.metrics?.jobSeconds.observe({ queue: spec.queue, outcome: 'completed' }, duration);
+    if (routine) this.logger?.debug({ ...fields, ms: Math.round(duration * 1000) }, 'job completed');
+    else this.logger?.info({ ...fields, ms: Math.round(duration * 1000) }, 'job completed');
   }
 
   async stop(): Promise<void> {
@@ -83,4 +164,18 @@ export class JobRunner implements JobQueue {
     this.boss = null;
     this.starting = null;
   }
+}
+
+/** `*` in a pattern matches any run of characters (`crawler.*`, `*.purge*`); an exact name matches itself. */
+export function queuePattern(pattern: string): RegExp {
+  return new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+}
+
+/** The specs `--queues` names (all when unset); a pattern that names no queue is an operator's typo: refused. */
+export function selectQueues<T extends { queue: string }>(specs: T[], patterns?: string[]): T[] {
+  if (!patterns) return specs;
+  const compiled = patterns.map((p) => ({ p, re: queuePattern(p) }));
+  const unknown = compiled.filter(({ re }) => !specs.some((s) => re.test(s.queue))).map(({ p }) => p);
+  if (unknown.length) throw new Error(`--queues: ${unknown.join(', ')} matches no queue; the queues are: ${specs.map((s) => s.queue).sort().join(', ')}`);
+  return specs.filter((s) => compiled.some(({ re }) => re.test(s.queue)));
 }

@@ -25,6 +25,28 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
   /** Deletes every blob whose key starts with `prefix/`. */
   deletePrefix(prefix: string): Promise<void>;
+  /** Keys of the blobs under `prefix/`, in ascending (byte) order. */
+  list(prefix: string): AsyncIterable<string>;
+}
+
+/**
+ * A file the service stored is gone (deleted by hand, another process's disk, a store mixed up):
+ * a server fault, never an empty answer. Routes answer 500 `file_missing`; jobs fail (or retry)
+ * with it, and the key is logged, never shown to the client.
+ */
+export class BlobMissingError extends Error {
+  readonly code = 'file_missing';
+  constructor(readonly key: string) {
+    super(`stored file missing: ${key}`);
+    this.name = 'BlobMissingError';
+  }
+}
+
+/** The blob's bytes, or BlobMissingError: for files the service stored itself and must have. */
+export async function requireBlob(store: BlobStore, key: string): Promise<Buffer> {
+  const data = await store.get(key);
+  if (!data) throw new BlobMissingError(key);
+  return data;
 }
 
 const KEY = /^[a-z0-9][a-z0-9_-]*(?:\/[a-z0-9][a-z0-9._-]*)*$/i;

@@ -7,9 +7,26 @@ export function toCsv(rows: Record<string, unknown>[]): string {
   const flat = rows.map((r) => flattenObject(r));
   const columns: string[] = [];
   for (const row of flat) for (const k of Object.keys(row)) if (!columns.includes(k)) columns.push(k);
-  const lines = [columns.map(csvCell).join(',')];
-  for (const row of flat) lines.push(columns.map((c) => csvCell(row[c])).join(','));
-  return lines.join('\r\n') + '\r\n';
+  let text = csvLine(columns);
+  for (const row of flat) text += csvLine(columns.map((c) => row[c]));
+  return text;
+}
+
+/**
+ * One CSV record (CRLF-terminated) of cells under csvCell's rule. Every CSV the service writes
+ * (list answers, exports, crawl logs) is made of these lines, so one formula rule covers them all.
+ */
+export function csvLine(cells: readonly unknown[], eol = '\r\n'): string {
+  return cells.map(csvCell).join(',') + eol;
+}
+
+/**
+ * A header line then one line per row, streamed (rows of cells in the columns' order). `eol`: the
+ * record separator of files whose format predates this helper (the crawl logs use LF).
+ */
+export async function* csvRecords(columns: readonly string[], rows: AsyncIterable<readonly unknown[]>, eol = '\r\n'): AsyncGenerator<string> {
+  yield csvLine(columns, eol);
+  for await (const row of rows) yield csvLine(row, eol);
 }
 
 /** Nested objects as dotted keys (`site.domain`); lists of plain values as one cell (`a,b`), lists of objects left out. */
@@ -59,16 +76,16 @@ export interface CsvExport {
 
 /** The CSV text of an export, one chunk per batch (header first). */
 export async function* csvChunks(exp: CsvExport): AsyncGenerator<string> {
-  yield exp.columns.map(csvCell).join(',') + '\r\n';
+  yield csvLine(exp.columns);
   for await (const batch of exp.batches) {
     let chunk = '';
     for (const obj of batch) {
       if (exp.cells) {
-        chunk += exp.cells(obj).map(csvCell).join(',') + '\r\n';
+        chunk += csvLine(exp.cells(obj));
         continue;
       }
       const flat = flattenObject(obj);
-      chunk += exp.columns.map((c) => csvCell(flat[c])).join(',') + '\r\n';
+      chunk += csvLine(exp.columns.map((c) => flat[c]));
     }
     if (chunk) yield chunk;
   }

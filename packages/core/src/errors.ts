@@ -6,7 +6,20 @@ export interface ErrorItem {
   details: string;
 }
 
+/** Brand shared by every copy of this package (Symbol.for), so a plugin's second copy still counts. */
+const API_ERROR_BRAND = Symbol.for('filigrane.ApiError');
+
 export class ApiError extends Error {
+  /** `err instanceof ApiError` fails across two copies of the package; this brand does not. */
+  static is(err: unknown): err is ApiError {
+    return typeof err === 'object' && err !== null && (err as Record<symbol, unknown>)[API_ERROR_BRAND] === true;
+  }
+
+  // `instanceof ApiError` works across copies too; a subclass keeps the ordinary prototype check.
+  static override [Symbol.hasInstance](this: unknown, value: unknown): boolean {
+    return this === ApiError ? ApiError.is(value) : Function.prototype[Symbol.hasInstance].call(this, value);
+  }
+
   constructor(
     readonly statusCode: number,
     readonly code: string,
@@ -16,13 +29,19 @@ export class ApiError extends Error {
   ) {
     super(typeof details === 'string' ? details : code);
     this.name = 'ApiError';
+    Object.defineProperty(this, API_ERROR_BRAND, { value: true });
   }
 
   toBody(): ErrorBody {
-    const body: ErrorBody = { status_code: this.statusCode, code: this.code, details: this.details };
-    if (this.errors && this.errors.length > 0) body.errors = this.errors;
-    return body;
+    return errorBody(this);
   }
+}
+
+/** The spec's error body of an ApiError (from any copy of this package). */
+export function errorBody(err: ApiError): ErrorBody {
+  const body: ErrorBody = { status_code: err.statusCode, code: err.code, details: err.details };
+  if (err.errors && err.errors.length > 0) body.errors = err.errors;
+  return body;
 }
 
 export interface ErrorBody {

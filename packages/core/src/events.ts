@@ -49,3 +49,38 @@ export class EventBus implements EventPublisher {
     }
   }
 }
+
+/** What `match.created` and `match.updated` carry (the v4 webhook body's `data`). */
+export interface MatchEventData {
+  id: string;
+  kind: string;
+  source: string;
+  media_id: string | null;
+  watermarked: boolean;
+  page_url: string | null;
+  image_url: string | null;
+  host: string | null;
+  session_id: number | null;
+  credit: string | null;
+  site: { domain: string; country: string | null } | null;
+}
+
+/**
+ * The payload of each event type. A plugin that publishes its own events adds them by declaration
+ * merging: `declare module '@filigrane/core' { interface EventPayloads { 'my-plugin.done': { id: string } } }`.
+ */
+export interface EventPayloads {
+  'match.created': MatchEventData;
+  'match.updated': MatchEventData;
+  'crawl.batch.created': { session_id: number; batch_id: number; crawl_cycle: number; state: 'done' | 'failed'; url: string; images?: number; videos?: number; documents?: number; pages?: number };
+  'press.issue.processed': Record<string, unknown> & { matches: number };
+  'search.completed': Record<string, unknown> & { id: string | null; status: string };
+  'watermarking.completed': { id: string; status: 'complete' | 'failed'; error: unknown };
+}
+
+export type TypedEvent<K extends keyof EventPayloads> = DomainEvent<EventPayloads[K]> & { type: K; occurredAt: Date };
+
+/** A listener for one event type, with its payload typed: `contribute(EVENT_LISTENERS, () => onEvent('match.created', (e) => ...))`. */
+export function onEvent<K extends keyof EventPayloads>(type: K, handler: (event: TypedEvent<K>) => Promise<void> | void): EventListener {
+  return (event) => (event.type === type ? handler(event as unknown as TypedEvent<K>) : undefined);
+}

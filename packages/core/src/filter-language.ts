@@ -81,9 +81,14 @@ function splitList(values: string[]): string[] {
   return values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
 }
 
+// Lists of integers are int[] columns (no cross-type operator for arrays): their items must fit int4.
+const INT4_MIN = -2_147_483_648;
+const INT4_MAX = 2_147_483_647;
+
 function integer(raw: string, param: string, field: FilterField): number {
   if (!/^-?\d{1,15}$/.test(raw.trim())) throw invalid(param, `"${raw}" is not an integer.`);
   const n = Number(raw);
+  if (field.type === 'integer-list' && (n < INT4_MIN || n > INT4_MAX)) throw invalid(param, `"${raw}" is out of range (${INT4_MIN} to ${INT4_MAX}).`);
   if (field.choices && !field.choices.includes(n)) throw invalid(param, `"${raw}" is not one of ${field.choices.join(', ')}.`);
   return n;
 }
@@ -183,23 +188,26 @@ function scalarSql(field: FilterField, c: FilterCondition, p: (v: unknown) => st
   const col = field.sql;
   if (c.op === 'isnull') return c.value ? `${field.sql} IS NULL` : `${field.sql} IS NOT NULL`;
   if (field.type === 'date') return dateSql(col, c, p);
+  // An integer is sent as bigint whatever the column: an int4 column then compares across types
+  // (indexes still apply) and a value beyond its range matches nothing instead of failing the query.
+  const v = () => (field.type === 'integer' ? `${p(c.value)}::bigint` : p(c.value));
   switch (c.op) {
     case 'eq':
-      return `${col} = ${p(c.value)}`;
+      return `${col} = ${v()}`;
     case 'ne':
-      return `${col} IS DISTINCT FROM ${p(c.value)}`;
+      return `${col} IS DISTINCT FROM ${v()}`;
     case 'in':
       return `${col} = ANY(${p(c.value)}${field.type === 'integer' ? '::bigint[]' : field.type === 'boolean' ? '::boolean[]' : '::text[]'})`;
     case 'startswith':
       return `${col} LIKE ${p(likePrefix(c.value as string))}`;
     case 'gt':
-      return `${col} > ${p(c.value)}`;
+      return `${col} > ${v()}`;
     case 'lt':
-      return `${col} < ${p(c.value)}`;
+      return `${col} < ${v()}`;
     case 'gte':
-      return `${col} >= ${p(c.value)}`;
+      return `${col} >= ${v()}`;
     default:
-      return `${col} <= ${p(c.value)}`;
+      return `${col} <= ${v()}`;
   }
 }
 

@@ -1,6 +1,10 @@
+import type { Logger } from './logger.js';
+
 /** Background work: the gateway backs this with pg-boss queues in PostgreSQL. */
 export interface JobContext {
   id: string;
+  /** The plugin's logger, scoped to the queue (`[my-plugin.refresh] ...`). */
+  log?: Logger;
 }
 
 export interface JobSpec<T = unknown> {
@@ -16,9 +20,18 @@ export interface JobSpec<T = unknown> {
 }
 
 export interface JobQueue {
+  /**
+   * Queues one job; returns its id, or null when `singletonKey` is given and a job of this queue
+   * with that key is already waiting or running (the send is dropped, not queued twice).
+   */
   send<T extends object>(queue: string, data: T, options?: JobSendOptions): Promise<string | null>;
   /** Many jobs of one queue in one statement (a fan-out: one round trip, not one per job). */
   sendMany<T extends object>(queue: string, items: T[]): Promise<void>;
+  /**
+   * Waits until no job is waiting or running in these queues (all when omitted), counting those
+   * that fall due before `timeoutMs` (default 60 000), then throws. Tests: `server.drainJobs()`.
+   */
+  drain?(options?: { queues?: string[]; timeoutMs?: number }): Promise<void>;
 }
 
 export interface JobSendOptions {

@@ -1,4 +1,5 @@
-import { CORE_API_VERSION, type FiligranePlugin } from './plugin.js';
+import semver from 'semver';
+import { PLUGIN_API_VERSION, type FiligranePlugin } from './plugin.js';
 
 export class PluginConfigError extends Error {
   override name = 'PluginConfigError';
@@ -36,6 +37,7 @@ export function resolvePlugins(plugins: FiligranePlugin[]): FiligranePlugin[] {
   };
   for (const p of plugins) visit(p, []);
 
+  for (const p of ordered) checkPluginApi(p, 'the plugin list', false);
   const entityOwner = new Map<string, string>();
   for (const p of ordered) {
     for (const entity of p.entities ?? []) {
@@ -49,24 +51,34 @@ export function resolvePlugins(plugins: FiligranePlugin[]): FiligranePlugin[] {
   return ordered;
 }
 
+/** The range a plugin declares (`pluginApi`, or the deprecated `coreApi: 'X.Y'` read as '^X.Y.0'). */
+function declaredRange(plugin: FiligranePlugin): string | undefined {
+  if (typeof plugin.pluginApi === 'string') return plugin.pluginApi;
+  if (typeof plugin.coreApi === 'string' && /^\d+(\.\d+)?$/.test(plugin.coreApi)) return `^${semver.coerce(plugin.coreApi)!.version}`;
+  return undefined;
+}
+
 /**
- * Refuses a plugin built for another core API (a different major version), or one that does not
- * say which it was built for: the error names the plugin and what it declared.
+ * Refuses a plugin whose declared plugin API range does not hold this Filigrane's version, or one
+ * that declares none (`required`: plugins loaded by configuration): the error names the plugin.
  */
-export function checkCoreApi(plugin: FiligranePlugin, origin: string): void {
+export function checkPluginApi(plugin: FiligranePlugin, origin: string, required = true): void {
   const where = `plugin "${plugin.id}" (from ${origin})`;
-  if (typeof plugin.coreApi !== 'string' || !/^\d+(\.\d+)?$/.test(plugin.coreApi)) {
-    throw new PluginConfigError(`${where} does not declare the core API version it was built for (coreApi: '${CORE_API_VERSION}')`);
+  const range = declaredRange(plugin);
+  if (range === undefined) {
+    if (!required && plugin.pluginApi === undefined && plugin.coreApi === undefined) return;
+    throw new PluginConfigError(`${where} does not declare the plugin API range it works with (pluginApi: '^${PLUGIN_API_VERSION}')`);
   }
-  const major = (v: string) => v.split('.')[0];
-  const [wantMajor, wantMinor] = plugin.coreApi.split('.').map(Number);
-  const [haveMajor, haveMinor] = CORE_API_VERSION.split('.').map(Number);
-  if (major(plugin.coreApi) !== major(CORE_API_VERSION) || (wantMajor === haveMajor && (wantMinor ?? 0) > haveMinor)) {
-    throw new PluginConfigError(`${where} was built for core API ${plugin.coreApi}, but this Filigrane provides core API ${CORE_API_VERSION}`);
+  if (semver.validRange(range) === null) throw new PluginConfigError(`${where} declares pluginApi "${range}", which is not a semver range (for example '^${PLUGIN_API_VERSION}')`);
+  if (!semver.satisfies(PLUGIN_API_VERSION, range)) {
+    throw new PluginConfigError(`${where} needs plugin API ${range}, but this Filigrane provides plugin API ${PLUGIN_API_VERSION}: install a version of the plugin built for it`);
   }
 }
 
+/** @deprecated checkPluginApi. */
+export const checkCoreApi = (plugin: FiligranePlugin, origin: string): void => checkPluginApi(plugin, origin);
+
 /** Is this value a plugin object (what a configured module exports)? */
 export function isPlugin(value: unknown): value is FiligranePlugin {
-  return typeof value === 'object' && value !== null && typeof (value as FiligranePlugin).id === 'string' && ('coreApi' in value || 'routes' in value || 'contributions' in value || 'bindings' in value);
+  return typeof value === 'object' && value !== null && typeof (value as FiligranePlugin).id === 'string' && ('pluginApi' in value || 'coreApi' in value || 'routes' in value || 'contributions' in value || 'bindings' in value);
 }

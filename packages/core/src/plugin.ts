@@ -3,12 +3,17 @@ import type { ExtensionPoint } from './extension-point.js';
 import type { JobSpec } from './jobs.js';
 import type { RouteSpec } from './route.js';
 import type { SettingsDeclaration } from './settings.js';
+import type { Logger } from './logger.js';
 
 /**
- * The version of this plugin contract. A plugin built for another major version is refused at
- * boot; bump the major on any breaking change to what `packages/core` exports to plugins.
+ * The version of the public plugin API (`@filigrane/plugin-api`, semver; CHANGELOG.md in that
+ * package). A plugin declares the range it works with (`pluginApi: '^1.1.0'`); a version outside
+ * it stops the boot. Minor: additions only; major: anything a plugin could notice breaking.
  */
-export const CORE_API_VERSION = '1.0';
+export const PLUGIN_API_VERSION = '1.1.0';
+
+/** @deprecated the major.minor of PLUGIN_API_VERSION, for plugins that still declare `coreApi`. */
+export const CORE_API_VERSION = PLUGIN_API_VERSION.split('.').slice(0, 2).join('.');
 
 /** A contribution to another plugin's extension point, built once the container exists. */
 export interface Contribution<T = unknown> {
@@ -23,6 +28,8 @@ export function contribute<T>(point: ExtensionPoint<T>, create: (container: Cont
 export interface PluginContext {
   container: Container;
   log(message: string): void;
+  /** This plugin's logger (lines carry the plugin id). */
+  logger: Logger;
 }
 
 /**
@@ -33,10 +40,11 @@ export interface PluginContext {
 export interface FiligranePlugin {
   id: string;
   /**
-   * The core API version the plugin was built for (`CORE_API_VERSION` when it was compiled, for
-   * example '1.0'). Required of plugins loaded by configuration (FILIGRANE_PLUGINS); the major
-   * must equal this Filigrane's.
+   * The semver range of the plugin API this plugin works with, for example '^1.1.0'. Required of
+   * plugins loaded by configuration (FILIGRANE_PLUGINS), checked for every plugin that declares it.
    */
+  pluginApi?: string;
+  /** @deprecated use `pluginApi`; 'X.Y' is read as the range '^X.Y.0'. */
   coreApi?: string;
   /** The environment settings the plugin reads, parsed and validated at boot (see settings.ts). */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -97,6 +97,8 @@ export const JSON_BODY_LIMIT = 1024 * 1024;
 
 export const ok = (body: unknown, headers?: Record<string, string>): RouteResponse => ({ status: 200, body, headers });
 export const created = (body: unknown): RouteResponse => ({ status: 201, body });
+/** 202: the work was queued (a job); the body usually names what to poll. */
+export const accepted = (body: unknown, headers?: Record<string, string>): RouteResponse => ({ status: 202, body, headers });
 export const csvExport = (exp: CsvExport): RouteResponse => ({ status: 200, csv: exp });
 /** True when the request asks for CSV (the adapter has already refused formats the route does not declare). */
 export const wantsCsv = (ctx: Pick<RouteContext, 'query'>): boolean => queryString(ctx.query, 'format') === 'csv';

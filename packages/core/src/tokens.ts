@@ -9,6 +9,10 @@ import type { ExtensionRegistry } from './extension-point.js';
 import type { BlobStore } from './blob-store.js';
 import type { MatchPipeline } from './tracking.js';
 import type { EventPublisher } from './events.js';
+import type { DataSource } from 'typeorm';
+import type { LoggerFactory } from './logger.js';
+import type { Fetcher } from './fetcher.js';
+import type { AccountLifecycle } from './account-lifecycle.js';
 
 function token<T>(name: string): symbol & { __type?: T } {
   return Symbol.for(`filigrane.${name}`) as symbol & { __type?: T };
@@ -17,7 +21,8 @@ function token<T>(name: string): symbol & { __type?: T } {
 export const TOKENS = {
   Config: token<AppConfig>('Config'),
   Clock: token<Clock>('Clock'),
-  DataSource: token<unknown>('DataSource'),
+  /** The one TypeORM DataSource (PostgreSQL): every plugin's entities, migrations already run. */
+  DataSource: token<DataSource>('DataSource'),
   SecretBox: token<SecretBox>('SecretBox'),
   JobQueue: token<JobQueue>('JobQueue'),
   Extensions: token<ExtensionRegistry>('Extensions'),
@@ -26,6 +31,12 @@ export const TOKENS = {
   BlobStore: token<BlobStore>('BlobStore'),
   MatchPipeline: token<MatchPipeline>('MatchPipeline'),
   Events: token<EventPublisher>('Events'),
+  /** `loggers.for('<plugin id>')`: a logger whose lines name the plugin. */
+  Loggers: token<LoggerFactory>('Loggers'),
+  /** The SSRF-safe fetcher, FETCH_ALLOW_HOSTS applied. */
+  Fetcher: token<Fetcher>('Fetcher'),
+  /** Runs ACCOUNT_DELETED_HOOKS (called by the account plugin when it deletes an account). */
+  AccountLifecycle: token<AccountLifecycle>('AccountLifecycle'),
   /** Bounds image decodes and other heavy work of requests (503 + Retry-After when full). */
   WorkPool: token<WorkPool>('WorkPool'),
 } as const;

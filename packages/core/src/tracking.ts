@@ -69,6 +69,16 @@ export interface SightingMatch {
 }
 
 export interface MatchPipeline {
+  /**
+   * Identifies, validates, detects and records; returns the matches recorded (empty: none).
+   * Throws, for this sighting only (a source catches per sighting and goes on):
+   * - ApiError 400 `invalid_sighting`: neither image bytes nor a URL;
+   * - a FetchFailure (`isFetchFailure(err)`, `err.code`: address_not_allowed, http_error, too_large,
+   *   timeout...): the image URL could not be fetched;
+   * - an Error named UnsupportedFormatError, CorruptImageError, ImageTooSmallError or
+   *   ImageTooLargeError: the bytes are not a usable image (sides of at least 32 px, at most MAX_IMAGE_PIXELS);
+   * anything else is a server fault (retry the job).
+   */
   submit(sighting: Sighting): Promise<SightingMatch[]>;
 }
 

@@ -47,7 +47,7 @@ test('parameter names: every spelling of the spec', (t) => {
 test('equal and different', (t) => {
   t.deepEqual(sql({ name: 'x' }), { where: ['a.name = $1'], params: ['x'] });
   t.deepEqual(sql({ '!name': 'x' }), { where: ['a.name IS DISTINCT FROM $1'], params: ['x'] });
-  t.deepEqual(sql({ count: '12' }), { where: ['a.count = $1'], params: [12] });
+  t.deepEqual(sql({ count: '12' }), { where: ['a.count = $1::bigint'], params: [12] });
   t.deepEqual(sql({ export: 'false' }), { where: ['a.export = $1'], params: [false] });
   t.deepEqual(sql({ 'site.domain': 'LeMonde.FR' }), { where: ['s.domain = $1'], params: ['lemonde.fr'] });
 });
@@ -77,12 +77,12 @@ test('in: comma-separated values, typed', (t) => {
 });
 
 test('comparisons on integers, strings and dates', (t) => {
-  t.deepEqual(sql({ count__gt: '5' }).where, ['a.count > $1']);
-  t.deepEqual(sql({ count__lt: '5' }).where, ['a.count < $1']);
-  t.deepEqual(sql({ count__gte: '5' }).where, ['a.count >= $1']);
-  t.deepEqual(sql({ count__lte: '5' }).where, ['a.count <= $1']);
-  t.deepEqual(sql({ 'count>': '5' }).where, ['a.count >= $1']);
-  t.deepEqual(sql({ 'count<': '5' }).where, ['a.count <= $1']);
+  t.deepEqual(sql({ count__gt: '5' }).where, ['a.count > $1::bigint']);
+  t.deepEqual(sql({ count__lt: '5' }).where, ['a.count < $1::bigint']);
+  t.deepEqual(sql({ count__gte: '5' }).where, ['a.count >= $1::bigint']);
+  t.deepEqual(sql({ count__lte: '5' }).where, ['a.count <= $1::bigint']);
+  t.deepEqual(sql({ 'count>': '5' }).where, ['a.count >= $1::bigint']);
+  t.deepEqual(sql({ 'count<': '5' }).where, ['a.count <= $1::bigint']);
   t.deepEqual(sql({ name__gt: 'm' }).where, ['a.name > $1']);
   refused(t, { count__gt: '5.5' }, 'count__gt', /not an integer/);
   refused(t, { export__gt: 'true' }, 'export__gt', /cannot be used/);
@@ -116,6 +116,8 @@ test('lists: equal means "has", different means "has none of"', (t) => {
   t.deepEqual(sql({ tags: 'legal' }), { where: ['a.tags && $1::text[]'], params: [['legal']] });
   t.deepEqual(sql({ '!tags': 'legal' }), { where: ["NOT (COALESCE(a.tags, '{}') && $1::text[])"], params: [['legal']] });
   refused(t, { sessions: 'seven' }, 'sessions', /not an integer/);
+  refused(t, { sessions: '2147483648' }, 'sessions', /out of range/);
+  refused(t, { sessions__in: '1,-2147483649' }, 'sessions__in', /out of range/);
   refused(t, { tags__gt: 'a' }, 'tags__gt', /cannot be used/);
 });
 
@@ -131,7 +133,7 @@ test('several mistakes are reported together, and conditions combine', (t) => {
   t.deepEqual(Object.keys(err!.details as object).sort(), ['colour', 'count__gt']);
   t.is(err!.errors?.length, 2);
   const ok = sql({ name__startswith: '/a', count__gte: '3', export: 'true' });
-  t.deepEqual(ok.where, ['a.name LIKE $1', 'a.count >= $2', 'a.export = $3']);
+  t.deepEqual(ok.where, ['a.name LIKE $1', 'a.count >= $2::bigint', 'a.export = $3']);
 });
 
 test('a field may bring its own SQL for an operator (for example a folder path)', (t) => {

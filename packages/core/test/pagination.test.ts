@@ -34,7 +34,15 @@ test('next and previous are absolute and keep the filters', (t) => {
 
 test('cursors round-trip and garbage is a 400', (t) => {
   const c = { key: ['2026-01-01T00:00:00Z', 42], dir: 'n' as const };
-  t.deepEqual(decodeCursor(encodeCursor(c)), c);
-  t.is(decodeCursor(undefined), null);
-  t.is(t.throws(() => decodeCursor('not-a-cursor'), { instanceOf: ApiError })?.code, 'invalid_cursor');
+  t.deepEqual(decodeCursor(encodeCursor(c), ['timestamp', 'id']), c);
+  t.is(decodeCursor(undefined, ['timestamp', 'id']), null);
+  t.is(t.throws(() => decodeCursor('not-a-cursor', ['timestamp', 'id']), { instanceOf: ApiError })?.code, 'invalid_cursor');
+});
+
+test('pages past the largest offset are 400 invalid_page; below it they are plain page requests', (t) => {
+  t.deepEqual(parsePage(ctx('page=21474837&page_size=100')), { page: 21474837, pageSize: 100, offset: 2147483600 });
+  for (const q of ['page=21474838&page_size=100', 'page=100000000000000000000', 'page=92233720368547758', `page=1${'0'.repeat(400)}`]) {
+    t.is(t.throws(() => parsePage(ctx(q)), { instanceOf: ApiError })?.code, 'invalid_page', q);
+  }
+  t.is(t.throws(() => parsePage(ctx(`page_size=1${'0'.repeat(30)}`)), { instanceOf: ApiError })?.code, 'invalid_page_size');
 });

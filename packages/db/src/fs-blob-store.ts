@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { dirname, join } from 'node:path';
@@ -74,5 +74,25 @@ export class FsBlobStore implements BlobStore {
 
   async deletePrefix(prefix: string): Promise<void> {
     await rm(this.path(prefix), { recursive: true, force: true });
+  }
+
+  async *list(prefix: string): AsyncIterable<string> {
+    const root = this.path(prefix);
+    // Depth first with sorted entries; '/' sorts before every key character, so this is key order.
+    const walk = async function* (dir: string, key: string): AsyncGenerator<string> {
+      let entries;
+      try {
+        entries = await readdir(dir, { withFileTypes: true });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return;
+        throw err;
+      }
+      const names = entries.filter((e) => !e.name.endsWith('.tmp')).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      for (const e of names) {
+        if (e.isDirectory()) yield* walk(join(dir, e.name), `${key}/${e.name}`);
+        else if (e.isFile()) yield `${key}/${e.name}`;
+      }
+    };
+    yield* walk(root, prefix);
   }
 }

@@ -1,8 +1,12 @@
 /** Video containers recognised by their first bytes (the Content-Type is never trusted). */
+const HEIF_BRANDS = new Set(['avif', 'avis', 'heic', 'heix', 'heim', 'heis', 'hevc', 'hevx', 'mif1', 'msf1']);
+
 export function sniffVideo(bytes: Uint8Array): string | null {
   const b = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 16));
   if (b.length >= 12 && b.toString('latin1', 4, 8) === 'ftyp') {
     const brand = b.toString('latin1', 8, 12);
+    // HEIF still images and image sequences (AVIF, HEIC) share the ISO-BMFF box: not videos.
+    if (HEIF_BRANDS.has(brand)) return null;
     if (brand.startsWith('qt')) return 'mov';
     if (brand.startsWith('3g2')) return '3g2';
     if (brand.startsWith('3gp')) return '3gp';

@@ -20,6 +20,31 @@ export function sniffFormat(bytes: Uint8Array): ImageFormat | undefined {
   return undefined;
 }
 
+/**
+ * Formats a copy to identify may come in (search queries, crawled images, sightings): the upload
+ * formats plus WebP and AVIF, which sites serve to browsers today. Registration stays ImageFormat.
+ */
+export type QueryFormat = ImageFormat | 'webp' | 'avif';
+
+/** Query format from magic bytes only: RIFF....WEBP, or an ISO-BMFF `ftyp` box with an AVIF brand. */
+export function sniffQueryFormat(bytes: Uint8Array): QueryFormat | undefined {
+  const upload = sniffFormat(bytes);
+  if (upload) return upload;
+  if (bytes.length < 16) return undefined;
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const head = buf.toString('latin1', 0, 16);
+  if (head.startsWith('RIFF') && head.slice(8, 12) === 'WEBP') return 'webp';
+  if (head.slice(4, 8) !== 'ftyp') return undefined;
+  // The major brand, or a compatible brand of the ftyp box ('mif1' files list 'avif' there). HEIC
+  // (HEVC) is not one: sharp's libheif decodes AV1 only.
+  const boxEnd = Math.min(buf.length, buf.readUInt32BE(0), 256);
+  for (let at = 8; at + 4 <= boxEnd; at += at === 8 ? 8 : 4) {
+    const brand = buf.toString('latin1', at, at + 4);
+    if (brand === 'avif' || brand === 'avis') return 'avif';
+  }
+  return undefined;
+}
+
 interface JpegSegment {
   marker: number;
   start: number;

@@ -1,10 +1,10 @@
 /** Decoding a query image to a bounded luminance proxy, with ORB features computed on demand. */
-import { CorruptImageError, UnsupportedFormatError } from './errors';
-import { DEFAULT_MAX_PIXELS, probeImage, type DecodeLimits } from './decode';
+import { CorruptImageError, ImageTooLargeError, ImageTooSmallError, UnsupportedFormatError } from './errors';
+import { DEFAULT_MAX_PIXELS, MIN_SIDE, type DecodeLimits } from './decode';
 import { LUMA_B, LUMA_G, LUMA_R, toGray8 } from './luma';
 import { computeOrbFeatures, type OrbFeatures } from './orb';
 import { getSharp } from './sharp-loader';
-import { sniffFormat } from './container';
+import { sniffQueryFormat, type QueryFormat } from './container';
 
 export interface QueryImage {
   /** Luminance proxy, 0..255, row-major. */
@@ -21,37 +21,52 @@ export interface PrepareQueryOptions extends DecodeLimits {
   maxLongSide?: number;
 }
 
-const isWebp = (b: Buffer) => b.length >= 12 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP';
+export interface QueryInfo {
+  format: QueryFormat;
+  width: number;
+  height: number;
+  /** Frames of an animated GIF or WebP (only the first is read), else 1. */
+  pages: number;
+}
 
 /**
- * Decodes `bytes` to a luma proxy: JPEG, PNG, GIF, and WebP (copies found on the web often are),
- * recognised by their bytes. Nothing else reaches sharp: SVG (an XML renderer), TIFF and the
- * other libvips loaders are attack surface no query needs.
+ * Reads the header of a copy to identify: JPEG, PNG, GIF, WebP or AVIF, recognised by their bytes.
+ * Nothing else reaches sharp: SVG (an XML renderer), TIFF, HEIC and the other libvips loaders are
+ * attack surface no query needs. An animated GIF or WebP is accepted (its first frame is read);
+ * the frame size is checked against the pixel limit before anything is decoded.
  */
+export async function probeQuery(bytes: Uint8Array, limits: DecodeLimits = {}): Promise<QueryInfo> {
+  const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const format = sniffQueryFormat(buf);
+  if (!format) throw new UnsupportedFormatError('not a JPEG, PNG, GIF, WebP or AVIF image');
+  const maxPixels = limits.maxPixels ?? DEFAULT_MAX_PIXELS;
+  let meta;
+  try {
+    meta = await getSharp()(buf, { limitInputPixels: false }).metadata();
+  } catch (err) {
+    throw new CorruptImageError(`cannot read the ${format} header: ${(err as Error).message}`);
+  }
+  const width = meta.width ?? 0;
+  const height = meta.pageHeight ?? meta.height ?? 0;
+  if (!width || !height) throw new CorruptImageError(`${format} header without dimensions`);
+  if (width * height > maxPixels) {
+    throw new ImageTooLargeError(`${width}x${height} exceeds the limit of ${maxPixels} pixels`, width * height, maxPixels);
+  }
+  if (Math.min(width, height) < MIN_SIDE) throw new ImageTooSmallError(`${width}x${height}: both sides must be at least ${MIN_SIDE} px`);
+  return { format, width, height, pages: meta.pages ?? 1 };
+}
+
+/** Decodes `bytes` (any QueryFormat; the first frame of an animation) to a luma proxy. */
 export async function decodeQuery(bytes: Uint8Array, options: PrepareQueryOptions = {}): Promise<QueryImage> {
   const sharp = getSharp();
   const maxPixels = options.maxPixels ?? DEFAULT_MAX_PIXELS;
   const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (!sniffFormat(buf) && !isWebp(buf)) throw new UnsupportedFormatError('not a JPEG, PNG, GIF or WebP image');
-  let width: number;
-  let height: number;
-  try {
-    await probeImage(buf, { maxPixels });
-  } catch (err) {
-    // WebP queries have no JPEG/PNG/GIF header to probe: only their size and decodability matter.
-    if (!(err instanceof UnsupportedFormatError) || /animated|CMYK/.test(err.message)) throw err;
-  }
-  try {
-    const meta = await sharp(buf, { limitInputPixels: maxPixels }).metadata();
-    width = meta.width ?? 0;
-    height = meta.height ?? 0;
-  } catch (err) {
-    throw new CorruptImageError(`cannot read the query: ${(err as Error).message}`);
-  }
+  const { width, height } = await probeQuery(buf, { maxPixels });
   const long = options.maxLongSide ?? 1024;
   const s = Math.min(1, long / Math.max(width, height));
   try {
-    const { data, info } = await sharp(buf, { limitInputPixels: maxPixels, failOn: 'error' })
+    // pages: 1 is sharp's default: an animation decodes as its first frame only.
+    const { data, info } = await sharp(buf, { limitInputPixels: maxPixels, failOn: 'error', pages: 1 })
       .resize({ width: Math.max(1, Math.round(width * s)), height: Math.max(1, Math.round(height * s)), fit: 'fill', kernel: 'lanczos3' })
       .toColourspace('srgb')
       .removeAlpha()

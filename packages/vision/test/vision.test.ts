@@ -11,7 +11,9 @@ import {
   multiply,
   registerQuery,
   resizeMap,
+  probeQuery,
   sniffFormat,
+  sniffQueryFormat,
   toGray8,
   warpToGrid,
   type Mat3,
@@ -24,6 +26,25 @@ test('sniffFormat reads magic bytes only', async (t) => {
   t.is(sniffFormat(await sharp(px).gif().toBuffer()), 'gif');
   t.is(sniffFormat(await sharp(px).webp().toBuffer()), undefined);
   t.is(sniffFormat(Buffer.from('hello')), undefined);
+});
+
+test('sniffQueryFormat adds WebP and AVIF (also as a compatible brand); probeQuery reads their size, HEIC and SVG are refused', async (t) => {
+  const px = { create: { width: 40, height: 36, channels: 3 as const, background: '#369' } };
+  const webp = await sharp(px).webp().toBuffer();
+  const avif = await sharp(px).avif().toBuffer();
+  t.is(sniffQueryFormat(await sharp(px).jpeg().toBuffer()), 'jpeg');
+  t.is(sniffQueryFormat(webp), 'webp');
+  t.is(sniffQueryFormat(avif), 'avif');
+  // A 'mif1' major brand listing 'avif' among its compatible brands.
+  const mif1 = Buffer.concat([Buffer.from([0, 0, 0, 24]), Buffer.from('ftypmif1\0\0\0\0mif1avif', 'latin1')]);
+  t.is(sniffQueryFormat(mif1), 'avif');
+  const heic = Buffer.concat([Buffer.from([0, 0, 0, 24]), Buffer.from('ftypheic\0\0\0\0mif1heic', 'latin1')]);
+  t.is(sniffQueryFormat(heic), undefined);
+  t.is(sniffQueryFormat(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>')), undefined);
+  t.like(await probeQuery(webp), { format: 'webp', width: 40, height: 36, pages: 1 });
+  t.like(await probeQuery(avif), { format: 'avif', width: 40, height: 36 });
+  await t.throwsAsync(probeQuery(heic), { code: 'unsupported_format' } as never);
+  await t.throwsAsync(probeQuery(webp, { maxPixels: 1000 }), { code: 'image_too_large' } as never);
 });
 
 test('estimateJpegQuality recovers the IJG quality', async (t) => {

@@ -27,6 +27,10 @@ const TAG_BYTES = 16;
 const FLAG_TRANSACTIONAL = 1;
 
 const FORMATS: readonly (ImageFormat | 'raw')[] = ['raw', 'jpeg', 'png', 'gif'];
+/** Largest side of a registered original: libvips' own limit (VIPS_MAX_COORD), so no codec the service uses reads more. */
+export const MAX_ORIGINAL_SIDE = 10_000_000;
+/** Largest target PSNR a file may declare (dB): far above any visible watermark. */
+const MAX_PSNR = 200;
 
 function publicKeyOf(der: Uint8Array | KeyObject): KeyObject {
   try {
@@ -87,7 +91,8 @@ function unfilterReduced(planes: Buffer, width: number): Uint16Array {
   return luma;
 }
 
-function encodePayload(r: Registration): Buffer {
+/** The plaintext payload of a registration (docs/lmk-format.md). */
+export function encodePayload(r: Registration): Buffer {
   const p = r.params;
   const head = Buffer.alloc(2 + MEDIA_KEY_BYTES + 32 + 4 + 4 + 1 + 2 + 2 + 2 + 2 + 8 * 5);
   let o = 0;
@@ -118,35 +123,46 @@ function decodePayload(buf: Buffer): Registration {
   // The payload was authenticated by GCM: a malformed one means a writer bug, reported as tampering.
   if (buf.length < fixed) throw new LmkTamperedError('registration payload is too short');
   let o = 0;
-  const transactional = buf.readUInt8(o++) === 1;
+  const modeByte = buf.readUInt8(o++);
+  const transactional = modeByte === 1;
   const algorithm = buf.readUInt8(o++);
   const key = Buffer.from(buf.subarray(o, (o += MEDIA_KEY_BYTES)));
   const pixelHash = Buffer.from(buf.subarray(o, (o += 32)));
   const width = buf.readUInt32LE(o);
   const height = buf.readUInt32LE(o + 4);
-  const format = FORMATS[buf.readUInt8(o + 8)] ?? 'raw';
+  const format = FORMATS[buf.readUInt8(o + 8)];
   o += 9;
   const canonicalSize = buf.readUInt16LE(o);
   const gridWidth = buf.readUInt16LE(o + 2);
   const gridHeight = buf.readUInt16LE(o + 4);
+  const reserved = buf.readUInt16LE(o + 6);
   o += 8;
   const [bandLow, bandHigh, laCap, targetPsnr, psnr] = [0, 1, 2, 3, 4].map((i) => buf.readDoubleLE(o + 8 * i));
   o += 40;
   const params: EmbeddingParams = { algorithm, canonicalSize, gridWidth, gridHeight, bandLow, bandHigh, laCap, targetPsnr, psnr };
   // The envelope only proves who sealed the file, and the account key is public: check the values.
+  // Every field is bounded (the database stores the sides in integer columns).
   const sane =
+    (modeByte === 0 || modeByte === 1) &&
+    format !== undefined &&
+    reserved === 0 &&
+    width >= 1 && width <= MAX_ORIGINAL_SIDE && height >= 1 && height <= MAX_ORIGINAL_SIDE &&
     algorithm === ALGORITHM_VERSION &&
     canonicalSize >= 16 && canonicalSize <= 4096 &&
     gridWidth >= 1 && gridHeight >= 1 && Math.max(gridWidth, gridHeight) <= canonicalSize &&
     gridWidth <= width && gridHeight <= height &&
-    bandLow > 0 && bandLow < bandHigh && bandHigh < 0.5;
+    bandLow > 0 && bandLow < bandHigh && bandHigh < 0.5 &&
+    laCap > 0 && laCap <= 255 &&
+    targetPsnr > 0 && targetPsnr <= MAX_PSNR &&
+    // Infinite when the embedding changed no pixel (a flat, saturated image); never NaN or negative.
+    psnr >= 0;
   if (!sane) throw new LmkInvalidError('registration parameters out of range');
   const registration: Registration = {
     mode: transactional ? 'transactional' : 'normal',
     key,
     pixelHash,
     params,
-    original: { width, height, format },
+    original: { width, height, format: format! },
   };
   if (!transactional) {
     if (buf.length < o + 8) throw new LmkTamperedError('reduced copy missing');
@@ -171,18 +187,22 @@ function decodePayload(buf: Buffer): Registration {
 
 /** Seals a registration for the account whose SPKI DER public key is given. */
 export function encodeLmk(registration: Registration, accountPublicKey: Uint8Array | KeyObject): Buffer {
+  return sealLmkPayload(encodePayload(registration), registration.mode === 'transactional', accountPublicKey);
+}
+
+/** The envelope around a payload (tests seal crafted payloads with it, as anyone holding the public key can). */
+export function sealLmkPayload(plaintext: Buffer, transactional: boolean, accountPublicKey: Uint8Array | KeyObject): Buffer {
   const pub = publicKeyOf(accountPublicKey);
   const contentKey = randomBytes(32);
   const wrapped = publicEncrypt({ key: pub, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, contentKey);
   const header = Buffer.alloc(HEADER_FIXED);
   MAGIC.copy(header, 0);
   header.writeUInt8(LMK_VERSION, 4);
-  header.writeUInt8(registration.mode === 'transactional' ? FLAG_TRANSACTIONAL : 0, 5);
+  header.writeUInt8(transactional ? FLAG_TRANSACTIONAL : 0, 5);
   header.writeUInt16LE(0, 6);
   accountKeyFingerprint(pub).copy(header, 8);
   header.writeUInt16LE(wrapped.length, 40);
   const iv = randomBytes(IV_BYTES);
-  const plaintext = encodePayload(registration);
   const lengthField = Buffer.alloc(4);
   lengthField.writeUInt32LE(plaintext.length, 0);
   const aad = Buffer.concat([header, wrapped, iv, lengthField]);

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { generateKeyPairSync } from 'node:crypto';
-import { decodeLmk, encodeLmk, readLmkHeader } from '../src/lmk-format';
+import { decodeLmk, encodeLmk, encodePayload, MAX_ORIGINAL_SIDE, readLmkHeader, sealLmkPayload } from '../src/lmk-format';
 import {
   InvalidAccountKeyError,
   LmkInvalidError,
@@ -87,4 +87,34 @@ test('sealing needs an RSA SPKI DER public key', (t) => {
   t.throws(() => encodeLmk(registration('normal'), Buffer.from('not a key')), { instanceOf: InvalidAccountKeyError });
   const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ type: 'spki', format: 'der' });
   t.throws(() => encodeLmk(registration('normal'), ec), { instanceOf: InvalidAccountKeyError });
+});
+
+test('every payload field out of range is lmk_invalid (anyone can seal a file with the public key)', (t) => {
+  // Offsets in the payload (docs/lmk-format.md).
+  const crafted: [string, (p: Buffer) => void][] = [
+    ['mode byte 2', (p) => p.writeUInt8(2, 0)],
+    ['width 2^32-1', (p) => p.writeUInt32LE(2 ** 32 - 1, 66)],
+    ['width 0', (p) => p.writeUInt32LE(0, 66)],
+    ['height past the largest side', (p) => p.writeUInt32LE(MAX_ORIGINAL_SIDE + 1, 70)],
+    ['format byte 9', (p) => p.writeUInt8(9, 74)],
+    ['reserved bytes', (p) => p.writeUInt16LE(1, 81)],
+    ['band NaN', (p) => p.writeDoubleLE(Number.NaN, 83)],
+    ['laCap NaN', (p) => p.writeDoubleLE(Number.NaN, 99)],
+    ['laCap infinite', (p) => p.writeDoubleLE(Number.POSITIVE_INFINITY, 99)],
+    ['target PSNR negative', (p) => p.writeDoubleLE(-3, 107)],
+    ['target PSNR infinite', (p) => p.writeDoubleLE(Number.POSITIVE_INFINITY, 107)],
+    ['achieved PSNR NaN', (p) => p.writeDoubleLE(Number.NaN, 115)],
+    ['achieved PSNR negative', (p) => p.writeDoubleLE(-1, 115)],
+  ];
+  for (const [label, change] of crafted) {
+    const payload = encodePayload(registration('normal'));
+    change(payload);
+    const err = t.throws(() => decodeLmk(sealLmkPayload(payload, false, alice.pub), alice.priv), { instanceOf: LmkInvalidError }, label);
+    t.is(err?.code, 'lmk_invalid', label);
+  }
+  // The widest original the service supports, and an unchanged image (infinite PSNR), still open.
+  const r = registration('normal');
+  r.original.width = MAX_ORIGINAL_SIDE;
+  r.params.psnr = Number.POSITIVE_INFINITY;
+  t.deepEqual(decodeLmk(encodeLmk(r, alice.pub), alice.priv), r);
 });

@@ -87,7 +87,9 @@ export class AggregationQueryService {
       this.db.query(`${SELECT} WHERE ${where} ${ORDER} LIMIT ${Number(limit) + 1} OFFSET ${Number(offset)}`, params) as Promise<AggregationRow[]>,
       this.count(where, params),
     ]);
-    return { rows: rows.slice(0, limit), count: Math.max(count, offset + rows.length), hasNext: rows.length > limit };
+    // An estimated count may fall short of the rows a page has just seen; an empty page (past the
+    // end) proves nothing, so the count stays the collection's, whatever page was asked for.
+    return { rows: rows.slice(0, limit), count: rows.length ? Math.max(count, offset + rows.length) : count, hasNext: rows.length > limit };
   }
 
   private async count(where: string, params: unknown[]): Promise<number> {

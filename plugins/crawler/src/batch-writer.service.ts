@@ -1,9 +1,8 @@
 import { createGzip } from 'node:zlib';
 import { Readable } from 'node:stream';
-import { stringify } from 'csv-stringify';
 import tar from 'tar-stream';
 import type { DataSource } from 'typeorm';
-import type { BlobStore } from '@filigrane/core';
+import { csvRecords, requireBlob, type BlobStore } from '@filigrane/core';
 import { warcInfo } from './warc-writer.js';
 import type { CrawlItemFields } from './crawl-writes.js';
 
@@ -47,6 +46,21 @@ export function tarMemberName(id: string, url: string): string {
 }
 
 /**
+ * One gzipped CSV log of a crawl: the kind's columns, one line per item. Titles and credits are
+ * third-party text: the cells follow core's csvLine rule (formulas neutralised) like every CSV.
+ */
+export function crawlLog(kind: ItemKind, items: AsyncIterable<object & { created: Date }>): Readable {
+  const columns = LOG_COLUMNS[kind] as readonly string[];
+  const rows = (async function* () {
+    for await (const item of items) {
+      const record: Record<string, unknown> = { ...item, fetched_at: item.created.toISOString() };
+      yield columns.map((c) => record[c]);
+    }
+  })();
+  return Readable.from(csvRecords(columns, rows, '\n')).pipe(createGzip());
+}
+
+/**
  * Writes a finished crawl's artifacts from its items, streaming: rows are read from PostgreSQL a
  * thousand at a time, images and WARC records one blob at a time, into gzip/tar and the BlobStore.
  */
@@ -70,16 +84,7 @@ export class BatchWriter {
   }
 
   private csv(sessionId: number, cycle: number, kind: ItemKind): Readable {
-    const columns = LOG_COLUMNS[kind] as readonly string[];
-    const rows = Readable.from(
-      (async function* (self: BatchWriter) {
-        for await (const r of self.items(sessionId, cycle, [kind])) {
-          const record: Record<string, unknown> = { ...r, fetched_at: r.created.toISOString() };
-          yield columns.map((c) => (record[c] === null || record[c] === undefined ? '' : String(record[c])));
-        }
-      })(this),
-    );
-    return rows.pipe(stringify({ header: true, columns: [...columns] })).pipe(createGzip());
+    return crawlLog(kind, this.items(sessionId, cycle, [kind]));
   }
 
   private tarOfImages(sessionId: number, cycle: number): Readable {
@@ -88,8 +93,7 @@ export class BatchWriter {
       try {
         for await (const r of this.items(sessionId, cycle, ['image'])) {
           if (!r.blob) continue;
-          const data = await this.blobs.get(r.blob);
-          if (!data) continue;
+          const data = await requireBlob(this.blobs, r.blob); // a batch never lacks a piece
           await new Promise<void>((resolve, reject) =>
             pack.entry({ name: tarMemberName(r.id, r.url), size: data.length, mtime: r.created }, data, (err) => (err ? reject(err) : resolve())),
           );
@@ -111,8 +115,7 @@ export class BatchWriter {
         for await (const r of self.items(sessionId, cycle, ['robots', 'page', 'image'])) {
           if (!r.warc || written.has(r.warc)) continue;
           written.add(r.warc);
-          const data = await self.blobs.get(r.warc);
-          if (data) yield data; // gzip members concatenate into one valid .warc.gz
+          yield await requireBlob(self.blobs, r.warc); // gzip members concatenate into one valid .warc.gz
         }
       })(this),
     );

@@ -3,7 +3,7 @@ import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
 import { CORE_SETTINGS, returnedRows, TOKENS, type BlobStore, type Clock, type CoreSettings, type EventPublisher, type Sighting } from '@filigrane/core';
 import { FetchError, type FetchedResource } from '@filigrane/net';
-import { ImageTooSmallError, prepareQuery, probeImage, type PreparedQuery } from '@filigrane/vision';
+import { ImageTooSmallError, prepareQuery, probeQuery, type PreparedQuery } from '@filigrane/vision';
 import { BatchWriter } from './batch-writer.service.js';
 import { sniffKind } from './content-sniff.js';
 import { CRAWLER_SETTINGS, type CrawlerConfig } from './crawl-settings.js';
@@ -18,6 +18,11 @@ import type { SessionRow } from './crawl.service.js';
 
 /** Largest video fetched for matching (the pipeline's own limit on a sighting). */
 const MAX_VIDEO_BYTES = 50 * 1024 * 1024;
+/**
+ * The Accept header of a current browser's image requests: content-negotiating image CDNs serve it
+ * WebP or AVIF where they would serve a header-less client JPEG, so the crawler sees what users see.
+ */
+export const IMAGE_ACCEPT = 'image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8';
 
 /** What a crawl loop reads of its session (its row, and whether its time is up). */
 type RunState = Pick<
@@ -289,7 +294,7 @@ export class CrawlRunner {
   }
 
   /** Fetches with politeness, keeps the exchange for the WARC and counts it against the crawl's limits. */
-  private async fetch(run: CrawlRun, url: string, validators: Validators | null, maxBytes: number) {
+  private async fetch(run: CrawlRun, url: string, validators: Validators | null, maxBytes: number, accept?: string) {
     const s = run.s;
     const origin = new URL(url).origin;
     const robots = await this.fetcher.rules(origin, s.download_timeout);
@@ -300,9 +305,11 @@ export class CrawlRunner {
       const { records } = await this.digester.digest(r, new Date(robots.at), false);
       run.writes.item('robots', r.url, { status: r.status, contentType: r.contentType, bytes: r.body.length, outcome: 'robots.txt', warcRecords: records });
     }
-    if (!robots.rules.allowed(url)) return { refused: 'disallowed by robots.txt' as const };
+    if (robots.unavailable) return { refused: `${robots.unavailable.code}: ${robots.unavailable.message}` };
+    if (!robots.rules.allowed(url)) return { refused: 'disallowed by robots.txt' };
     const delay = Math.max(s.download_delay, Math.min(robots.rules.crawlDelay() ?? 0, this.cfg.crawlDelayCap));
     const headers: Record<string, string> = {};
+    if (accept) headers.accept = accept;
     if (validators?.etag) headers['if-none-match'] = validators.etag;
     if (validators?.last_modified) headers['if-modified-since'] = validators.last_modified;
     let res: FetchedResource;
@@ -397,7 +404,9 @@ export class CrawlRunner {
     const got = await this.fetch(run, v.url, row, MAX_VIDEO_BYTES);
     if ('refused' in got) return void w.item('video', v.url, { pageUrl, outcome: got.refused! });
     const { res } = got;
-    const base = { pageUrl, status: res.status, contentType: res.contentType, bytes: res.body.length };
+    // Every download of the crawl is in its WARC, videos included.
+    const { records } = await this.digester.digest(res, got.at, false);
+    const base = { pageUrl, status: res.status, contentType: res.contentType, bytes: res.body.length, warcRecords: records };
     if (res.status === 304) return void w.item('video', v.url, { ...base, outcome: 'not modified' });
     if (res.status < 200 || res.status > 299) return void w.item('video', v.url, { ...base, outcome: `HTTP ${res.status}` });
     const md5 = createHash('md5').update(res.body).digest('hex');
@@ -473,7 +482,7 @@ export class CrawlRunner {
     if (fetchedAs) {
       res = fetchedAs; // the "page" was itself an image (a link to an image file): its fetch is reused
     } else {
-      const got = await this.fetch(run, url, row, this.cfg.maxImageBytes);
+      const got = await this.fetch(run, url, row, this.cfg.maxImageBytes, IMAGE_ACCEPT);
       if ('refused' in got) return void w.item('image', url, { pageUrl, outcome: got.refused! });
       res = got.res;
       records = (await this.digester.digest(res, got.at, false)).records;
@@ -494,7 +503,8 @@ export class CrawlRunner {
     let info: { width: number; height: number; format: string } | null = null;
     let unreadable: string | null = null;
     try {
-      info = await probeImage(res.body);
+      // The formats copies are identified in (WebP and AVIF too); `format` in the log says which was served.
+      info = await probeQuery(res.body);
     } catch (err) {
       unreadable = err instanceof ImageTooSmallError ? 'too small to identify' : `unreadable image: ${(err as Error).message}`.slice(0, 300);
     }

@@ -224,7 +224,13 @@ export class CrawlService {
          AND (heartbeat IS NULL OR heartbeat < now() - make_interval(secs => $1))`,
       [staleSeconds],
     );
-    for (const s of stale) await this.dispatch(s.id, s.cycle);
+    for (const s of stale) {
+      // A takeover: the process that ran it stopped (kill -9, crash) or this one restarted.
+      console.warn(staleSeconds
+        ? `crawl ${s.id}:${s.cycle} taken over: no heartbeat for ${staleSeconds} s, its process stopped; dispatched again (pages it claimed are crawled again after their lease)`
+        : `crawl ${s.id}:${s.cycle} resumed at start: dispatched again`);
+      await this.dispatch(s.id, s.cycle);
+    }
   }
 
   async artifact(accountId: number, batchId: number, file: string): Promise<{ key: string; contentType: string; file: string }> {

@@ -1,5 +1,5 @@
 import {
-  badRequest, listPage, noContent, ok, parseDateFilters, streamed, TOKENS,
+  badRequest, BlobMissingError, listPage, noContent, ok, parseDateFilters, streamed, TOKENS,
   type BlobStore, type RouteContext, type RouteSpec,
 } from '@filigrane/core';
 import { parseNewSession } from './crawl-settings.js';
@@ -94,7 +94,7 @@ export const crawlingRoutes: RouteSpec[] = [
     async handler(ctx) {
       const a = await service(ctx).artifact(account(ctx), id(ctx), ctx.params.file ?? '');
       const blob = await ctx.container.get<BlobStore>(TOKENS.BlobStore).open(a.key);
-      if (!blob) throw badRequest('artifact_missing', 'This file is not available any more.');
+      if (!blob) throw new BlobMissingError(a.key);
       return streamed(blob.stream, blob.size, a.contentType, `batch-${id(ctx)}-${a.file}`);
     },
   },

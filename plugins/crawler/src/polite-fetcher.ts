@@ -14,6 +14,8 @@ export interface PoliteRequest {
 
 const RETRIED_STATUS = new Set([429, 500, 502, 503, 504]);
 const RETRIED_ERRORS = new Set(['timeout', 'network_error', 'dns_error']);
+/** Fetch failures that refuse the URL itself (SSRF guard, scheme): the same for every path of the origin. */
+const REFUSALS = new Set(['address_not_allowed', 'scheme_not_allowed', 'invalid_url']);
 const ROBOTS_TTL_MS = 10 * 60_000;
 const HOST_REREAD_MS = 1000;
 
@@ -22,6 +24,11 @@ export interface RobotsEntry {
   /** The robots.txt request and response, recorded in the WARC of each crawl that relies on them. */
   exchange: FetchedResource | null;
   at: number;
+  /**
+   * Why the rules are "nothing allowed" when no robots.txt file said so: the file could not be
+   * fetched (a refused address, a time-out) or answered 5xx. Reported instead of "disallowed by robots.txt".
+   */
+  unavailable?: { code: string; message: string };
 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
@@ -112,8 +119,12 @@ export class PoliteFetcher {
     try {
       const res = await this.fetch(`${origin}/robots.txt`, { delay: 0, timeoutSeconds, maxBytes: 512 * 1024 });
       entry = { rules: robotsRules(origin, res.status >= 300 && res.status < 400 ? 404 : res.status, res.body.toString('utf8')), exchange: res, at: Date.now() };
+      if (res.status >= 500) entry.unavailable = { code: 'robots_unavailable', message: `robots.txt answered HTTP ${res.status}: nothing is crawled on ${origin}` };
     } catch (err) {
-      entry = { rules: robotsRules(origin, (err as FetchError).code === 'too_large' ? 404 : null, ''), exchange: null, at: Date.now() };
+      if (!(err instanceof FetchError)) throw err;
+      entry = { rules: robotsRules(origin, err.code === 'too_large' ? 404 : null, ''), exchange: null, at: Date.now() };
+      // A refused address keeps its own reason: the origin is not allowed, whatever its robots.txt says.
+      if (err.code !== 'too_large') entry.unavailable = REFUSALS.has(err.code) ? { code: err.code, message: err.message } : { code: 'robots_unavailable', message: `robots.txt unreachable (${err.code}: ${err.message}): nothing is crawled on ${origin}` };
     }
     this.robots.set(origin, entry);
     return entry;

@@ -14,6 +14,7 @@ let server: TestServer;
 let key: string;
 let site: TestSite;
 let other: TestSite;
+let markedImage: Buffer;
 const events: DomainEvent[] = [];
 const probe = definePlugin({ id: 'event-probe', contributions: [contribute(EVENT_LISTENERS, () => (e: DomainEvent) => void events.push(e))] });
 
@@ -24,6 +25,7 @@ test.before(async () => {
   other = await new TestSite({ '/': { type: 'text/html', body: '<a href="/x">x</a>' } }).start();
   const original = await syntheticPhoto(31);
   const marked = await embed(original, generateKey());
+  markedImage = marked.image;
   const markedJpeg = await sharp(marked.image).jpeg({ quality: 92 }).toBuffer();
   const credited = await sharp(await syntheticPhoto(55)).jpeg().withXmp(XMP_CREDIT).withExif({ IFD0: { Artist: 'Jane Doe' } }).toBuffer();
   const tiny = await sharp({ create: { width: 16, height: 16, channels: 3, background: '#f00' } }).png().toBuffer();
@@ -50,6 +52,7 @@ test.before(async () => {
     '/img/bg.jpg': { type: 'image/jpeg', body: await jpeg(62) },
     '/img/pic.jpg': { type: 'image/jpeg', body: await jpeg(63) },
     '/img/linked.jpg': { type: 'text/plain', body: await jpeg(64) },
+    '/v/clip.mp4': { type: 'video/mp4', body: Buffer.from('not really a video, but a download all the same') },
   }).start();
 
   server = await startTestServer({
@@ -146,6 +149,8 @@ test.serial('a crawl follows the site, finds images every way, matches them, and
   t.true(responses.some((r) => r.url === site.url('/a.html') && r.payload));
   t.is(records.filter((r) => r.type === 'request').length, responses.length);
   t.true(responses.some((r) => r.url === site.url('/robots.txt')), 'the robots.txt exchange is in the WARC');
+  t.is(site.hits('/v/clip.mp4').length, 1);
+  t.true(responses.some((r) => r.url === site.url('/v/clip.mp4')), 'the video fetch is in the WARC');
 
   // Matching: the watermarked photo found with each page showing it (fetched once); the credit line read from XMP/EXIF.
   t.is(site.hits('/img/marked.jpg').length, 1);
@@ -180,6 +185,53 @@ test.serial('a crawl follows the site, finds images every way, matches them, and
   t.is((await server.call('GET', `/api/v3/matches/web/`, { key })).json.count, 2);
   const all = await server.call('GET', '/api/v3/crawling/batches/', { key });
   t.deepEqual(all.json.results.map((b: { crawl_cycle: number }) => b.crawl_cycle), [2, 1]);
+});
+
+test.serial('image fetches send a browser Accept header; WebP and AVIF copies are identified and their format logged', async (t) => {
+  const webp = await sharp(markedImage).webp({ quality: 80 }).toBuffer();
+  const jpeg = await sharp(markedImage).jpeg({ quality: 85 }).toBuffer();
+  const avif = await sharp(markedImage).resize({ width: 300 }).avif({ quality: 60 }).toBuffer();
+  // An image CDN negotiating on Accept, as real ones do: WebP to browsers, JPEG to anything else.
+  const cdn = await new TestSite({
+    '/': { type: 'text/html', body: '<html><body><img src="/cdn/photo"><img src="/img/photo.avif"></body></html>' },
+    '/cdn/photo': (req, res) => {
+      const wantsWebp = /image\/webp/.test(String(req.headers.accept ?? ''));
+      res.writeHead(200, { 'content-type': wantsWebp ? 'image/webp' : 'image/jpeg', vary: 'Accept' }).end(wantsWebp ? webp : jpeg);
+    },
+    '/img/photo.avif': { type: 'image/avif', body: avif },
+  }).start();
+  try {
+    const created = await server.call('POST', '/api/v3/crawling/sessions/', { key, json: { url: cdn.url('/'), download_delay: 0 } });
+    t.is(created.status, 201, created.text);
+    const s = await finished(created.json.id, 1);
+    t.is(s.state, 'done', String(s.reason));
+    t.is(cdn.hits('/cdn/photo')[0]?.headers.accept, 'image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8');
+    const batch = (await server.call('GET', `/api/v3/crawling/sessions/${s.id}/batches/`, { key })).json.results[0];
+    const images = csvRows((await download(batch.images.log)).body);
+    const column = images[0]!.split(',').indexOf('format');
+    t.true(column >= 0, images[0]);
+    const formatOf = (path: string) => images.find((l) => l.startsWith(cdn.url(path)))?.split(',')[column];
+    t.is(formatOf('/cdn/photo'), 'webp');
+    t.is(formatOf('/img/photo.avif'), 'avif');
+    const web = await server.call('GET', `/api/v3/matches/web/?session_id=${s.id}`, { key });
+    const urls = web.json.results.map((m: { image: { url: string } }) => m.image.url).sort();
+    t.deepEqual(urls, [cdn.url('/cdn/photo'), cdn.url('/img/photo.avif')], web.text);
+    t.true(web.json.results.every((m: { watermarked: boolean }) => m.watermarked));
+  } finally {
+    await cdn.close();
+  }
+});
+
+test.serial('a crawl of a forbidden address fails saying the address is not allowed, not robots.txt', async (t) => {
+  const created = await server.call('POST', '/api/v3/crawling/sessions/', { key, json: { url: 'http://169.254.169.254/latest/meta-data/', download_delay: 0 } });
+  t.is(created.status, 201, created.text);
+  const s = await finished(created.json.id, 1);
+  t.is(s.state, 'failed');
+  t.regex(String(s.reason), /address_not_allowed/);
+  t.notRegex(String(s.reason), /robots/);
+  const [batch] = (await server.call('GET', `/api/v3/crawling/sessions/${s.id}/batches/`, { key })).json.results;
+  const pages = csvRows((await download(batch.pages.log)).body);
+  t.true(pages.some((l) => l.startsWith('http://169.254.169.254/latest/meta-data/') && l.includes('address_not_allowed') && !l.includes('robots')), pages.join('\n'));
 });
 
 test.serial('sessions: validation per field, ctime filters, states, isolation, delete', async (t) => {

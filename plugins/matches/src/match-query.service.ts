@@ -1,7 +1,7 @@
 import { inject, injectable } from 'inversify';
 import { In, type DataSource } from 'typeorm';
 import type { MediaCsvFields } from './match-view.js';
-import { decodeCursor, filterSql, keysetBatches, returnedRows, TOKENS, type Cursor } from '@filigrane/core';
+import { decodeCursor, filterSql, keysetBatches, returnedRows, TOKENS, type Cursor, type CursorKeyType } from '@filigrane/core';
 import { Media } from '@filigrane/plugin-media';
 import { BlacklistService } from '@filigrane/plugin-blacklist';
 import { byId, type MatchFilters } from './match-filters.js';
@@ -53,6 +53,9 @@ const FROM = 'FROM matches m LEFT JOIN sites s ON s.id = m.site_id LEFT JOIN med
 const SELECT = `SELECT m.*, s.name AS site_name, s.domain AS site_domain, s.suffix AS site_suffix, s.country AS site_country ${FROM}`;
 
 /** Match listings: filters, newest first, cursor pagination (stable while new matches arrive). */
+/** A match list's cursor: the boundary row's (date_created, id). */
+const CURSOR_KEY: readonly CursorKeyType[] = ['timestamp', 'id'];
+
 @injectable()
 export class MatchQueryService {
   constructor(
@@ -80,8 +83,9 @@ export class MatchQueryService {
     return w;
   }
 
+  /** Match lists page by (date_created, id), newest first. */
   async list(accountId: number, filters: MatchFilters, rawCursor: string | undefined, pageSize: number): Promise<MatchPage> {
-    const cursor = decodeCursor(rawCursor);
+    const cursor = decodeCursor(rawCursor, CURSOR_KEY);
     const params: unknown[] = [];
     const where = await this.where(accountId, filters, params);
     const countRows: { n: number }[] = await this.db.query(`SELECT count(*)::int AS n ${FROM} WHERE ${where.join(' AND ')}`, params);

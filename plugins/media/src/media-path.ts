@@ -15,12 +15,29 @@ const MAX_DEPTH = 64;
 
 const invalid = (details: string) => badRequest('invalid_path', details);
 
-/** Checks one decoded name; hidden names (leading '.') only when `allowHidden` (reading). */
-export function checkName(name: string, allowHidden: boolean): string {
+/**
+ * Invisible format characters (Unicode category Cf) and C1 controls make a name display as
+ * something else: `report<U+202E>fdp.exe` lists as `reportexe.pdf`. New names refuse them all
+ * (bidi embeddings, overrides, isolates and marks, zero-width space, BOM, soft hyphen, ...) but
+ * the joiners that scripts and emoji need: ZWNJ/ZWJ (U+200C/D) and the emoji tag characters
+ * (U+E0020-E007F). Decision recorded in docs/api-decisions.md.
+ */
+const SPOOFING = /(?![\u200C\u200D\u{E0020}-\u{E007F}])[\p{Cf}\u0080-\u009F]/u;
+
+/**
+ * Checks one decoded name; hidden names (leading '.') only when `allowHidden` (reading); the
+ * spoofing characters only when not `creating` (names stored before the rule stay reachable).
+ */
+export function checkName(name: string, allowHidden: boolean, creating = false): string {
   const nfc = name.normalize('NFC');
   if (nfc === '') throw invalid('Empty names are not allowed.');
   if (nfc.includes('/')) throw invalid(`"/" is not allowed in a name ("${nfc}").`);
   if (/[\u0000-\u001f\u007f]/.test(nfc)) throw invalid('Control characters are not allowed in a name.');
+  const spoof = creating ? SPOOFING.exec(nfc) : null;
+  if (spoof) {
+    const code = spoof[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+    throw badRequest('invalid_name', `Names cannot contain invisible formatting or control characters (U+${code}): they can make a name display as another.`);
+  }
   if (nfc === '.' || nfc === '..') throw invalid('"." and ".." are not names.');
   if (nfc.startsWith('.') && !allowHidden) throw invalid(`Names cannot begin with "." (reserved, hidden): "${nfc}".`);
   if (Buffer.byteLength(nfc) > MAX_NAME_BYTES) throw invalid(`Names are limited to ${MAX_NAME_BYTES} bytes.`);
@@ -32,7 +49,7 @@ export function checkName(name: string, allowHidden: boolean): string {
  * encoded slashes and dot segments are seen for what they are, then checks the caller may act on
  * the home directory it names. An empty path means the caller's own home.
  */
-export function parseMediaPath(raw: string, principal: Principal, options: { allowHidden?: boolean } = {}): MediaPath {
+export function parseMediaPath(raw: string, principal: Principal, options: { allowHidden?: boolean; creating?: boolean } = {}): MediaPath {
   const parts = raw.split('/');
   if (parts[0] === '') parts.shift();
   if (parts.length && parts[parts.length - 1] === '') parts.pop();
@@ -44,7 +61,7 @@ export function parseMediaPath(raw: string, principal: Principal, options: { all
     } catch {
       throw invalid('The path is not valid percent-encoded UTF-8.');
     }
-    return checkName(decoded, options.allowHidden ?? false);
+    return checkName(decoded, options.allowHidden ?? false, options.creating ?? false);
   });
   const home = names.length ? `/${names.shift()}` : principal.home;
   if (!canActOnHome(principal, home)) throw forbidden(`You do not have permission to act on ${home}.`);

@@ -97,7 +97,7 @@ export class MediaResolver {
     @Arg('metadata', () => GraphQLJSONObject, { nullable: true }) metadata?: Record<string, unknown>,
   ): Promise<MediaType> {
     const principal = requirePrincipal(ctx);
-    const location = parseMediaPath(encodeSegments(path), principal);
+    const location = parseMediaPath(encodeSegments(path), principal, { creating: true });
     const meta = parseMetadata(metadata).set;
     const bytes = await resolveUrl({ container: ctx.container, principal, baseUrl: ctx.baseUrl }, url);
     return view(await this.registrations.register(location, inputOf(bytes), meta), ctx.baseUrl);

@@ -2,6 +2,7 @@ import {
   MEDIA_OBJECT_SCHEMA,
   streamed,
   badRequest,
+  BlobMissingError,
   canActOnHome,
   file,
   noContent,
@@ -84,7 +85,7 @@ export const mediaRoutes: RouteSpec[] = [
     requestSchema: REGISTRATION_BODY_SCHEMA,
     responses: { 201: { schema: MEDIA_OBJECT_SCHEMA } },
     async handler(ctx) {
-      const location = parseMediaPath(treePath(ctx), ctx.principal!);
+      const location = parseMediaPath(treePath(ctx), ctx.principal!, { creating: true });
       const { input, metadata } = await registrationInput(ctx);
       const media = await ctx.container.get(RegistrationService).register(location, input, parseMetadata(metadata).set);
       return created(mediaView(media, ctx.baseUrl));
@@ -139,29 +140,32 @@ export const mediaRoutes: RouteSpec[] = [
       if (!media || media.type === 'folder' || !canActOnHome(ctx.principal!, `/${media.path.split('/')[1]}`)) throw notFound();
       const keys = blobKeys(media.id);
       const blobs = ctx.container.get<BlobStore>(TOKENS.BlobStore);
-      if (which === 'thumbnail') return blob(await blobs.get(keys.thumbnail), 'image/jpeg');
+      // A committed media always has its files: one missing is a server fault (500 file_missing,
+      // its key logged), unless the media was deleted meanwhile.
+      const missing = async (key: string): Promise<never> => {
+        if (!(await ctx.container.get(MediaService).findById(media.id))) throw notFound();
+        throw new BlobMissingError(key);
+      };
+      const read = async (key: string) => (await blobs.get(key)) ?? missing(key);
+      if (which === 'thumbnail') return file(await read(keys.thumbnail), 'image/jpeg');
       if (which === 'registration') {
         if (media.kind !== 'watermarked') throw notFound('A plain image has no registration file.');
-        return blob(await blobs.get(keys.original), 'application/lmk', `${media.name}.lmk`);
+        return file(await read(keys.original), 'application/lmk', `${media.name}.lmk`);
       }
       if (which === 'stream' && media.type !== 'video') throw notFound('Only a video has a stream.');
       if (media.type === 'video') {
         // Streamed from disk (videos run to hundreds of MB), the requested range only.
-        const file = await blobs.open(keys.original, (size) => byteRange(size, ctx.headers.range));
-        if (!file) throw notFound('The file is not available.');
+        const video = await blobs.open(keys.original, (size) => byteRange(size, ctx.headers.range));
+        if (!video) return missing(keys.original);
         const contentType = VIDEO_CONTENT_TYPES[media.format ?? ''] ?? 'application/octet-stream';
-        const { range } = file;
-        const answer = streamed(file.stream, range ? range.end - range.start + 1 : file.size, contentType);
+        const { range } = video;
+        const answer = streamed(video.stream, range ? range.end - range.start + 1 : video.size, contentType);
         if (!range) return { ...answer, headers: { ...answer.headers, 'accept-ranges': 'bytes' } };
-        return { ...answer, status: 206, headers: { ...answer.headers, 'accept-ranges': 'bytes', 'content-range': `bytes ${range.start}-${range.end}/${file.size}` } };
+        return { ...answer, status: 206, headers: { ...answer.headers, 'accept-ranges': 'bytes', 'content-range': `bytes ${range.start}-${range.end}/${video.size}` } };
       }
-      if (media.kind === 'plain') return blob(await blobs.get(keys.original), `image/${media.format}`);
-      return blob(await blobs.get(keys.preview), 'image/png');
+      if (media.kind === 'plain') return file(await read(keys.original), `image/${media.format}`);
+      return file(await read(keys.preview), 'image/png');
     },
   },
 ];
 
-function blob(data: Buffer | null, contentType: string, filename?: string) {
-  if (!data) throw notFound('The file is not available.');
-  return file(data, contentType, filename);
-}

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
-import { ApiError, conflict, CORE_SETTINGS, TOKENS, type CoreSettings, type BlobStore, type ExtensionRegistry, type JobQueue, type SecretBox, type WorkPool } from '@filigrane/core';
+import { ApiError, conflict, requireBlob, CORE_SETTINGS, TOKENS, type CoreSettings, type BlobStore, type ExtensionRegistry, type JobQueue, type SecretBox, type WorkPool } from '@filigrane/core';
 import { probeVideo, sampleFrames, sniffVideo, VideoError } from '@filigrane/video';
 import { VIDEO_QUEUE, withTempFile } from './video-processing.service.js';
 import { AccountService, AccountUsageService } from '@filigrane/plugin-account';
@@ -155,13 +155,9 @@ export class RegistrationService {
     const keys = blobKeys(media.id);
     const event: RegisteredMedia = { media };
     if (media.kind === 'watermarked') {
-      const reduced = await this.blobs.get(keys.reduced);
-      if (!reduced) throw new Error(`media ${mediaId} has no reduced copy`);
-      event.reduced = decodeReduced(reduced);
+      event.reduced = decodeReduced(await requireBlob(this.blobs, keys.reduced));
     } else {
-      const image = await this.blobs.get(keys.original);
-      if (!image) throw new Error(`media ${mediaId} has no original`);
-      event.image = image;
+      event.image = await requireBlob(this.blobs, keys.original);
     }
     for (const listener of this.extensions.get(MEDIA_EVENTS)) await listener.registered(event);
   }
@@ -185,7 +181,7 @@ export class RegistrationService {
         where: { accountId: ownerId, pixelHash: registration.pixelHash, kind: 'watermarked', mode: 'normal' },
         order: { id: 'ASC' },
       });
-      const stored = original ? await this.blobs.get(blobKeys(original.id).reduced) : null;
+      const stored = original ? await requireBlob(this.blobs, blobKeys(original.id).reduced) : null;
       if (!original || !stored) {
         throw new ApiError(422, 'original_not_registered', 'No registered original has the same pixels: register the first (non-transactional) registration file of this image first, and do not change its pixels.');
       }

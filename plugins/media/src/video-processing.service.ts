@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
-import { TOKENS, type BlobStore, type ExtensionRegistry } from '@filigrane/core';
+import { requireBlob, TOKENS, type BlobStore, type ExtensionRegistry } from '@filigrane/core';
 import { pipelined, sampleFrames, VideoError } from '@filigrane/video';
 import { fingerprintPool } from '@filigrane/vision';
 import { Media } from './media.entity.js';
@@ -54,8 +54,7 @@ export class VideoProcessingService {
   async process(mediaId: number): Promise<void> {
     const media = await this.db.manager.findOne(Media, { where: { id: mediaId } });
     if (!media || media.type !== 'video' || !media.width || !media.height) return;
-    const data = await this.blobs.get(blobKeys(media.id).original);
-    if (!data) return;
+    const data = await requireBlob(this.blobs, blobKeys(media.id).original); // missing: the job fails, its key logged
     const listeners = this.extensions.get(MEDIA_EVENTS).filter((l) => l.videoFrame);
     try {
       await withTempFile(data, async (file) => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'inversify';
-import { ApiError, CORE_SETTINGS, isUploadedFile, TOKENS, validationError, type BlobStore, type CoreSettings, type ErrorItem } from '@filigrane/core';
+import { ApiError, CORE_SETTINGS, isUploadedFile, requireBlob, TOKENS, validationError, type BlobStore, type CoreSettings, type ErrorItem } from '@filigrane/core';
 import { imageView, mediaApiError, type Media } from '@filigrane/plugin-media';
 import { assertWithinHome, IdentificationService, searchPathOf, type SearchExecutor, type SearchScope } from '@filigrane/plugin-search';
 import { prepareQuery } from '@filigrane/vision';
@@ -70,8 +70,7 @@ export class DocumentSearchExecutor implements SearchExecutor<DocumentQuery> {
   }
 
   async run(query: DocumentQuery, scope: SearchScope): Promise<unknown[]> {
-    const data = await this.blobs.get(query.blob);
-    if (!data) throw validationError([{ field: 'file', code: 'gone', details: 'The document is no longer available.' }]);
+    const data = await requireBlob(this.blobs, query.blob);
     const found = new Map<number, { media: Media; pages: Set<number>; watermarked: boolean; credits: Set<string> }>();
     try {
       const seen = new Map<string, { media: Media; watermarked: boolean }[]>();

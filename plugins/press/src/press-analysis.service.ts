@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
-import { CORE_SETTINGS, TOKENS, type BlobStore, type CoreSettings, type EventPublisher, type MatchPipeline, type Sighting, type SightingMatch } from '@filigrane/core';
+import { BlobMissingError, CORE_SETTINGS, TOKENS, type BlobStore, type CoreSettings, type EventPublisher, type MatchPipeline, type Sighting, type SightingMatch } from '@filigrane/core';
 import { CreditNamesService, MatchRecorder } from '@filigrane/plugin-matches';
 import { MediaError, PreparedQuery, prepareQuery } from '@filigrane/vision';
 import { DocumentError } from './document-error.js';
@@ -63,7 +63,10 @@ export class PressAnalysisService {
     const perAccount = new Map<number, number>();
     try {
       const data = await this.blobs.get(issueKey(id));
-      if (!data) throw new DocumentError('file_missing', 'The issue\'s file is no longer stored.');
+      if (!data) {
+        console.error(`press issue ${id}: ${new BlobMissingError(issueKey(id)).message}`); // the operators' side of the failure
+        throw new DocumentError('file_missing', 'The issue\'s file is no longer stored.');
+      }
       const accounts = await this.trackingAccounts();
       // Per account and image: the media found the first time, reused on the other pages.
       const known = new Map<string, SightingMatch[]>();

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
-import { notFound, TOKENS, validationError, type AppConfig, type BlobStore, type Clock, type ErrorItem, type EventPublisher, type JobQueue } from '@filigrane/core';
+import { ApiError, notFound, TOKENS, validationError, type AppConfig, type BlobStore, type Clock, type ErrorItem, type EventPublisher, type JobQueue } from '@filigrane/core';
 import { PressIssue } from './press-issue.entity.js';
 
 export const PRESS_QUEUE = 'press.process-issue';
@@ -44,6 +44,13 @@ export function parseIssueFields(name: unknown, date: unknown, domain: unknown):
   return { name: (name as string).trim().replace(/\s+/g, ' '), date: date as string, domain: dom };
 }
 
+/** 409 naming the issue that already holds these bytes (see docs/api-decisions.md, Press). */
+function duplicateIssue(existing: PressIssue, baseUrl: string): ApiError {
+  const url = issueUrl(baseUrl, existing.id);
+  const details = `This PDF was already ingested as press issue ${existing.id} (${existing.name}, ${existing.date}, ${existing.status}): ${url}`;
+  return new ApiError(409, 'duplicate_issue', details, [{ field: 'file', code: 'duplicate_issue', details }], { 'content-location': url });
+}
+
 /** Press issues: ingestion (stored, then analysed by a job), status, listing, deletion. */
 @injectable()
 export class PressIssueService {
@@ -68,15 +75,21 @@ export class PressIssueService {
     else if (input.data.length > MAX_PDF_BYTES) errors.push({ field: 'file', code: 'too_large', details: `At most ${MAX_PDF_BYTES} bytes.` });
     else if (input.data.subarray(0, 1024).indexOf('%PDF-') < 0) errors.push({ field: 'file', code: 'unsupported_format', details: 'The file is not a PDF.' });
     if (errors.length) throw validationError(errors);
-    const issue = await this.db.manager.save(
-      this.db.manager.create(PressIssue, {
+    const sha256 = createHash('sha256').update(input.data).digest('hex');
+    // The same bytes are one issue: a second ingest would record every press match again under
+    // another issue. Checked and inserted under a lock on the digest, so it holds across processes.
+    const issue = await this.db.transaction(async (m) => {
+      await m.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`press-issue:${sha256}`]);
+      const existing = await m.findOne(PressIssue, { where: { sha256 }, order: { id: 'ASC' } });
+      if (existing) throw duplicateIssue(existing, input.baseUrl);
+      return m.save(m.create(PressIssue, {
         ...fields,
         origin: input.origin,
         ingestedBy: input.ingestedBy,
         filename: input.filename,
         sourceUrl: input.sourceUrl,
         sizeBytes: String(input.data.length),
-        sha256: createHash('sha256').update(input.data).digest('hex'),
+        sha256,
         baseUrl: input.baseUrl,
         status: 'pending',
         pagesTotal: null,
@@ -84,8 +97,8 @@ export class PressIssueService {
         error: null,
         started: null,
         finished: null,
-      }),
-    );
+      }));
+    });
     await this.blobs.put(issueKey(issue.id), input.data);
     await this.jobs.send(PRESS_QUEUE, { id: issue.id }, { singletonKey: `press-issue-${issue.id}` });
     return issue;

@@ -35,3 +35,16 @@ export class PressIssues1763900000000 implements MigrationInterface {
     await q.query('DROP TABLE press_issues');
   }
 }
+
+/** Ingest looks issues up by their bytes' digest (one issue per PDF). */
+export class PressIssueDigest1764100000000 implements MigrationInterface {
+  name = 'PressIssueDigest1764100000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query('CREATE INDEX IF NOT EXISTS press_issues_sha256 ON press_issues (sha256)');
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('DROP INDEX IF EXISTS press_issues_sha256');
+  }
+}

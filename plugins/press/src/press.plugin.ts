@@ -6,7 +6,7 @@ import { PressAnalysisService } from './press-analysis.service.js';
 import { PressInboxService } from './press-inbox.service.js';
 import { PressIssue } from './press-issue.entity.js';
 import { PRESS_QUEUE, PressIssueService } from './press-issue.service.js';
-import { PressIssues1763900000000 } from './press.migration.js';
+import { PressIssueDigest1764100000000, PressIssues1763900000000 } from './press.migration.js';
 import { PressResolver } from './press.resolver.js';
 import { pressRoutes } from './press.routes.js';
 import { PRESS_SETTINGS } from './press.settings.js';
@@ -26,7 +26,7 @@ export const pressPlugin = definePlugin({
   settings: PRESS_SETTINGS,
   requires: ['media', 'matches', 'search', 'account'],
   entities: [PressIssue],
-  migrations: [PressIssues1763900000000],
+  migrations: [PressIssues1763900000000, PressIssueDigest1764100000000],
   bindings: new ContainerModule(({ bind }) => {
     bind(PressIssueService).toSelf().inSingletonScope();
     bind(PressAnalysisService).toSelf().inSingletonScope();

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { created, file, isUploadedFile, listPage, noContent, notFound, ok, TOKENS, validationError, type BlobStore, type RouteContext, type RouteSpec } from '@filigrane/core';
+import { BlobMissingError, created, file, isUploadedFile, listPage, noContent, notFound, ok, TOKENS, validationError, type BlobStore, type RouteContext, type RouteSpec } from '@filigrane/core';
 import { PRESS_ISSUE_PAGE_SCHEMA, PRESS_ISSUE_SCHEMA, PRESS_PAGE_SCHEMA } from './press.schemas.js';
 import { PRESS_INGEST, requireIngest } from './press-permission.js';
 import { resolveUrl } from '@filigrane/plugin-media';
@@ -125,8 +125,14 @@ export const pressRoutes: RouteSpec[] = [
         const rows: unknown[] = await db.query(`SELECT 1 FROM matches WHERE account_id = $1 AND query_url LIKE $2 LIMIT 1`, [p.accountId, `%/api/v3/press/issues/${issueId}/images/${md5}`]);
         if (!rows.length) throw notFound('No such image.');
       }
-      const data = await ctx.container.get<BlobStore>(TOKENS.BlobStore).get(issueImageKey(issueId, md5));
-      if (!data) throw notFound('No such image.');
+      const key = issueImageKey(issueId, md5);
+      const data = await ctx.container.get<BlobStore>(TOKENS.BlobStore).get(key);
+      if (!data) {
+        // Kept while its issue is: gone with the issue is "not found", gone otherwise a server fault.
+        const issue: unknown[] = await ctx.container.get<DataSource>(TOKENS.DataSource).query('SELECT 1 FROM press_issues WHERE id = $1', [issueId]);
+        if (!issue.length) throw notFound('No such image.');
+        throw new BlobMissingError(key);
+      }
       const jpeg = data[0] === 0xff && data[1] === 0xd8;
       return file(data, jpeg ? 'image/jpeg' : 'image/png');
     },

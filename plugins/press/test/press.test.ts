@@ -149,6 +149,23 @@ test.serial('analysing the same issue again never gives a second match for the s
   t.is((await server.call('GET', issueUrl, { key: ops.apiKey })).json.status, 'complete');
 });
 
+test.serial('the same PDF ingested again: 409 naming the existing issue, no second issue, no second match', async (t) => {
+  const before = (await server.call('GET', '/api/v3/matches/press/', { key: alice.apiKey })).json.count;
+  const form = multipart({ name: 'Le Quotidien (again)', date: '2026-11-20' }, { name: 'copy.pdf', data: pdf, type: 'application/pdf' });
+  const [a, b] = await Promise.all([
+    server.call('POST', '/api/v3/press/issues/', { key: ops.apiKey, ...form }),
+    server.call('POST', '/api/v3/press/issues/', { key: ops.apiKey, json: { url: `data:application/pdf;base64,${pdf.toString('base64')}`, name: 'Other name', date: '2026-11-21' } }),
+  ]);
+  for (const res of [a, b]) {
+    t.is(res.status, 409, res.text);
+    t.like(res.json, { status_code: 409, code: 'duplicate_issue' });
+    t.true(String(res.json.details).includes(issueUrl), res.text);
+    t.is(new URL(res.headers.get('content-location')!).pathname, issueUrl);
+  }
+  t.is((await server.call('GET', '/api/v3/press/issues/', { key: ops.apiKey })).json.count, 1);
+  t.is((await server.call('GET', '/api/v3/matches/press/', { key: alice.apiKey })).json.count, before);
+});
+
 test.serial('a bad document fails with a reason; deleting an issue keeps the matches', async (t) => {
   const js = await pdfWithJavaScript();
   const res = await server.call('POST', '/api/v3/press/issues/', { key: ops.apiKey, json: { url: `data:application/pdf;base64,${js.toString('base64')}`, name: 'Bad', date: '2026-11-21' } });

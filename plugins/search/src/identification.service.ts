@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import { In, type DataSource } from 'typeorm';
-import { TOKENS, type BlobStore, type SecretBox } from '@filigrane/core';
+import { requireBlob, TOKENS, type BlobStore, type SecretBox } from '@filigrane/core';
 import { blobKeys, decodeReduced, Media } from '@filigrane/plugin-media';
 import { prepareQuery, PreparedQuery, queryFingerprint, registerQuery, transformPlausibility, type GeometricModel } from '@filigrane/vision';
 import { detectAmong, type DetectionReference, type EmbeddingParams, type ReducedOriginal } from '@filigrane/watermark';
@@ -159,7 +159,7 @@ export class IdentificationService {
     for (const [i, media] of candidates.entries()) {
       if (media.kind !== 'watermarked' || !media.sealedKey || !media.params) continue;
       const hash = media.pixelHash?.toString('hex') ?? `media:${media.id}`;
-      if (!reduced.has(hash)) reduced.set(hash, this.blobs.get(blobKeys(media.id).reduced).then((b) => (b ? decodeReduced(b) : undefined)));
+      if (!reduced.has(hash)) reduced.set(hash, requireBlob(this.blobs, blobKeys(media.id).reduced).then(decodeReduced));
       references.push({ key: this.box.open(media.sealedKey), params: media.params as unknown as EmbeddingParams, reduced: await reduced.get(hash) });
       slots.push(i);
     }

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'inversify';
-import { ApiError, isUploadedFile, TOKENS, validationError, type BlobStore, type ErrorItem } from '@filigrane/core';
+import { ApiError, isUploadedFile, requireBlob, TOKENS, validationError, type BlobStore, type ErrorItem } from '@filigrane/core';
 import { imageView, mediaApiError } from '@filigrane/plugin-media';
-import { prepareQuery, queryFingerprint, sniffFormat, type GeometricModel } from '@filigrane/vision';
+import { prepareQuery, queryFingerprint, sniffQueryFormat, type GeometricModel } from '@filigrane/vision';
 import { IdentificationService, type IdentifyOptions } from './identification.service.js';
 import { assertWithinHome, searchPathOf, type SearchExecutor, type SearchScope } from './search-executors.js';
 import { VideoMatchService, type VideoMatch } from './video-match.service.js';
@@ -67,8 +67,8 @@ export class ImageSearchExecutor implements SearchExecutor<ImageQuery> {
     if (!isUploadedFile(file)) errors.push({ field: 'file', code: 'required', details: 'file must be an uploaded image, a URL or a data URI.' });
     else if (file.data.length === 0) errors.push({ field: 'file', code: 'empty', details: 'The file is empty.' });
     else if (file.data.length > MAX_QUERY_BYTES) errors.push({ field: 'file', code: 'too_large', details: `At most ${MAX_QUERY_BYTES} bytes.` });
-    // The spec's formats only, by their bytes: SVG, TIFF and the rest never reach an image decoder.
-    else if (!sniffFormat(file.data)) throw new ApiError(415, 'unsupported_format', 'The query image must be a JPEG, PNG or GIF image.');
+    // Formats copies come in, by their bytes: SVG, TIFF and the rest never reach an image decoder.
+    else if (!sniffQueryFormat(file.data)) throw new ApiError(415, 'unsupported_format', 'The query image must be a JPEG, PNG, GIF, WebP or AVIF image.');
     const mode = (body.mode ?? 'near_duplicate') as ImageSearchMode;
     if (!MODES.includes(mode)) errors.push({ field: 'mode', code: 'invalid_choice', details: 'mode is near_duplicate, similar or leaks.' });
     const categories = body.categories === undefined ? ['default'] : list(body.categories);
@@ -108,7 +108,7 @@ export class ImageSearchExecutor implements SearchExecutor<ImageQuery> {
   }
 
   async run(query: ImageQuery, scope: SearchScope): Promise<unknown[]> {
-    const bytes = this.pending.get(query) ?? (query.blob ? await this.blobs.get(query.blob) : null);
+    const bytes = this.pending.get(query) ?? (query.blob ? await requireBlob(this.blobs, query.blob) : null);
     if (!bytes) throw validationError([{ field: 'file', code: 'gone', details: 'The query image is no longer available.' }]);
     let found;
     let stills: VideoMatch[] = [];

@@ -3,7 +3,7 @@ import { inject, injectable } from 'inversify';
 import { fetchResource } from '@filigrane/net';
 import { badRequest, CORE_SETTINGS, type CoreSettings, type MatchPipeline, type Sighting, type SightingMatch } from '@filigrane/core';
 import { CreditNamesService, MatchRecorder, type MatchInput } from '@filigrane/plugin-matches';
-import { PreparedQuery, prepareQuery, sniffFormat } from '@filigrane/vision';
+import { PreparedQuery, prepareQuery, sniffQueryFormat } from '@filigrane/vision';
 import { withTempFile } from '@filigrane/plugin-media';
 import { probeVideo } from '@filigrane/video';
 import { IdentificationService, withoutLookAlikes } from './identification.service.js';
@@ -40,7 +40,7 @@ export class MatchPipelineService implements MatchPipeline {
     const info: MatchInput['query'] = {
       width: query?.image.originalWidth ?? null,
       height: query?.image.originalHeight ?? null,
-      format: sniffFormat(bytes) ?? null,
+      format: sniffQueryFormat(bytes) ?? null,
       md5: createHash('md5').update(bytes).digest('hex'),
     };
 

@@ -48,7 +48,7 @@ export const SEARCH_SCHEMA: JsonSchema = {
 export const SEARCH_REQUEST_SCHEMA: JsonSchema = {
   type: 'object',
   properties: {
-    file: { type: 'string', description: 'Query image, video or document: a URL or data URI (JSON), or the file part (multipart)' },
+    file: { type: 'string', description: 'Query image (JPEG, PNG, GIF, WebP or AVIF; the first frame of an animation), video or document: a URL or data URI (JSON), or the file part (multipart)' },
     name: { type: 'string' },
     sync: { type: 'boolean', description: 'Default true for images, false otherwise; synchronous searches are for images only' },
     search_path: { type: 'string' },

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
-import { ApiError, badRequest, notFound, TOKENS, type Clock, type EventPublisher, type ExtensionRegistry, type JobQueue, type WorkPool } from '@filigrane/core';
+import { ApiError, BlobMissingError, badRequest, notFound, TOKENS, type Clock, type EventPublisher, type ExtensionRegistry, type JobQueue, type WorkPool } from '@filigrane/core';
 import { Search } from './search.entity.js';
 import { SEARCH_EXECUTORS, type SearchExecutor, type SearchScope } from './search-executors.js';
 
@@ -79,7 +79,13 @@ export class SearchService {
       await this.db.manager.update(Search, { id }, { status: 'complete', matches: matches as never, finished: this.clock.now() });
       await this.completed(search, 'complete', matches.length);
     } catch (err) {
-      const e = err instanceof ApiError ? { code: err.code, details: err.details } : { code: 'server_error', details: 'The search failed; retry later.' };
+      // A server fault is logged with its cause (a missing file's key); the client sees its code only.
+      if (!(err instanceof ApiError)) console.error(`search ${id} failed: ${(err as Error).stack ?? String(err)}`);
+      const e = err instanceof ApiError
+        ? { code: err.code, details: err.details }
+        : err instanceof BlobMissingError
+          ? { code: 'file_missing', details: 'A stored file of this search is missing; the operators have been told.' }
+          : { code: 'server_error', details: 'The search failed; retry later.' };
       await this.db.manager.update(Search, { id }, { status: 'failed', error: e as never, finished: this.clock.now() });
       await this.completed(search, 'failed', 0);
     }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'inversify';
-import { CORE_SETTINGS, isUploadedFile, TOKENS, validationError, type BlobStore, type CoreSettings, type ErrorItem } from '@filigrane/core';
+import { CORE_SETTINGS, isUploadedFile, requireBlob, TOKENS, validationError, type BlobStore, type CoreSettings, type ErrorItem } from '@filigrane/core';
 import { mediaApiError, mediaUrl, videoView, withTempFile } from '@filigrane/plugin-media';
 import { probeVideo, sniffVideo } from '@filigrane/video';
 import { assertWithinHome, searchPathOf, type SearchExecutor, type SearchScope } from './search-executors.js';
@@ -81,8 +81,7 @@ export class VideoSearchExecutor implements SearchExecutor<VideoQuery> {
   }
 
   async run(query: VideoQuery, scope: SearchScope): Promise<unknown[]> {
-    const data = await this.blobs.get(query.blob);
-    if (!data) throw validationError([{ field: 'file', code: 'gone', details: 'The query video is no longer available.' }]);
+    const data = await requireBlob(this.blobs, query.blob);
     try {
       const found = await withTempFile(data, async (file) => this.videos.matchVideo(scope.accountId, file, await probeVideo(file, { maxDuration: this.core.maxVideoSeconds }), { searchPath: query.search_path }));
       return found.map((m) => videoResult(m, scope.baseUrl, 'video'));

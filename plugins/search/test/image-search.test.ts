@@ -162,3 +162,26 @@ test.serial('GraphQL imageSearch; nothing across accounts; nothing after deletio
   t.deepEqual((await search({ file: dataUri(await crop(other, 0.5)) })).json.matches, []);
   t.deepEqual((await search({ file: dataUri(other) })).json.matches, []);
 });
+
+test.serial('WebP, AVIF and the first frame of an animated GIF are searched like any copy (multipart and data URI); SVG is 415', async (t) => {
+  const webp = await sharp(marked).webp({ quality: 75 }).toBuffer();
+  const form = multipart(webp, 'copy.webp', { sync: 'true' });
+  const viaForm = await server.call('POST', '/api/v4/searches/', { key: alice.apiKey, body: form.body, headers: { 'content-type': form.type } });
+  t.is(viaForm.status, 200, viaForm.text);
+  t.like(viaForm.json.matches[0], { watermarked: true, image: { media_path: '/alice/marked/original.png' } });
+  const avif = await sharp(marked).avif({ quality: 50 }).toBuffer();
+  const viaUri = await search({ file: `data:image/avif;base64,${avif.toString('base64')}` });
+  t.is(viaUri.status, 200, viaUri.text);
+  t.like(viaUri.json.matches[0], { watermarked: true, image: { media_path: '/alice/marked/original.png' } });
+  // Two frames: the marked copy first, then an unrelated picture; only the first frame is read.
+  const { width, height } = await size(marked);
+  const frames = await Promise.all([marked, await photo(9)].map((f) => sharp(f).resize(width, height, { fit: 'fill' }).removeAlpha().raw().toBuffer()));
+  const gif = await sharp(Buffer.concat(frames), { raw: { width, height: height * 2, channels: 3, pageHeight: height } as never }).gif({ loop: 0 }).toBuffer();
+  t.is((await sharp(gif).metadata()).pages, 2);
+  const animated = await search({ file: `data:image/gif;base64,${gif.toString('base64')}` });
+  t.is(animated.status, 200, animated.text);
+  t.is(paths(animated.json.matches)[0], '/alice/marked/original.png');
+  const svg = await search({ file: `data:image/svg+xml;base64,${Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"/>').toString('base64')}` });
+  t.is(svg.status, 415);
+  t.like(svg.json, { code: 'unsupported_format', details: 'The query image must be a JPEG, PNG, GIF, WebP or AVIF image.' });
+});

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { inject, injectable } from 'inversify';
 import { In, LessThanOrEqual, MoreThan, type DataSource } from 'typeorm';
-import { ApiError, CORE_SETTINGS, notFound, returnedRows, TOKENS, type BlobStore, type Clock, type CoreSettings, type EventPublisher, type JobQueue } from '@filigrane/core';
+import { ApiError, BlobMissingError, CORE_SETTINGS, requireBlob, notFound, returnedRows, TOKENS, type BlobStore, type Clock, type CoreSettings, type EventPublisher, type JobQueue } from '@filigrane/core';
 import { WATERMARKING_SETTINGS, type WatermarkingSettings } from './watermarking.settings.js';
 import { AccountService, AccountUsageService } from '@filigrane/plugin-account';
 import { mediaApiError } from '@filigrane/plugin-media';
@@ -192,8 +192,7 @@ export class WatermarkingService {
     await this.db.manager.update(WatermarkingJob, { id }, { status: 'running' });
     let error: WatermarkingError;
     try {
-      const original = await this.blobs.get(assetKey(id, 'original'));
-      if (!original) throw new Error(`watermarking ${id}: the original is missing from the blob store`);
+      const original = await requireBlob(this.blobs, assetKey(id, 'original'));
       // Embedding and sealing run in a worker thread (embed.worker.ts): the event loop keeps serving.
       const result = await this.embedder.run({ original, publicKeyDer: await this.accounts.publicKey(job.accountId), maxPixels: this.maxPixels() });
       const lmk = result.lmk;
@@ -206,9 +205,13 @@ export class WatermarkingService {
       return;
     } catch (err) {
       const mapped = mediaApiError(err);
+      // A server fault is logged with its cause (a missing file's key); the client sees its code.
+      if (!(mapped instanceof ApiError)) console.error(`watermarking ${id} failed: ${(err as Error).stack ?? String(err)}`);
       error = mapped instanceof ApiError
         ? { status_code: mapped.statusCode, code: mapped.code, details: mapped.details }
-        : SERVER_ERROR;
+        : err instanceof BlobMissingError
+          ? { status_code: 500, code: err.code, details: 'A stored file of this watermarking is missing; the operators have been told.' }
+          : SERVER_ERROR;
     }
     // Failures are final (an image that cannot be watermarked will not become one on retry); the
     // client sees the same error body a synchronous request would have had.
@@ -246,8 +249,7 @@ export class WatermarkingService {
     if (job.status !== 'complete' && asset !== 'original') {
       throw new ApiError(409, 'watermarking_not_complete', `The watermarking is ${job.status}; poll its status URL until it is complete.`);
     }
-    const data = await this.blobs.get(assetKey(id, asset));
-    if (!data) throw notFound('The file is not available.');
+    const data = await requireBlob(this.blobs, assetKey(id, asset)); // a job's assets live as long as it does
     return asset === 'registration'
       ? { data, contentType: LMK_MEDIA_TYPE, filename: `${id}.lmk` }
       : { data, contentType: `image/${job.format}`, filename: `${asset}.${job.format === 'jpeg' ? 'jpg' : job.format}` };

@@ -1,0 +1,1 @@
+export { takedownPlugin as default, takedownPlugin, OVERDUE_QUEUE } from './takedown.plugin.js';

@@ -1,0 +1,60 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { PLUGIN_API_VERSION } from '@filigrane/core';
+import { pluginNames, type PluginNames } from './plugin-names.js';
+import { packedPackages, PUBLIC_PACKAGES } from './packed-packages.js';
+
+/** The template of `filigrane plugin new`, shipped in the gateway package (templates/plugin). */
+const TEMPLATE_DIR = resolve(__dirname, '..', '..', '..', 'templates', 'plugin');
+
+const TOOLCHAIN = { '@types/node': '20.19.43', ava: '7.0.0', typescript: '5.9.3' };
+
+export interface ScaffoldOptions {
+  name: string;
+  dir: string;
+  /** A folder of tarballs from `filigrane pack`: the plugin installs Filigrane's packages from there. */
+  packages?: string;
+}
+
+function render(text: string, n: PluginNames): string {
+  return text.replace(/__ENV__/g, n.env).replace(/__Pascal__/g, n.pascal).replace(/__camel__/g, n.camel).replace(/__snake__/g, n.snake).replace(/__id__/g, n.id);
+}
+
+function templateFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((entry) => (statSync(join(dir, entry)).isDirectory() ? templateFiles(join(dir, entry)) : [join(dir, entry)]));
+}
+
+/** Writes a plugin package (setting, entity + migration, route, scheduled job, tracking source, test, README) into `dir`. */
+export function scaffoldPlugin(options: ScaffoldOptions): string[] {
+  const names = pluginNames(options.name);
+  const dir = resolve(options.dir);
+  if (existsSync(dir) && readdirSync(dir).length > 0) throw new Error(`${dir} is not empty: scaffold into a new folder`);
+  const devDependencies: Record<string, string> = { ...TOOLCHAIN, '@filigrane/plugin-api': `^${PLUGIN_API_VERSION}`, '@filigrane/testing': '0.1.0', '@filigrane/tsconfig': '0.1.0' };
+  let overrides: Record<string, string> | undefined;
+  let packagesNote = '';
+  if (options.packages) {
+    // Installing from tarballs: the public packages by file, their dependencies pinned to theirs.
+    const tarballs = packedPackages(options.packages);
+    for (const name of PUBLIC_PACKAGES) devDependencies[name] = `file:${tarballs[name]}`;
+    overrides = Object.fromEntries(Object.entries(tarballs).filter(([name]) => !PUBLIC_PACKAGES.includes(name)).map(([name, file]) => [name, `file:${file}`]));
+    packagesNote = `\nFiligrane's packages come from the tarballs in \`${resolve(options.packages)}\` (made by\n\`npx filigrane pack --out <folder>\` in a Filigrane checkout): \`devDependencies\` and \`overrides\`\nin package.json name them. Once they are on a registry, replace those \`file:\` specs by versions.\n`;
+  }
+  const written: string[] = [];
+  for (const file of templateFiles(TEMPLATE_DIR)) {
+    const target = join(dir, render(relative(TEMPLATE_DIR, file), names).replace(/\.tmpl$/, '').replace(/^gitignore$/, '.gitignore'));
+    let text = render(readFileSync(file, 'utf8'), names);
+    if (target.endsWith('package.json')) {
+      text = text.replace('__DEV_DEPENDENCIES__', JSON.stringify(Object.fromEntries(Object.entries(devDependencies).sort()), null, 4).replace(/\n}/, '\n  }'));
+      if (overrides) {
+        const pkg = JSON.parse(text) as Record<string, unknown>;
+        pkg.overrides = overrides;
+        text = JSON.stringify(pkg, null, 2) + '\n';
+      }
+    }
+    text = text.replace('__PACKAGES_NOTE__', packagesNote);
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, text);
+    written.push(relative(dir, target));
+  }
+  return written.sort();
+}

@@ -1,0 +1,26 @@
+import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
+import { packPackages } from './packed-packages.js';
+import { scaffoldPlugin } from './plugin-scaffold.js';
+
+/** The checkout this CLI runs from (gateway/dist/src/scaffold -> repository root). */
+const CHECKOUT = resolve(__dirname, '..', '..', '..', '..');
+
+/** `filigrane plugin new <name> --dir <folder> [--packages <folder>]` */
+export function pluginNew(args: string[]): number {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { dir: { type: 'string' }, packages: { type: 'string' } }, strict: true });
+  const name = positionals[0];
+  if (!name || positionals.length > 1) throw new Error('usage: filigrane plugin new <name> --dir <folder> [--packages <folder of tarballs>]');
+  const dir = resolve(values.dir ?? name);
+  const files = scaffoldPlugin({ name, dir, packages: values.packages });
+  console.log(`plugin "${name}" written to ${dir}:\n${files.map((f) => `  ${f}`).join('\n')}\n\nNext:\n  cd ${dir}\n  npm install\n  npm test`);
+  return 0;
+}
+
+/** `filigrane pack --out <folder>`: tarballs of the public packages and what they load. */
+export function pack(args: string[]): number {
+  const { values } = parseArgs({ args, options: { out: { type: 'string', default: 'filigrane-packages' } }, strict: true });
+  const index = packPackages(CHECKOUT, values.out!);
+  console.log(`${Object.keys(index).length} packages in ${resolve(values.out!)}; scaffold against them with\n  npx filigrane plugin new <name> --dir <folder> --packages ${resolve(values.out!)}`);
+  return 0;
+}

@@ -1,0 +1,143 @@
+import { Transform, type Readable } from 'node:stream';
+import {
+  DeleteObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { assertBlobKey, type BlobStore, type ByteRange } from '@filigrane/core';
+
+export interface S3BlobStoreOptions {
+  bucket: string;
+  /** Prepended to every key (`prefix/`), may be empty. */
+  prefix: string;
+  /** S3_ENDPOINT: MinIO, Garage, Ceph, R2...; unset: AWS. */
+  endpoint?: string;
+  /** S3_FORCE_PATH_STYLE: `endpoint/bucket/key` instead of `bucket.endpoint/key` (most self-hosted stores). */
+  forcePathStyle?: boolean;
+  /** Credentials and region otherwise come from the AWS SDK's standard chain (AWS_ACCESS_KEY_ID, AWS_PROFILE, roles...). */
+  client?: S3ClientConfig;
+}
+
+/** Parts of a streamed upload: 8 MiB, two in flight (16 MiB of memory per upload at most). */
+const PART_SIZE = 8 * 1024 * 1024;
+
+const missing = (err: unknown) => {
+  const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return e.name === 'NoSuchKey' || e.name === 'NotFound' || e.$metadata?.httpStatusCode === 404;
+};
+
+/**
+ * BlobStore on any S3-compatible service, so processes that share no folder share files.
+ * Large writes are multipart uploads streamed from their source; reads are streamed, ranged ones
+ * with an HTTP Range (video seeking).
+ */
+export class S3BlobStore implements BlobStore {
+  readonly client: S3Client;
+  private readonly bucket: string;
+  private readonly prefix: string;
+
+  constructor(options: S3BlobStoreOptions) {
+    this.bucket = options.bucket;
+    this.prefix = options.prefix.replace(/^\/+|\/+$/g, '');
+    this.client = new S3Client({
+      region: process.env.AWS_REGION || process.env.AWS_DEFAULT_REGION || 'us-east-1',
+      ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+      forcePathStyle: options.forcePathStyle ?? false,
+      // Checksums only where S3 requires them: several S3-compatible stores reject the newer defaults.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+      ...options.client,
+    });
+  }
+
+  private key(key: string): string {
+    assertBlobKey(key);
+    return this.prefix ? `${this.prefix}/${key}` : key;
+  }
+
+  async put(key: string, data: Buffer): Promise<void> {
+    await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.key(key), Body: data, ContentLength: data.length }));
+  }
+
+  async putStream(key: string, source: Readable): Promise<number> {
+    let bytes = 0;
+    const counted = source.pipe(
+      new Transform({
+        transform(chunk: Buffer, _enc, done) {
+          bytes += chunk.length;
+          done(null, chunk);
+        },
+      }),
+    );
+    source.once('error', (err) => counted.destroy(err));
+    const upload = new Upload({ client: this.client, params: { Bucket: this.bucket, Key: this.key(key), Body: counted }, partSize: PART_SIZE, queueSize: 2, leavePartsOnError: false });
+    await upload.done();
+    return bytes;
+  }
+
+  async open(key: string, pick?: (size: number) => ByteRange | null): Promise<{ stream: Readable; size: number; range: ByteRange | null } | null> {
+    const Key = this.key(key);
+    let size: number;
+    try {
+      size = (await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key }))).ContentLength ?? 0;
+    } catch (err) {
+      if (missing(err)) return null;
+      throw err;
+    }
+    const range = pick ? pick(size) : null;
+    let out;
+    try {
+      out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key, ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }));
+    } catch (err) {
+      if (missing(err)) return null;
+      throw err;
+    }
+    return { stream: out.Body as Readable, size, range };
+  }
+
+  async get(key: string): Promise<Buffer | null> {
+    try {
+      const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.key(key) }));
+      return Buffer.from(await out.Body!.transformToByteArray());
+    } catch (err) {
+      if (missing(err)) return null;
+      throw err;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.key(key) }));
+  }
+
+  async deletePrefix(prefix: string): Promise<void> {
+    let batch: string[] = [];
+    const flush = async () => {
+      if (!batch.length) return;
+      const out = await this.client.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }));
+      if (out.Errors?.length) throw new Error(`could not delete ${out.Errors.length} blob(s) under ${prefix}: ${out.Errors[0]?.Code} ${out.Errors[0]?.Message}`);
+      batch = [];
+    };
+    for await (const key of this.list(prefix)) {
+      batch.push(this.key(key));
+      if (batch.length === 1000) await flush();
+    }
+    await flush();
+  }
+
+  async *list(prefix: string): AsyncIterable<string> {
+    const full = `${this.key(prefix)}/`;
+    const strip = this.prefix ? this.prefix.length + 1 : 0;
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: full, ContinuationToken: token }));
+      for (const o of page.Contents ?? []) if (o.Key) yield o.Key.slice(strip);
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  }
+}

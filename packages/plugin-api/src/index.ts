@@ -1,0 +1,102 @@
+// @filigrane/plugin-api: everything a Filigrane plugin may use, and nothing internal. A plugin
+// depends on it as a peer dependency (the server's copy is the one loaded); its version is the
+// plugin API version (semver, CHANGELOG.md). Implementation lives in @filigrane/core.
+import 'reflect-metadata';
+import { TOKENS as ALL_TOKENS } from '@filigrane/core';
+
+// The plugin object, its version check, extension points.
+export {
+  definePlugin,
+  contribute,
+  createExtensionPoint,
+  PLUGIN_API_VERSION,
+  type FiligranePlugin,
+  type PluginContext,
+  type Contribution,
+  type ExtensionPoint,
+  type ExtensionRegistry,
+} from '@filigrane/core';
+
+// Settings: declared by the plugin, parsed at boot, injected by token.
+export { defineSettings, setting, type SettingsDeclaration, type SettingSpec, type SettingValues, CORE_SETTINGS, type CoreSettings } from '@filigrane/core';
+
+// Errors (the spec's error body) and REST route helpers.
+export { ApiError, errorBody, badRequest, unauthorized, forbidden, notFound, conflict, unprocessable, validationError, type ErrorItem, type ErrorBody } from '@filigrane/core';
+export {
+  ok,
+  created,
+  accepted,
+  noContent,
+  file,
+  streamed,
+  queryString,
+  isUploadedFile,
+  type RouteSpec,
+  type RouteContext,
+  type RouteResponse,
+  type ApiVersion,
+  type HttpMethod,
+  type JsonSchema,
+  type UploadedFile,
+  type QueryValue,
+} from '@filigrane/core';
+export { parsePage, pageEnvelope, MAX_PAGE_SIZE, type PageRequest, type PageEnvelope } from '@filigrane/core';
+export { canActOnHome, requirePrincipal, type Principal, type GraphQLContext } from '@filigrane/core';
+
+// The platform's services: types, then the tokens that give them.
+export { systemClock, type Clock } from '@filigrane/core';
+export type { BlobStore, ByteRange } from '@filigrane/core';
+export type { JobQueue, JobSpec, JobContext, JobSendOptions } from '@filigrane/core';
+export type { Logger, LoggerFactory } from '@filigrane/core';
+export { isFetchFailure, type Fetcher, type FetchOptions, type FetchResult, type FetchFailure, type FetchFailureCode } from '@filigrane/core';
+export { EVENT_LISTENERS, onEvent, type EventPayloads, type EventType, type DomainEvent, type TypedEvent, type EventListener, type EventPublisher, type MatchEventData } from '@filigrane/core';
+export { TRACKING_SOURCES, type TrackingSource, type MatchPipeline, type Sighting, type SightingMatch } from '@filigrane/core';
+export { ACCOUNT_DELETED_HOOKS, type AccountDeletedHook, type AccountLifecycle } from '@filigrane/core';
+
+/**
+ * The platform's services, for `@inject(TOKENS.X)`. Each is a `Symbol.for` key, so any copy of
+ * this package names the same binding.
+ */
+export const TOKENS = {
+  /** TypeORM DataSource over PostgreSQL: every plugin's entities; migrations already applied. */
+  DataSource: ALL_TOKENS.DataSource,
+  /** Files: put/get/open/delete by key; keys are `<plugin id>/...`. */
+  BlobStore: ALL_TOKENS.BlobStore,
+  /** The SSRF-safe fetcher, with the operator's FETCH_ALLOW_HOSTS applied. */
+  Fetcher: ALL_TOKENS.Fetcher,
+  /** Background jobs (pg-boss): send, singleton keys, drain. */
+  JobQueue: ALL_TOKENS.JobQueue,
+  /** `for('<plugin id>')`: the plugin's logger. */
+  Loggers: ALL_TOKENS.Loggers,
+  Clock: ALL_TOKENS.Clock,
+  /** Publish domain events (`match.created`, your own). */
+  Events: ALL_TOKENS.Events,
+  /** The match pipeline: identify -> validate -> detect -> record. */
+  MatchPipeline: ALL_TOKENS.MatchPipeline,
+  /** Extension points' contributions (read the points your plugin declares). */
+  Extensions: ALL_TOKENS.Extensions,
+  AccountLifecycle: ALL_TOKENS.AccountLifecycle,
+} as const;
+
+// Dependency injection: the container's own decorators and module class (no inversify of your own).
+export { injectable, inject, optional, multiInject, named, ContainerModule, type Container, type ContainerModuleLoadOptions } from 'inversify';
+
+// Storage: TypeORM's entity decorators and migration types (the server's one TypeORM).
+export {
+  Entity,
+  Column,
+  PrimaryColumn,
+  PrimaryGeneratedColumn,
+  CreateDateColumn,
+  UpdateDateColumn,
+  Index,
+  Unique,
+  type DataSource,
+  type EntityManager,
+  type Repository,
+  type MigrationInterface,
+  type QueryRunner,
+} from 'typeorm';
+
+// GraphQL: type-graphql's decorators, for `resolvers`.
+export { Resolver, Query, Mutation, Arg, Args, ArgsType, Ctx, ObjectType, InputType, Field, ID, Int, Float } from 'type-graphql';

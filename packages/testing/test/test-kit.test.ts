@@ -1,0 +1,54 @@
+import test from 'ava';
+import { ContainerModule, definePlugin, inject, injectable, ok, accepted, TOKENS, PLUGIN_API_VERSION, type Fetcher, type JobQueue, type Clock } from '@filigrane/plugin-api';
+import { startTestServer } from '../src/index.js';
+
+// A probe plugin: a route queues a job (singleton key), the job fetches a loopback page.
+@injectable()
+class ProbeService {
+  readonly seen: string[] = [];
+  constructor(@inject(TOKENS.Fetcher) private readonly fetcher: Fetcher, @inject(TOKENS.JobQueue) readonly jobs: JobQueue, @inject(TOKENS.Clock) readonly clock: Clock) {}
+  async visit(url: string): Promise<void> {
+    this.seen.push((await this.fetcher.fetch(url)).body.toString());
+  }
+}
+
+const probe = definePlugin({
+  id: 'probe',
+  pluginApi: `^${PLUGIN_API_VERSION}`,
+  bindings: new ContainerModule(({ bind }) => void bind(ProbeService).toSelf().inSingletonScope()),
+  routes: [
+    { versions: ['v4'], method: 'POST', path: '/probe/', auth: 'none', handler: async (ctx) => {
+      const url = String((ctx.body as { url: string }).url);
+      const ids = [];
+      for (let i = 0; i < 3; i++) ids.push(await ctx.container.get(ProbeService).jobs.send('probe.visit', { url }, { singletonKey: url, startAfterSeconds: i === 0 ? 1 : 0 }));
+      return accepted({ ids });
+    } },
+    { versions: ['v4'], method: 'GET', path: '/probe/', auth: 'none', handler: async (ctx) => ok({ seen: ctx.container.get(ProbeService).seen, now: ctx.container.get(ProbeService).clock.now().toISOString() }) },
+  ],
+  jobs: (container) => [{ queue: 'probe.visit', pollingIntervalSeconds: 0.5, handler: async (data: { url: string }) => container.get(ProbeService).visit(data.url) }],
+});
+
+test('only the plugins asked for (and identity) load; jobs run, singleton keys deduplicate, drainJobs waits', async (t) => {
+  const server = await startTestServer({ plugins: [probe], clock: new Date('2030-01-01T00:00:00Z'), log: (l) => t.log(l) });
+  t.teardown(() => server.close());
+  t.deepEqual([...server.plugins].filter((id) => !['rate-limit', 'master-key', 'api-docs'].includes(id)).sort(), ['account', 'auth', 'probe']);
+  const site = await server.serveSite({ '/page.html': { type: 'text/html', body: '<p>hello</p>' } });
+  const queued = await server.call('POST', '/api/v4/probe/', { json: { url: site.url('/page.html') } });
+  t.is(queued.status, 202, queued.text);
+  t.truthy(queued.json.ids[0]);
+  t.deepEqual(queued.json.ids.slice(1), [null, null], 'the same key while the first job waits is dropped');
+  await server.drainJobs({ timeoutMs: 20_000 });
+  const seen = await server.call('GET', '/api/v4/probe/');
+  t.deepEqual(seen.json.seen, ['<p>hello</p>']);
+  t.is(site.requests.length, 1);
+  t.is(seen.json.now, '2030-01-01T00:00:00.000Z');
+  server.clock.advance(60_000);
+  t.is((await server.call('GET', '/api/v4/probe/')).json.now, '2030-01-01T00:01:00.000Z');
+  const alice = await server.createAccount('alice');
+  t.is((await alice.call('GET', '/api/v4/account/')).status, 200);
+});
+
+test('a plugin requiring another built-in plugin gets it; an unknown requirement is a clear error', async (t) => {
+  const needy = definePlugin({ id: 'needy', requires: ['crystal-ball'] });
+  await t.throwsAsync(startTestServer({ plugins: [needy] }), { message: 'plugin "needy" requires plugin "crystal-ball", which is not a built-in plugin: pass it in plugins' });
+});
