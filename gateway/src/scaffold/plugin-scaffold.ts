@@ -17,7 +17,7 @@ export interface ScaffoldOptions {
 }
 
 function render(text: string, n: PluginNames): string {
-  return text.replace(/__ENV__/g, n.env).replace(/__Pascal__/g, n.pascal).replace(/__camel__/g, n.camel).replace(/__snake__/g, n.snake).replace(/__id__/g, n.id);
+  return text.replace(/__API__/g, PLUGIN_API_VERSION).replace(/__ENV__/g, n.env).replace(/__Pascal__/g, n.pascal).replace(/__camel__/g, n.camel).replace(/__snake__/g, n.snake).replace(/__id__/g, n.id);
 }
 
 function templateFiles(dir: string): string[] {
