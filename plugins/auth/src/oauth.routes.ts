@@ -118,7 +118,7 @@ export const oauthRoutes: RouteSpec[] = [
       if (body.scope !== undefined && !String(body.scope).split(' ').every((s) => s === 'openid')) {
         throw new OAuthError(400, 'invalid_scope', 'The only scope available is openid.');
       }
-      const token = await ctx.container.get(OAuthService).issueToken(clientId, clientSecret);
+      const token = await ctx.container.get(OAuthService).issueToken(clientId, clientSecret, ctx.clientAddress);
       return ok(token, { 'cache-control': 'no-store', pragma: 'no-cache' });
     },
   },
