@@ -278,6 +278,12 @@ test('bidi overrides, isolates and other invisible format characters in media an
     const folder = await server.call('PUT', `/api/v4/media/edge/${encodeURIComponent(name)}/inside.png`, { key, json: { url: uri } });
     errorBody(t, folder, 400, 'invalid_name');
   }
+  const gql = await server.call('POST', '/graphql', {
+    key,
+    json: { query: 'mutation($p: String!, $u: String!) { registerMedia(path: $p, url: $u) { path } }', variables: { p: '/edge/report\u202Efdp.exe', u: uri } },
+  });
+  t.is(gql.json.errors?.[0]?.extensions?.code, 'invalid_name', gql.text);
+  t.is(gql.json.errors[0].extensions.status_code, 400);
   // Joiners that scripts and emoji need stay allowed.
   for (const name of ['\u0645\u06CC\u200C\u062E\u0648\u0627\u0647\u0645.png', '\u{1F469}\u200D\u{1F4BB}.png', 'caf\u00E9 \u65E5\u672C.png']) {
     const res = await server.call('PUT', `/api/v4/media/edge/${encodeURIComponent(name)}`, { key, json: { url: uri } });
