@@ -29,6 +29,7 @@ import { docsPlugin } from './openapi/docs.plugin.js';
 import { baseUrlResolver, createHttpServer } from './http-server.js';
 import { JobRunner } from './jobs/job-runner.js';
 import { Metrics } from './metrics/metrics.js';
+import { pinoLoggerFactory } from './process-logger.js';
 import type { Logger } from 'pino';
 import { masterKeyPlugin } from './master-key/master-key.plugin.js';
 import { settleMasterKey, type MasterKeySource } from './master-key/master-key.js';
@@ -47,7 +48,7 @@ export interface AppOptions {
   workers?: boolean;
   /** With workers: only the queues these patterns name (`crawler.*`); unset: every queue. */
   queues?: string[];
-  /** Where each job's start, end and failure are logged (`filigrane start` and `worker`). */
+  /** The process log (`filigrane start` and `worker`): each job's start, end and failure, and plugins' loggers. */
   jobLogger?: Logger;
   /** Serve HTTP (false for `filigrane worker`). */
   http?: boolean;
@@ -93,7 +94,7 @@ export async function createApp(options: AppOptions): Promise<FiligraneApp> {
 
   const container = new Container({ autobind: true, defaultScope: 'Singleton' });
   const extensions = new ExtensionRegistry();
-  const loggers = loggerFactory(log);
+  const loggers = options.jobLogger ? pinoLoggerFactory(options.jobLogger) : loggerFactory(log);
   let db: DataSource | null = null;
   const metrics = new Metrics(() => db);
   const jobs = new JobRunner(options.databaseUrl, log, loggers, options.jobLogger, metrics);

@@ -9,7 +9,8 @@
  *   detection, recording) and of extraction alone;
  * - images found against `pdfimages -list` (poppler-utils) on the same files, and the time
  *   `pdfimages -all` takes to extract them, as a ratio;
- * - recall of the planted photos (found, and watermarked) and of their credit lines; peak RSS.
+ * - recall of the planted photos (found, and watermarked) and of their credit lines; peak RSS;
+ * - OCR credit-line recall on rendered scans, before and after (ocr-credits.ts; `--ocr-only` for it alone).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +24,7 @@ import { extractPdf, PressAnalysisService, PressIssue, PressIssueService, scanne
 import { embed, encodeLmk, generateKey } from '@filigrane/watermark';
 import { benchPostgres } from './support/postgres.js';
 import { filler, insertSyntheticMedia } from './support/synthetic-media.js';
+import { ocrCreditRecall } from './ocr-credits.js';
 
 const root = resolve(__dirname, '..', '..', '..');
 const mib = (kb: number) => (kb / 1024).toFixed(0);
@@ -73,8 +75,12 @@ export async function run(args: string[]): Promise<void> {
       pdfs: { type: 'string', default: join(root, '.cache', 'press') },
       planted: { type: 'string', default: '10' },
       media: { type: 'string', default: '1000' },
+      'ocr-only': { type: 'boolean', default: false },
     },
   });
+  // OCR credit-line recall on scans rendered here, before and after (no server, no downloads).
+  await ocrCreditRecall();
+  if (values['ocr-only']) return;
   if (readdirSync(values.photos, { withFileTypes: true }).length < 10) execFileSync('bash', [join(root, 'test/bench/fetch-photos.sh'), values.photos], { stdio: 'inherit' });
   if (!existsSync(join(values.pdfs, 'GS9_Color_Management.pdf'))) execFileSync('bash', [join(root, 'test/bench/fetch-press.sh'), values.pdfs], { stdio: 'inherit' });
   const hasPoppler = spawnSync('pdfimages', ['-v']).status === 0;

@@ -56,3 +56,27 @@ export class AuthInit1763700001000 implements MigrationInterface {
     }
   }
 }
+
+/** Failed credentials per address, client id and (client, address) pair: CredentialThrottle. */
+export class AuthThrottle1764100002000 implements MigrationInterface {
+  name = 'AuthThrottle1764100002000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      CREATE TABLE auth_throttle (
+        subject text PRIMARY KEY,
+        failures integer NOT NULL,
+        last_failure timestamptz NOT NULL,
+        blocked_until timestamptz,
+        prev_blocked boolean NOT NULL DEFAULT false,
+        prev_failures integer NOT NULL DEFAULT 0,
+        allowance integer NOT NULL,
+        base double precision NOT NULL,
+        cap double precision NOT NULL
+      )`);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('DROP TABLE auth_throttle');
+  }
+}

@@ -52,10 +52,10 @@ export interface MatchPage {
 const FROM = 'FROM matches m LEFT JOIN sites s ON s.id = m.site_id LEFT JOIN media md ON md.id = m.media_id';
 const SELECT = `SELECT m.*, s.name AS site_name, s.domain AS site_domain, s.suffix AS site_suffix, s.country AS site_country ${FROM}`;
 
-/** Match listings: filters, newest first, cursor pagination (stable while new matches arrive). */
 /** A match list's cursor: the boundary row's (date_created, id). */
 const CURSOR_KEY: readonly CursorKeyType[] = ['timestamp', 'id'];
 
+/** Match listings: filters, newest first, cursor pagination (stable while new matches arrive). */
 @injectable()
 export class MatchQueryService {
   constructor(
@@ -83,7 +83,6 @@ export class MatchQueryService {
     return w;
   }
 
-  /** Match lists page by (date_created, id), newest first. */
   async list(accountId: number, filters: MatchFilters, rawCursor: string | undefined, pageSize: number): Promise<MatchPage> {
     const cursor = decodeCursor(rawCursor, CURSOR_KEY);
     const params: unknown[] = [];

@@ -1,7 +1,7 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
 import { ApiError, conflict, requireBlob, CORE_SETTINGS, TOKENS, type CoreSettings, type BlobStore, type ExtensionRegistry, type JobQueue, type SecretBox, type WorkPool } from '@filigrane/core';
-import { probeVideo, sampleFrames, sniffVideo, VideoError } from '@filigrane/video';
+import { ACCEPTED_VIDEOS, probeVideo, sampleFrames, sniffVideo, VideoError } from '@filigrane/video';
 import { VIDEO_QUEUE, withTempFile } from './video-processing.service.js';
 import { AccountService, AccountUsageService } from '@filigrane/plugin-account';
 import { decodeRaw, getSharp, probeImage } from '@filigrane/vision';
@@ -31,7 +31,7 @@ export const LMK_MAGIC = Buffer.from('FLMK', 'latin1');
 export function mediaApiError(err: unknown): unknown {
   const code = (err as { code?: unknown }).code;
   if (typeof code !== 'string' || !(err instanceof Error) || err instanceof ApiError) return err;
-  if (code === 'unsupported_format') return new ApiError(415, code, err.message);
+  if (code === 'unsupported_format') return new ApiError(415, code, `${err.message}. ${ACCEPTED_VIDEOS}`);
   if (code === 'video_unreadable' || code === 'video_no_stream' || code === 'video_empty') return new ApiError(422, code, err.message);
   if (code === 'video_too_long' || code === 'video_too_large') return new ApiError(413, code, err.message);
   if (code === 'video_timeout') return new ApiError(422, code, err.message);

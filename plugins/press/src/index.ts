@@ -7,6 +7,6 @@ export { PRESS_INGEST } from './press-permission.js';
 export { DocumentError } from './document-error.js';
 export * from './pdf-extraction.js';
 export * from './credit-lines.js';
-export { TesseractOcr } from './ocr.js';
+export { TesseractOcr, type OcrOptions } from './ocr.js';
 export { PRESS_SETTINGS, type PressSettings } from './press.settings.js';
-export { scannedPage } from './testing.js';
+export { scannedCreditPdf, scannedPage, type ScanOptions } from './testing.js';

@@ -60,8 +60,8 @@ export interface ExtractionLimits {
 export const DEFAULT_LIMITS: ExtractionLimits = { maxPages: 2000, maxImagePixels: 40_000_000, minImageSide: 48, timeoutMs: 15 * 60_000 };
 
 export interface OcrEngine {
-  /** Text lines of an image, in the image's pixel coordinates. */
-  lines(image: Buffer): Promise<{ text: string; x: number; y: number; width: number; height: number }[]>;
+  /** Text lines of an image, in the image's pixel coordinates; `angle` (radians) for lines read rotated. */
+  lines(image: Buffer): Promise<{ text: string; x: number; y: number; width: number; height: number; angle?: number }[]>;
 }
 
 // pdf.js is an ES module: loaded once, lazily, from the CommonJS build.
@@ -361,7 +361,7 @@ async function extractPage(
         return [];
       });
       for (const l of read) {
-        lines.push({ text: l.text, x: box.x + l.x * sx, y: box.y + l.y * sy, width: l.width * sx, height: l.height * sy, angle: 0 });
+        lines.push({ text: l.text, x: box.x + l.x * sx, y: box.y + l.y * sy, width: l.width * sx, height: l.height * sy, angle: l.angle ?? 0 });
       }
     }
   }

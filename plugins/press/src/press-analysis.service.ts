@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
-import { BlobMissingError, CORE_SETTINGS, TOKENS, type BlobStore, type CoreSettings, type EventPublisher, type MatchPipeline, type Sighting, type SightingMatch } from '@filigrane/core';
+import { BlobMissingError, CORE_SETTINGS, TOKENS, type BlobStore, type CoreSettings, type EventPublisher, type MatchPipeline, type Sighting, type SightingMatch, type LoggerFactory } from '@filigrane/core';
 import { CreditNamesService, MatchRecorder } from '@filigrane/plugin-matches';
 import { MediaError, PreparedQuery, prepareQuery } from '@filigrane/vision';
 import { DocumentError } from './document-error.js';
@@ -40,6 +40,7 @@ export class PressAnalysisService {
     @inject(PRESS_SETTINGS.token) private readonly settings: PressSettings,
     @inject(CORE_SETTINGS.token) private readonly core: CoreSettings,
     @inject(TOKENS.Events) private readonly events: EventPublisher,
+    @inject(TOKENS.Loggers) private readonly loggers: LoggerFactory,
   ) {}
 
   /** Accounts that track press: any of the press notification flags set. */
@@ -64,7 +65,7 @@ export class PressAnalysisService {
     try {
       const data = await this.blobs.get(issueKey(id));
       if (!data) {
-        console.error(`press issue ${id}: ${new BlobMissingError(issueKey(id)).message}`); // the operators' side of the failure
+        this.loggers.for('press').error(`press issue ${id} failed`, new BlobMissingError(issueKey(id))); // the operators' side of the failure
         throw new DocumentError('file_missing', 'The issue\'s file is no longer stored.');
       }
       const accounts = await this.trackingAccounts();

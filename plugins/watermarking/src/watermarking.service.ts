@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { inject, injectable } from 'inversify';
 import { In, LessThanOrEqual, MoreThan, type DataSource } from 'typeorm';
-import { ApiError, BlobMissingError, CORE_SETTINGS, requireBlob, notFound, returnedRows, TOKENS, type BlobStore, type Clock, type CoreSettings, type EventPublisher, type JobQueue } from '@filigrane/core';
+import { ApiError, BlobMissingError, CORE_SETTINGS, requireBlob, notFound, returnedRows, TOKENS, type BlobStore, type Clock, type CoreSettings, type EventPublisher, type JobQueue, type LoggerFactory } from '@filigrane/core';
 import { WATERMARKING_SETTINGS, type WatermarkingSettings } from './watermarking.settings.js';
 import { AccountService, AccountUsageService } from '@filigrane/plugin-account';
 import { mediaApiError } from '@filigrane/plugin-media';
@@ -84,6 +84,7 @@ export class WatermarkingService {
     @inject(TOKENS.Events) private readonly events: EventPublisher,
     @inject(AccountService) private readonly accounts: AccountService,
     @inject(AccountUsageService) private readonly usage: AccountUsageService,
+    @inject(TOKENS.Loggers) private readonly loggers: LoggerFactory,
   ) {}
 
   /** Asset lifetime: `WATERMARKING_TTL_HOURS` (fractions allowed), 24 h by default. */
@@ -206,7 +207,7 @@ export class WatermarkingService {
     } catch (err) {
       const mapped = mediaApiError(err);
       // A server fault is logged with its cause (a missing file's key); the client sees its code.
-      if (!(mapped instanceof ApiError)) console.error(`watermarking ${id} failed: ${(err as Error).stack ?? String(err)}`);
+      if (!(mapped instanceof ApiError)) this.loggers.for('watermarking').error(`watermarking ${id} failed`, err);
       error = mapped instanceof ApiError
         ? { status_code: mapped.statusCode, code: mapped.code, details: mapped.details }
         : err instanceof BlobMissingError
