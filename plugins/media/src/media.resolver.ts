@@ -1,7 +1,7 @@
 import { inject, injectable } from 'inversify';
 import { Arg, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { requirePrincipal, type GraphQLContext } from '@filigrane/core';
+import { badRequest, requirePrincipal, type GraphQLContext } from '@filigrane/core';
 import { inputOf } from './registration.service.js';
 import { resolveUrl } from './url-resolver.js';
 import { RegistrationService } from './registration.service.js';
@@ -138,7 +138,11 @@ export class MediaResolver {
   }
 }
 
-/** GraphQL paths are plain text; the REST parser expects percent-encoded segments. */
+/**
+ * GraphQL paths are plain text; the REST parser expects percent-encoded segments. An unpaired
+ * surrogate (a JSON "\ud800") has no UTF-8 form: encodeURIComponent would throw (a 500).
+ */
 function encodeSegments(path: string): string {
+  if (/\p{Cs}/u.test(path)) throw badRequest('invalid_path', 'The path is not valid Unicode (it holds an unpaired surrogate).');
   return path.split('/').map((s) => encodeURIComponent(s)).join('/');
 }
