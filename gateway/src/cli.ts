@@ -35,9 +35,9 @@ Commands:
   schema                        print the GraphQL schema (SDL)
   settings                      print every setting (environment variable) as a Markdown table
   outbox [--limit N]            print the latest notification mails (the outbox when SMTP_URL is unset)
-  plugin new NAME --dir FOLDER [--packages TARBALLS]
-                                write a plugin package (docs/plugins.md); --packages: install Filigrane from
-                                the tarballs of \`filigrane pack\` instead of the registry
+  plugin new NAME --dir FOLDER [--packages TARBALLS | --registry]
+                                write a plugin package (docs/plugins.md), with Filigrane's packages packed into
+                                FOLDER/filigrane-packages (or from TARBALLS of \`filigrane pack\`, or by version)
   pack [--out FOLDER]           npm pack the public packages (plugin-api, testing, tsconfig) and what they load
 
 Environment: PORT (8080), HOST (127.0.0.1), DATA_DIR (./data), DATABASE_URL, FILIGRANE_PLUGINS...

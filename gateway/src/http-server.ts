@@ -17,7 +17,8 @@ export function baseUrlResolver(config: GatewayConfig): (req: FastifyRequest) =>
 function rejectUnauthenticated(req: FastifyRequest): void {
   const required = (req.routeOptions.config as { authRequired?: Record<string, boolean> } | undefined)?.authRequired;
   const needed = required?.[req.method === 'HEAD' ? 'GET' : req.method];
-  if (req.authError && (needed !== undefined || req.url.startsWith('/graphql'))) throw req.authError;
+  // A throttled address is answered 429 everywhere, whatever the route.
+  if (req.authError && (needed !== undefined || req.url.startsWith('/graphql') || req.authError.statusCode === 429)) throw req.authError;
   if (needed && !req.principal) {
     throw new ApiError(401, 'not_authenticated', 'Authentication credentials were not provided.', undefined, { 'www-authenticate': 'Token' });
   }
@@ -78,7 +79,7 @@ export function createHttpServer(config: GatewayConfig, container: Container, lo
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
     try {
-      req.principal = await authenticator.authenticate(req.headers.authorization);
+      req.principal = await authenticator.authenticate(req.headers.authorization, { address: req.ip });
     } catch (err) {
       req.authError = toApiError(err);
     }

@@ -1,10 +1,10 @@
 import { IdentityService } from '@filigrane/plugin-auth';
 import { AccountService } from '@filigrane/plugin-account';
-import pino from 'pino';
 import { checkBoot, createApp, type FiligraneApp } from './app.js';
 import { loadConfig, masterKeySource, type GatewayConfig } from './config.js';
 import { openDatabase, type Database } from './database.js';
 import { pluginsFromConfig } from './plugins.js';
+import { processLogger } from './process-logger.js';
 
 export interface Running {
   app: FiligraneApp;
@@ -38,7 +38,7 @@ export async function boot(mode: 'start' | 'worker' | 'migrate', config: Gateway
       masterKey: masterKeySource(config),
       workers: mode !== 'migrate' && roles.workers !== false,
       queues: roles.queues,
-      jobLogger: mode === 'migrate' ? undefined : pino({ level: config.logLevel, base: { pid: process.pid, role: mode } }),
+      jobLogger: mode === 'migrate' ? undefined : processLogger(config.logLevel, mode),
       http: mode === 'start',
       logger: mode === 'start' && config.logLevel !== 'silent',
     });

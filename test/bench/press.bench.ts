@@ -9,7 +9,8 @@
  *   detection, recording) and of extraction alone;
  * - images found against `pdfimages -list` (poppler-utils) on the same files, and the time
  *   `pdfimages -all` takes to extract them, as a ratio;
- * - recall of the planted photos (found, and watermarked) and of their credit lines; peak RSS.
+ * - recall of the planted photos (found, and watermarked) and of their credit lines; peak RSS;
+ * - OCR credit-line recall on rendered scans, before and after (ocr-credits.ts; `--ocr-only` for it alone).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,10 +20,11 @@ import { parseArgs } from 'node:util';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import sharp from 'sharp';
 import { startTestServer } from '@filigrane/gateway';
-import { extractPdf, PressAnalysisService, PressIssue, PressIssueService, scannedPage } from '@filigrane/plugin-press';
+import { extractPdf, PressAnalysisService, PressIssueService, scannedPage } from '@filigrane/plugin-press';
 import { embed, encodeLmk, generateKey } from '@filigrane/watermark';
 import { benchPostgres } from './support/postgres.js';
 import { filler, insertSyntheticMedia } from './support/synthetic-media.js';
+import { ocrCreditRecall } from './ocr-credits.js';
 
 const root = resolve(__dirname, '..', '..', '..');
 const mib = (kb: number) => (kb / 1024).toFixed(0);
@@ -73,8 +75,12 @@ export async function run(args: string[]): Promise<void> {
       pdfs: { type: 'string', default: join(root, '.cache', 'press') },
       planted: { type: 'string', default: '10' },
       media: { type: 'string', default: '1000' },
+      'ocr-only': { type: 'boolean', default: false },
     },
   });
+  // OCR credit-line recall on scans rendered here, before and after (no server, no downloads).
+  await ocrCreditRecall();
+  if (values['ocr-only']) return;
   if (readdirSync(values.photos, { withFileTypes: true }).length < 10) execFileSync('bash', [join(root, 'test/bench/fetch-photos.sh'), values.photos], { stdio: 'inherit' });
   if (!existsSync(join(values.pdfs, 'GS9_Color_Management.pdf'))) execFileSync('bash', [join(root, 'test/bench/fetch-press.sh'), values.pdfs], { stdio: 'inherit' });
   const hasPoppler = spawnSync('pdfimages', ['-v']).status === 0;
@@ -145,7 +151,7 @@ export async function run(args: string[]): Promise<void> {
       const t1 = performance.now();
       await analysis.process(issue.id);
       const analysisMs = performance.now() - t1;
-      const done = await server.app.dataSource.manager.findOneByOrFail(PressIssue, { id: issue.id });
+      const done = await server.app.dataSource.manager.findOneByOrFail<{ id: number; status: string; pagesDone: number; pagesTotal: number | null; error: { code: string; details?: string } | null }>('PressIssue', { id: issue.id });
       if (file === composedPath) composedId = issue.id;
       const poppler = hasPoppler ? popplerImages(file) : null;
       if (done.status === 'complete') {

@@ -1,11 +1,12 @@
 /**
  * `npm run bench -- watermark [--photos DIR] [--keys N] [--out FILE] [--limit N] [--attacks a,b] [--skip-speed | --speed-only]
- *   [--skip-fidelity | --fidelity-only]`
+ *   [--skip-fidelity | --fidelity-only] [--skip-tool | --tool-only] [--tool-rounds N] [--tool PATH]`
  * The evaluation protocol of research/watermark.md section 4: 15 attacks on a folder of photos,
  * informed and blind TPR at p < 1e-6, log10 p, PSNR, false positives over wrong keys and unmarked
  * originals, embed ms/MP at 1/3/12/24 MP, detect ms per candidate, peak RSS, and the file-level
  * fidelity (fidelity.ts: ImageMagick PSNR and colour shift of the written files, sRGB, Display P3
- * and Adobe RGB, benchmark photos and large wallpapers). Prints a table and
+ * and Adobe RGB, benchmark photos and large wallpapers), and the offline tool's whole-process time and
+ * peak RSS against ImageMagick on a 17.9 MP JPEG (tool-speed.ts) with the endpoint's embedding time. Prints a table and
  * writes the same as JSON (default bench-results/watermark.json).
  */
 import { execFileSync } from 'node:child_process';
@@ -17,6 +18,7 @@ import { detect, embed, generateKey, prepareQuery, type Registration } from '@fi
 import { analyseDetection, gaussianCarrier, log10PValue, normalisedCorrelation, type DetectionAnalysis } from '@filigrane/watermark/internal';
 import { ATTACKS } from './attacks';
 import { fidelity } from './fidelity';
+import { endpointSpeed, toolSpeed } from './tool-speed';
 import { renderMottlingCheck } from './mottling';
 
 // compiled to test/dist/bench: three levels below the repository root
@@ -32,6 +34,10 @@ interface Args {
   speedOnly: boolean;
   skipFidelity: boolean;
   fidelityOnly: boolean;
+  skipTool: boolean;
+  toolOnly: boolean;
+  toolRounds: number;
+  tool?: string;
   attacks?: string[];
 }
 
@@ -49,6 +55,10 @@ function parse(args: string[]): Args {
     speedOnly: args.includes('--speed-only'),
     skipFidelity: args.includes('--skip-fidelity'),
     fidelityOnly: args.includes('--fidelity-only'),
+    skipTool: args.includes('--skip-tool'),
+    toolOnly: args.includes('--tool-only'),
+    toolRounds: Number(get('--tool-rounds') ?? 5),
+    tool: get('--tool'),
     attacks: get('--attacks')?.split(','),
   };
 }
@@ -140,6 +150,15 @@ export async function run(argv: string[]): Promise<void> {
     .sort()
     .slice(0, args.limit);
   if (photos.length === 0) throw new Error(`no JPEG/PNG photos in ${args.photos}`);
+  if (args.toolOnly) {
+    const tool = toolSpeed(root, args.toolRounds, args.tool);
+    const endpoint = args.tool ? [] : await endpointSpeed(root);
+    const out = args.out.replace(/\.json$/, '-tool.json');
+    mkdirSync(resolve(out, '..'), { recursive: true });
+    writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), toolSpeed: tool, endpointSpeed: endpoint }, null, 2)}\n`);
+    console.log(`written ${out}`);
+    return;
+  }
   if (args.speedOnly) {
     const rows = await speed(join(args.photos, photos.includes('starry_night.jpg') ? 'starry_night.jpg' : photos[0]));
     const out = args.out.replace(/\.json$/, '-speed.json');
@@ -266,6 +285,8 @@ export async function run(argv: string[]): Promise<void> {
   console.log(`mottling check:\n  ${mottling.join('\n  ')}`);
   const fid = args.skipFidelity ? undefined : await fidelity(root, args.photos, fidelityDir);
   const speedRows = args.skipSpeed ? [] : await speed(join(args.photos, photos.includes('starry_night.jpg') ? 'starry_night.jpg' : photos[0]));
+  const toolRows = args.skipTool ? [] : toolSpeed(root, args.toolRounds, args.tool);
+  const endpointRows = args.skipTool ? [] : await endpointSpeed(root);
   const result = {
     date: new Date().toISOString(),
     photos: n,
@@ -277,6 +298,8 @@ export async function run(argv: string[]): Promise<void> {
     falsePositives: fpr,
     detection,
     embedSpeed: speedRows,
+    toolSpeed: toolRows,
+    endpointSpeed: endpointRows,
     mottlingImage: mottling,
     peakRssMB: Math.round(process.resourceUsage().maxRSS / 1024),
     wallSeconds: Math.round((performance.now() - t0) / 1000),

@@ -104,6 +104,20 @@ test('NUL in a JSON string, a JSON key or a query-string value: 400 naming the f
   t.is(tags.json.errors[0].field, 'tags.1');
   const form = await server.call('POST', '/o/token/', { body: 'grant_type=client_credentials%00', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from('a:b').toString('base64')}` } });
   errorBody(t, form, 400, 'invalid_character');
+  const boundary = 'nulboundary';
+  const multipart = Buffer.concat([
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\nmy search\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a\u0000.png"\r\nContent-Type: image/png\r\n\r\n`),
+    await png('#112233'),
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  const upload = await server.call('POST', '/api/v4/searches/', { key, body: multipart, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
+  errorBody(t, upload, 400, 'invalid_character');
+  t.is(upload.json.errors[0].field, 'file.filename');
+  // Client credentials are strings from the client too (base64, then percent-decoded).
+  for (const cred of ['a\u0000b:secret', '\u0000:\u0000', 'a%00b:secret']) {
+    const token = await server.call('POST', '/o/token/', { body: 'grant_type=client_credentials', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(cred).toString('base64')}` } });
+    errorBody(t, token, 401, 'invalid_client');
+  }
   for (const q of ['site.domain=a%00b', 'page.url__startswith=%00%00%00', 'tags=x%00']) {
     const res = await get(`/api/v4/matches/?${q}`);
     errorBody(t, res, 400, 'invalid_character');
@@ -264,6 +278,12 @@ test('bidi overrides, isolates and other invisible format characters in media an
     const folder = await server.call('PUT', `/api/v4/media/edge/${encodeURIComponent(name)}/inside.png`, { key, json: { url: uri } });
     errorBody(t, folder, 400, 'invalid_name');
   }
+  const gql = await server.call('POST', '/graphql', {
+    key,
+    json: { query: 'mutation($p: String!, $u: String!) { registerMedia(path: $p, url: $u) { path } }', variables: { p: '/edge/report\u202Efdp.exe', u: uri } },
+  });
+  t.is(gql.json.errors?.[0]?.extensions?.code, 'invalid_name', gql.text);
+  t.is(gql.json.errors[0].extensions.status_code, 400);
   // Joiners that scripts and emoji need stay allowed.
   for (const name of ['\u0645\u06CC\u200C\u062E\u0648\u0627\u0647\u0645.png', '\u{1F469}\u200D\u{1F4BB}.png', 'caf\u00E9 \u65E5\u672C.png']) {
     const res = await server.call('PUT', `/api/v4/media/edge/${encodeURIComponent(name)}`, { key, json: { url: uri } });

@@ -114,6 +114,7 @@ async function serve(mounted: MountedRoute, req: FastifyRequest, container: Cont
     rawPath: (req.raw.url ?? '/').split('?')[0]!,
     url: new URL(req.url, baseUrl),
     baseUrl,
+    clientAddress: req.ip,
   };
   return spec.handler(ctx);
 }

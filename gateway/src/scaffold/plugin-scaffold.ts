@@ -17,7 +17,7 @@ export interface ScaffoldOptions {
 }
 
 function render(text: string, n: PluginNames): string {
-  return text.replace(/__ENV__/g, n.env).replace(/__Pascal__/g, n.pascal).replace(/__camel__/g, n.camel).replace(/__snake__/g, n.snake).replace(/__id__/g, n.id);
+  return text.replace(/__API__/g, PLUGIN_API_VERSION).replace(/__ENV__/g, n.env).replace(/__Pascal__/g, n.pascal).replace(/__camel__/g, n.camel).replace(/__snake__/g, n.snake).replace(/__id__/g, n.id);
 }
 
 function templateFiles(dir: string): string[] {
@@ -28,16 +28,20 @@ function templateFiles(dir: string): string[] {
 export function scaffoldPlugin(options: ScaffoldOptions): string[] {
   const names = pluginNames(options.name);
   const dir = resolve(options.dir);
-  if (existsSync(dir) && readdirSync(dir).length > 0) throw new Error(`${dir} is not empty: scaffold into a new folder`);
+  const bundled = options.packages !== undefined && resolve(options.packages) === join(dir, 'filigrane-packages');
+  // The one thing allowed in the folder: the tarballs packed for it (`filigrane plugin new` from a checkout).
+  if (existsSync(dir) && readdirSync(dir).some((entry) => !(bundled && entry === 'filigrane-packages'))) throw new Error(`${dir} is not empty: scaffold into a new folder`);
   const devDependencies: Record<string, string> = { ...TOOLCHAIN, '@filigrane/plugin-api': `^${PLUGIN_API_VERSION}`, '@filigrane/testing': '0.1.0', '@filigrane/tsconfig': '0.1.0' };
   let overrides: Record<string, string> | undefined;
   let packagesNote = '';
   if (options.packages) {
     // Installing from tarballs: the public packages by file, their dependencies pinned to theirs.
-    const tarballs = packedPackages(options.packages);
+    // Tarballs inside the plugin's folder are named relatively, so the folder can move.
+    const tarballs = Object.fromEntries(Object.entries(packedPackages(options.packages)).map(([name, file]) => [name, bundled ? `./${relative(dir, file)}` : file]));
     for (const name of PUBLIC_PACKAGES) devDependencies[name] = `file:${tarballs[name]}`;
     overrides = Object.fromEntries(Object.entries(tarballs).filter(([name]) => !PUBLIC_PACKAGES.includes(name)).map(([name, file]) => [name, `file:${file}`]));
-    packagesNote = `\nFiligrane's packages come from the tarballs in \`${resolve(options.packages)}\` (made by\n\`npx filigrane pack --out <folder>\` in a Filigrane checkout): \`devDependencies\` and \`overrides\`\nin package.json name them. Once they are on a registry, replace those \`file:\` specs by versions.\n`;
+    const where = bundled ? 'filigrane-packages/' : resolve(options.packages);
+    packagesNote = `\nFiligrane's packages come from the tarballs in \`${where}\` (packed from a Filigrane checkout by\n\`npx filigrane plugin new\` or \`npx filigrane pack --out <folder>\`): \`devDependencies\` and \`overrides\`\nin package.json name them. Once they are on a registry, replace those \`file:\` specs by versions.\n`;
   }
   const written: string[] = [];
   for (const file of templateFiles(TEMPLATE_DIR)) {

@@ -1,18 +1,29 @@
+import { existsSync, readdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { packPackages } from './packed-packages.js';
 import { scaffoldPlugin } from './plugin-scaffold.js';
 
 /** The checkout this CLI runs from (gateway/dist/src/scaffold -> repository root). */
 const CHECKOUT = resolve(__dirname, '..', '..', '..', '..');
 
-/** `filigrane plugin new <name> --dir <folder> [--packages <folder>]` */
+/**
+ * `filigrane plugin new <name> --dir <folder> [--packages <folder> | --registry]`. From a checkout
+ * and without either flag, the packages are packed into `<folder>/filigrane-packages` first, so the
+ * README's `npm install && npm test` work as written before anything is published.
+ */
 export function pluginNew(args: string[]): number {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { dir: { type: 'string' }, packages: { type: 'string' } }, strict: true });
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { dir: { type: 'string' }, packages: { type: 'string' }, registry: { type: 'boolean' } }, strict: true });
   const name = positionals[0];
-  if (!name || positionals.length > 1) throw new Error('usage: filigrane plugin new <name> --dir <folder> [--packages <folder of tarballs>]');
+  if (!name || positionals.length > 1) throw new Error('usage: filigrane plugin new <name> --dir <folder> [--packages <folder of tarballs> | --registry]');
   const dir = resolve(values.dir ?? name);
-  const files = scaffoldPlugin({ name, dir, packages: values.packages });
+  let packages = values.packages;
+  if (!packages && !values.registry && existsSync(join(CHECKOUT, 'packages', 'plugin-api', 'package.json'))) {
+    if (existsSync(dir) && readdirSync(dir).length > 0) throw new Error(`${dir} is not empty: scaffold into a new folder`);
+    packages = join(dir, 'filigrane-packages');
+    packPackages(CHECKOUT, packages);
+  }
+  const files = scaffoldPlugin({ name, dir, packages });
   console.log(`plugin "${name}" written to ${dir}:\n${files.map((f) => `  ${f}`).join('\n')}\n\nNext:\n  cd ${dir}\n  npm install\n  npm test`);
   return 0;
 }

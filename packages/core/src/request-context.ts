@@ -11,8 +11,11 @@ export interface Principal {
 
 /** Resolves the Authorization header; bound by the auth plugin under TOKENS.Authenticator. */
 export interface Authenticator {
-  /** null when no credentials were given; throws a 401 ApiError when they are wrong. */
-  authenticate(authorization: string | undefined): Promise<Principal | null>;
+  /**
+   * null when no credentials were given; throws a 401 ApiError when they are wrong (429 when the
+   * client's address has failed too often: `client.address` is counted against).
+   */
+  authenticate(authorization: string | undefined, client?: { address: string }): Promise<Principal | null>;
 }
 
 export const homePermission = (home: string) => `home:${home}`;

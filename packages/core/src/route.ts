@@ -27,6 +27,8 @@ export interface RouteContext {
   url: URL;
   /** Absolute base URL of the service (scheme, host, port). */
   baseUrl: string;
+  /** The client's address (the socket's, or X-Forwarded-For through the proxies TRUST_PROXY names). */
+  clientAddress?: string;
 }
 
 export interface RouteResponse {

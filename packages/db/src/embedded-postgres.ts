@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
 import { lockDataDir, type DataDirHolder } from './data-dir-lock.js';
 import { serveWire } from './wire-server.js';
+import { freshMemoryPglite } from './pglite-template.js';
 
 export interface EmbeddedPostgres {
   /** postgres:// URL (with the password) that any PostgreSQL client (pg, TypeORM, pg-boss, psql) can use. */
@@ -50,7 +51,7 @@ export async function startEmbeddedPostgres(options: { dataDir?: string; port?: 
   const lock = options.dataDir ? lockDataDir(options.dataDir) : null;
   try {
     const password = options.dataDir ? embeddedPassword(options.dataDir) : randomBytes(24).toString('base64url');
-    const db = await PGlite.create(options.dataDir ?? 'memory://');
+    const db = options.dataDir ? await PGlite.create(options.dataDir) : await freshMemoryPglite();
     const server = await serveWire(db, { port: options.port ?? 0, password, maxConnections: options.maxConnections });
     const port = Number(server.address.split(':').pop());
     lock?.listening(HOST, port);

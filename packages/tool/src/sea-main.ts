@@ -44,8 +44,17 @@ function cacheRoots(): string[] {
 }
 
 function loadBundledSharp(sea: SeaModule): void {
-  const pack = Buffer.from(sea.getAsset('sharp.pack'));
-  const id = createHash('sha256').update(pack).digest('hex').slice(0, 16);
+  // The id is the pack's hash, stored beside it at build time: the 20 MB pack is read (copied out of
+  // the executable) only when it has to be unpacked. Older builds without it hash the pack.
+  let pack: Buffer | undefined;
+  const packed = (): Buffer => (pack ??= Buffer.from(sea.getAsset('sharp.pack')));
+  let id: string;
+  try {
+    id = Buffer.from(sea.getAsset('sharp.id')).toString('latin1');
+  } catch {
+    id = createHash('sha256').update(packed()).digest('hex').slice(0, 16);
+  }
+  if (!/^[0-9a-f]{16}$/.test(id)) throw new Error('bad sharp.id asset in the executable');
   let lastError: unknown;
   for (const root of cacheRoots()) {
     const dir = join(root, id);
@@ -54,7 +63,7 @@ function loadBundledSharp(sea: SeaModule): void {
         // Unpack into a private folder, then rename: concurrent runs never see a partial tree.
         const staging = `${dir}.${randomBytes(6).toString('hex')}`;
         mkdirSync(staging, { recursive: true });
-        unpack(pack, staging);
+        unpack(packed(), staging);
         writeFileSync(join(staging, 'complete'), '');
         try {
           renameSync(staging, dir);

@@ -8,7 +8,7 @@ export interface VideoInfo {
   height: number;
   /** Video codec name (h264, mpeg4, vp9...). */
   codec: string;
-  /** Container, as the spec names formats: mp4, mov, 3gp, 3g2, mj2, m4a, webm, avi, mkv... */
+  /** Container, as the spec names formats: mp4, mov, 3gp, 3g2, mj2, m4a, and the others of VIDEO_FORMATS. */
   format: string;
 }
 

@@ -136,6 +136,13 @@ export interface EncodeOptions {
   jpeg?: JpegEncodeSettings;
 }
 
+/**
+ * Largest image written with optimised Huffman tables. Optimising makes libjpeg keep every
+ * coefficient of the image in memory (2 bytes a sample: 108 MB at 18 MP 4:4:4) and code it twice:
+ * +40 % encode time for files about 3 % smaller. Above this size the standard tables are used.
+ */
+export const OPTIMISE_CODING_MAX_PIXELS = 4_000_000;
+
 /** The lowest JPEG quality we write: below it the re-encoding noise would exceed the mark itself. */
 export const MIN_JPEG_QUALITY = 50;
 
@@ -153,7 +160,7 @@ export function jpegSettings(
     quality,
     chromaSubsampling: info.chromaSubsampling === '4:2:0' ? '4:2:0' : '4:4:4',
     progressive: info.progressive === true,
-    optimiseCoding: true,
+    optimiseCoding: info.width * info.height <= OPTIMISE_CODING_MAX_PIXELS,
   };
 }
 
@@ -216,6 +223,11 @@ export function psnrOf(a: RawImage, b: RawImage): number {
     throw new Error(`psnrOf: ${a.width}x${a.height}x${a.channels} vs ${b.width}x${b.height}x${b.channels}`);
   }
   const channels = a.channels;
+  if (a.depth === 8 && b.depth === 8 && channels >= 3) {
+    // The usual case on monomorphic byte arrays (the loop below sees both array types and runs ~4x slower).
+    const mse = sseRgb8(a.data as Uint8Array, b.data as Uint8Array, channels) / (a.width * a.height * 3);
+    return mse > 0 ? 10 * Math.log10((255 * 255) / mse) : Infinity;
+  }
   const colour = channels >= 3 ? 3 : 1;
   const x = a.data;
   const y = b.data;
@@ -229,4 +241,16 @@ export function psnrOf(a: RawImage, b: RawImage): number {
   const scale = a.depth === 16 ? 257 : 1;
   const mse = sse / (scale * scale) / (a.width * a.height * colour);
   return mse > 0 ? 10 * Math.log10((255 * 255) / mse) : Infinity;
+}
+
+/** Sum of squared differences of the colour channels of two 8-bit RGB(A) sample arrays. */
+function sseRgb8(x: Uint8Array, y: Uint8Array, channels: number): number {
+  let sse = 0;
+  for (let p = 0; p < x.length; p += channels) {
+    const d0 = x[p] - y[p];
+    const d1 = x[p + 1] - y[p + 1];
+    const d2 = x[p + 2] - y[p + 2];
+    sse += d0 * d0 + d1 * d1 + d2 * d2;
+  }
+  return sse;
 }

@@ -1,4 +1,4 @@
-import type { FilterFields } from '@filigrane/core';
+import type { FilterFields, FilterOp, FilterValue } from '@filigrane/core';
 
 /** The aggregations served (spec: group-path, group-site-path, group-site-path-pageurl). */
 export const AGGREGATION_NAMES = ['group-path', 'group-site-path', 'group-site-path-pageurl'] as const;
@@ -28,10 +28,41 @@ export const isAggregationName = (n: string | undefined): n is AggregationName =
 /** Fields of the objects that exist but are not filterable (a clearer 400 than "unknown"). */
 export const NOT_FILTERABLE = ['_version', 'deleted', 'url', 'matches', 'media', 'media.type', 'media.url', 'media.thumbnail', 'site'];
 
+/** An id as the spec types it (a string) that PostgreSQL can compare with the bigint column. */
+const BIGINT_ID = /^[1-9]\d{0,17}$/;
+const DECIMAL = /^\d+$/;
+
+/**
+ * `_id` is a string in the spec, so every string operator applies (`_id__startswith=12`); the
+ * ids are decimal numbers, so equality uses the indexed column, and an order (`_id__gt=99`) is
+ * numeric for a decimal value (as the ids grow) and textual otherwise. A value no id can have
+ * (`_id=abc`, twenty digits) matches nothing, never a database error.
+ */
+function idFilter(op: FilterOp, value: FilterValue, p: (v: unknown) => string): string | undefined {
+  const ids = (vs: string[]) => vs.filter((v) => BIGINT_ID.test(v));
+  switch (op) {
+    case 'eq':
+      return BIGINT_ID.test(value as string) ? `a.id = ${p(value)}::bigint` : 'FALSE';
+    case 'ne':
+      return BIGINT_ID.test(value as string) ? `a.id <> ${p(value)}::bigint` : 'TRUE';
+    case 'in':
+      return `a.id = ANY(${p(ids(value as string[]))}::bigint[])`;
+    case 'gt':
+    case 'lt':
+    case 'gte':
+    case 'lte': {
+      const sign = { gt: '>', lt: '<', gte: '>=', lte: '<=' }[op];
+      return DECIMAL.test(value as string) ? `a.id::numeric ${sign} ${p(value)}::numeric` : `a.id::text ${sign} ${p(value)}`;
+    }
+    default:
+      return undefined; // startswith, isnull: as for any string
+  }
+}
+
 /** Filterable fields of one aggregation and their SQL (a: aggregations, md: media, s: sites). */
 export function aggregationFields(def: AggregationDef): FilterFields {
   const fields: FilterFields = {
-    _id: { type: 'integer', sql: 'a.id' },
+    _id: { type: 'string', sql: 'a.id::text', custom: idFilter },
     group: { type: 'integer', sql: 'a.account_id' },
     type: { type: 'integer', sql: def.typeSql, choices: [0, 1, 2, 3, 4] },
     created: { type: 'date', sql: 'a.created' },

@@ -125,6 +125,18 @@ test.serial('filters: every operator on the aggregation fields', async (t) => {
   t.is(await count('group-path', `?_id=${a._id}`), 1);
   t.is(await count('group-path', `?!_id=${a._id}`), 1);
   t.is(await count('group-path', `?_id__in=${a._id},999999`), 1);
+  // `_id` is a string in the spec: every string operator works on it, and no value is a 400 "integer".
+  const ids = (await list('group-path', '')).results.map((r) => String(r._id));
+  const prefix = a._id.slice(0, 1);
+  t.is(await count('group-path', `?_id__startswith=${prefix}`), ids.filter((id) => id.startsWith(prefix)).length);
+  t.is(await count('group-path', `?_id__startswith=${a._id}`), ids.filter((id) => id.startsWith(a._id)).length);
+  t.is(await count('group-path', '?_id__startswith=x'), 0);
+  t.is(await count('group-path', `?_id__gte=${a._id}&_id__lte=${a._id}`), 1);
+  t.is(await count('group-path', '?_id=abc'), 0);
+  t.is(await count('group-path', '?_id=123456789012345678901234'), 0);
+  t.is(await count('group-path', '?_id__gt=123456789012345678901234'), 0);
+  t.is(await count('group-path', '?!_id=abc'), 2);
+  t.is(await count('group-path', '?_id__in=abc,x'), 0);
   t.is(await count('group-path', '?path__startswith=/grouper/news/'), 1);
   t.is(await count('group-path', '?path__in=/grouper/news/a.png,/grouper/ads/b.png'), 2);
   t.is(await count('group-path', '?match_count__gt=4'), 1);

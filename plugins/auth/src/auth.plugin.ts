@@ -1,7 +1,8 @@
 import { ContainerModule } from 'inversify';
 import { definePlugin, TOKENS } from '@filigrane/core';
 import { AccessToken, Account, AccountPermission, ApiKey, OAuthApplication } from './auth.entities.js';
-import { AuthInit1763700001000 } from './auth.migration.js';
+import { AuthAccountDirectory1764300001000, AuthInit1763700001000, AuthThrottle1764100002000 } from './auth.migration.js';
+import { CredentialThrottle } from './credential-throttle.service.js';
 import { ApiKeyService } from './api-key.service.js';
 import { AuthenticatorService } from './authenticator.service.js';
 import { IdentityService } from './identity.service.js';
@@ -13,8 +14,9 @@ import { OAuthService } from './oauth.service.js';
 export const authPlugin = definePlugin({
   id: 'auth',
   entities: [Account, ApiKey, OAuthApplication, AccessToken, AccountPermission],
-  migrations: [AuthInit1763700001000],
+  migrations: [AuthInit1763700001000, AuthThrottle1764100002000, AuthAccountDirectory1764300001000],
   bindings: new ContainerModule(({ bind }) => {
+    bind(CredentialThrottle).toSelf().inSingletonScope();
     bind(IdentityService).toSelf().inSingletonScope();
     bind(ApiKeyService).toSelf().inSingletonScope();
     bind(OAuthService).toSelf().inSingletonScope();
@@ -25,5 +27,6 @@ export const authPlugin = definePlugin({
   resolvers: [OAuthResolver],
   jobs: (container) => [
     { queue: 'auth.purge-expired-tokens', schedule: '17 * * * *', handler: async () => void (await container.get(OAuthService).purgeExpired()) },
+    { queue: 'auth.purge-throttle', schedule: '23 * * * *', handler: () => container.get(CredentialThrottle).purge() },
   ],
 });

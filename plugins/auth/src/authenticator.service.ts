@@ -1,6 +1,7 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
 import { ApiError, sha256Hex, TOKENS, type Authenticator, type Clock, type Principal } from '@filigrane/core';
+import { CredentialThrottle } from './credential-throttle.service.js';
 
 interface PrincipalRow {
   id: number;
@@ -29,21 +30,28 @@ export class AuthenticatorService implements Authenticator {
   constructor(
     @inject(TOKENS.DataSource) private readonly db: DataSource,
     @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(CredentialThrottle) private readonly throttle: CredentialThrottle,
   ) {}
 
-  async authenticate(header: string | undefined): Promise<Principal | null> {
+  async authenticate(header: string | undefined, client?: { address: string }): Promise<Principal | null> {
     if (!header) return null;
     const match = /^(\w+)\s+(\S+)\s*$/.exec(header);
     if (!match) throw invalid('Invalid Authorization header.');
     const scheme = match[1]!.toLowerCase();
     const credential = match[2]!;
-    if (scheme === 'token') return this.byApiKey(credential);
-    if (scheme === 'bearer') return this.byAccessToken(credential);
+    if (scheme === 'token') return this.byApiKey(credential, client);
+    if (scheme === 'bearer') return this.byAccessToken(credential, client);
     if (scheme === 'basic') return null; // client credentials, read by the token endpoint itself
     throw invalid(`Unsupported authorization scheme "${match[1]}"; use Token or Bearer.`);
   }
 
-  private async byApiKey(key: string): Promise<Principal> {
+  /** A wrong key or token: counted against the address (429 once it failed too often), else 401. */
+  private async wrong(client: { address: string } | undefined, details: string): Promise<never> {
+    if (client) await this.throttle.failed({ address: client.address });
+    throw invalid(details);
+  }
+
+  private async byApiKey(key: string, client?: { address: string }): Promise<Principal> {
     const hash = sha256Hex(key);
     const now = Date.now();
     const cached = this.keyCache.get(hash);
@@ -55,7 +63,7 @@ export class AuthenticatorService implements Authenticator {
       [hash],
     );
     const row = rows[0];
-    if (!row) throw invalid('Invalid token.');
+    if (!row) return this.wrong(client, 'Invalid token.');
     const principal = toPrincipal(row, 'token');
     if (this.keyCache.size >= KEY_CACHE_MAX) this.keyCache.delete(this.keyCache.keys().next().value!);
     this.keyCache.set(hash, { principal, until: now + KEY_CACHE_MS });
@@ -67,7 +75,7 @@ export class AuthenticatorService implements Authenticator {
     for (const [hash, entry] of this.keyCache) if (entry.principal.accountId === accountId) this.keyCache.delete(hash);
   }
 
-  private async byAccessToken(token: string): Promise<Principal> {
+  private async byAccessToken(token: string, client?: { address: string }): Promise<Principal> {
     const rows: PrincipalRow[] = await this.db.query(
       `SELECT a.id, a.username, a.home, t.expires, t.application_id,
               ARRAY(SELECT permission FROM account_permissions p WHERE p.account_id = a.id ORDER BY permission) AS permissions
@@ -78,7 +86,7 @@ export class AuthenticatorService implements Authenticator {
       [sha256Hex(token)],
     );
     const row = rows[0];
-    if (!row) throw invalid('Invalid or revoked access token.');
+    if (!row) return this.wrong(client, 'Invalid or revoked access token.');
     if (new Date(row.expires!).getTime() <= this.clock.now().getTime()) {
       throw new ApiError(401, 'token_expired', 'The access token has expired; request a new one at /o/token/.', undefined, {
         'www-authenticate': 'Bearer error="invalid_token"',

@@ -32,11 +32,15 @@ function clientCredentials(ctx: RouteContext): { clientId: string; clientSecret:
     if (colon < 1) throw new OAuthError(401, 'invalid_client', 'Malformed Basic credentials.', { 'www-authenticate': 'Basic realm="filigrane"' });
     // RFC 6749 2.3.1: both parts are form-urlencoded before base64.
     const part = (s: string) => {
+      let value: string;
       try {
-        return decodeURIComponent(s.replace(/\+/g, ' '));
+        value = decodeURIComponent(s.replace(/\+/g, ' '));
       } catch {
         throw new OAuthError(400, 'invalid_request', 'Malformed percent-encoding in the Basic credentials.');
       }
+      // No client id or secret holds U+0000 (PostgreSQL text cannot): refused before any lookup.
+      if (value.includes('\u0000')) throw new OAuthError(401, 'invalid_client', 'Malformed Basic credentials.', { 'www-authenticate': 'Basic realm="filigrane"' });
+      return value;
     };
     return { clientId: part(decoded.slice(0, colon)), clientSecret: part(decoded.slice(colon + 1)) };
   }
@@ -114,7 +118,7 @@ export const oauthRoutes: RouteSpec[] = [
       if (body.scope !== undefined && !String(body.scope).split(' ').every((s) => s === 'openid')) {
         throw new OAuthError(400, 'invalid_scope', 'The only scope available is openid.');
       }
-      const token = await ctx.container.get(OAuthService).issueToken(clientId, clientSecret);
+      const token = await ctx.container.get(OAuthService).issueToken(clientId, clientSecret, ctx.clientAddress);
       return ok(token, { 'cache-control': 'no-store', pragma: 'no-cache' });
     },
   },

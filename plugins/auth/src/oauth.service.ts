@@ -3,6 +3,7 @@ import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
 import { ApiError, sha256Hex, TOKENS, type AppConfig, type Clock } from '@filigrane/core';
 import { AccessToken, OAuthApplication } from './auth.entities.js';
+import { CredentialThrottle } from './credential-throttle.service.js';
 import { hashSecret, newSecret, verifySecret } from './secrets.js';
 
 /** An RFC 6749 error inside our error body: `code` and `error` carry the RFC's error code. */
@@ -30,6 +31,7 @@ export class OAuthService {
     @inject(TOKENS.DataSource) private readonly db: DataSource,
     @inject(TOKENS.Config) private readonly config: AppConfig,
     @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(CredentialThrottle) private readonly throttle: CredentialThrottle,
   ) {}
 
   async createApplication(accountId: number, name: string): Promise<{ application: OAuthApplication; clientSecret: string }> {
@@ -59,9 +61,13 @@ export class OAuthService {
     return (result.affected ?? 0) > 0;
   }
 
-  async issueToken(clientId: string, clientSecret: string): Promise<IssuedToken> {
-    const application = await this.db.manager.findOne(OAuthApplication, { where: { clientId } });
-    if (!application || !(await verifySecret(clientSecret, application.clientSecretHash))) {
+  /** The client-credentials grant; `address` is the caller's, for the throttle on failed secrets. */
+  async issueToken(clientId: string, clientSecret: string, address = 'unknown'): Promise<IssuedToken> {
+    const application = await this.throttle.guard({ address, client: clientId }, async () => {
+      const app = await this.db.manager.findOne(OAuthApplication, { where: { clientId } });
+      return app && (await verifySecret(clientSecret, app.clientSecretHash)) ? app : null;
+    });
+    if (!application) {
       throw new OAuthError(401, 'invalid_client', 'Client authentication failed.', { 'www-authenticate': 'Basic realm="filigrane"' });
     }
     const token = newSecret('fat');

@@ -2,7 +2,7 @@ import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
 import {
   conflict, dateConditionsSql, notFound, returnedRows, TOKENS,
-  type BlobStore, type DateCondition, type JobQueue,
+  type BlobStore, type DateCondition, type JobQueue, type LoggerFactory,
 } from '@filigrane/core';
 import { ARTIFACT_FILES, type ArtifactName } from './batch-writer.service.js';
 import { CRAWLER_SETTINGS, type CrawlerConfig, type NewSession } from './crawl-settings.js';
@@ -97,6 +97,7 @@ export class CrawlService {
     @inject(TOKENS.JobQueue) private readonly jobs: JobQueue,
     @inject(TOKENS.BlobStore) private readonly blobs: BlobStore,
     @inject(CRAWLER_SETTINGS.token) private readonly cfg: CrawlerConfig,
+    @inject(TOKENS.Loggers) private readonly loggers: LoggerFactory,
   ) {}
 
   async create(accountId: number, s: NewSession): Promise<SessionRow> {
@@ -226,7 +227,7 @@ export class CrawlService {
     );
     for (const s of stale) {
       // A takeover: the process that ran it stopped (kill -9, crash) or this one restarted.
-      console.warn(staleSeconds
+      this.loggers.for('crawler').warn(staleSeconds
         ? `crawl ${s.id}:${s.cycle} taken over: no heartbeat for ${staleSeconds} s, its process stopped; dispatched again (pages it claimed are crawled again after their lease)`
         : `crawl ${s.id}:${s.cycle} resumed at start: dispatched again`);
       await this.dispatch(s.id, s.cycle);

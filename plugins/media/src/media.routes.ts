@@ -22,18 +22,16 @@ import {
 import { resolveUrl } from './url-resolver.js';
 import { blobKeys, MediaService } from './media.service.js';
 import { parseMediaPath } from './media-path.js';
-import { mediaView } from './media-view.js';
-import { parseMetadata } from './metadata.js';
+import { mediaView } from '@filigrane/core';
+import { parseMetadata } from '@filigrane/core';
 import { MEDIA_QUERY, METADATA_SCHEMA, REGISTRATION_BODY_SCHEMA } from './media.schemas.js';
 import { inputOf, RegistrationService, type RegistrationInput } from './registration.service.js';
 import { byteRange } from './byte-range.js';
+import { VIDEO_BODY_TYPES, VIDEO_CONTENT_TYPES, type VideoFormat } from '@filigrane/video';
 
 const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif'];
-const VIDEO_CONTENT_TYPES: Record<string, string> = {
-  mp4: 'video/mp4', mov: 'video/quicktime', webm: 'video/webm', '3gp': 'video/3gpp', '3g2': 'video/3gpp2', mj2: 'video/mj2', m4a: 'audio/mp4', avi: 'video/x-msvideo', mkv: 'video/x-matroska',
-};
 /** Video bodies (the container is sniffed from the bytes; the type only admits the body). */
-export const VIDEO_TYPES = ['video/mp4', 'video/quicktime', 'video/webm', 'video/3gpp', 'video/3gpp2', 'video/mj2', 'audio/mp4', 'video/x-msvideo', 'video/x-matroska'];
+export const VIDEO_TYPES = VIDEO_BODY_TYPES;
 
 /** The request path after `/api/v4/media`, as sent. */
 const treePath = (ctx: RouteContext) => ctx.rawPath.replace(/^\/api\/v4\/media/, '');
@@ -157,7 +155,7 @@ export const mediaRoutes: RouteSpec[] = [
         // Streamed from disk (videos run to hundreds of MB), the requested range only.
         const video = await blobs.open(keys.original, (size) => byteRange(size, ctx.headers.range));
         if (!video) return missing(keys.original);
-        const contentType = VIDEO_CONTENT_TYPES[media.format ?? ''] ?? 'application/octet-stream';
+        const contentType = VIDEO_CONTENT_TYPES[(media.format ?? '') as VideoFormat] ?? 'application/octet-stream';
         const { range } = video;
         const answer = streamed(video.stream, range ? range.end - range.start + 1 : video.size, contentType);
         if (!range) return { ...answer, headers: { ...answer.headers, 'accept-ranges': 'bytes' } };

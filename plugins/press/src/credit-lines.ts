@@ -18,6 +18,9 @@ interface Rect {
 /** Words that open a credit line in English and French newspapers. */
 const CREDIT = /(©|\(c\)\s|copyright|cr[ée]dits?\b|photos?\s*[:©/]|photograph(?:y|ie)?\s*:|foto\s*:|picture\s*:|image\s*:|illustration\s*:|getty images|afp\b|reuters\b)/i;
 
+/** Whether a line of text reads like a credit line. */
+export const looksLikeCredit = (text: string) => CREDIT.test(text);
+
 /** Gap between two rectangles (0 when they overlap). */
 function gap(a: Rect, b: Rect): number {
   const dx = Math.max(0, a.x - (b.x + b.width), b.x - (a.x + a.width));
@@ -53,7 +56,8 @@ export function creditNear(box: Rect, runs: TextLine[]): string | null {
   const margin = 14 + 0.06 * Math.max(box.width, box.height);
   let best: { text: string; d: number } | null = null;
   for (const line of joinRuns(runs)) {
-    const text = line.text.replace(/\s+/g, ' ').trim();
+    // OCR may read specks before the line as symbols ("& = © Jean Dupont"): they are dropped.
+    const text = line.text.replace(/\s+/g, ' ').trim().replace(/^[^\p{L}\p{N}©(]+/u, '');
     if (text.length < 3 || text.length > 200 || !CREDIT.test(text)) continue;
     const d = gap(box, line);
     if (d > margin) continue;

@@ -1,5 +1,4 @@
 export { pressPlugin, PRESS_INBOX_QUEUE } from './press.plugin.js';
-export { PressIssue } from './press-issue.entity.js';
 export { PressIssueService, PRESS_QUEUE, parseIssueFields } from './press-issue.service.js';
 export { PressAnalysisService, PRESS_FLAGS } from './press-analysis.service.js';
 export { PressInboxService } from './press-inbox.service.js';
@@ -7,6 +6,6 @@ export { PRESS_INGEST } from './press-permission.js';
 export { DocumentError } from './document-error.js';
 export * from './pdf-extraction.js';
 export * from './credit-lines.js';
-export { TesseractOcr } from './ocr.js';
+export { TesseractOcr, type OcrOptions } from './ocr.js';
 export { PRESS_SETTINGS, type PressSettings } from './press.settings.js';
-export { scannedPage } from './testing.js';
+export { scannedCreditPdf, scannedPage, type ScanOptions } from './testing.js';

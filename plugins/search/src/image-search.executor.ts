@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'inversify';
-import { ApiError, isUploadedFile, requireBlob, TOKENS, validationError, type BlobStore, type ErrorItem } from '@filigrane/core';
-import { imageView, mediaApiError } from '@filigrane/plugin-media';
+import { ApiError, isUploadedFile, requireBlob, TOKENS, validationError, type BlobStore, type ErrorItem, codecApiError, imageView } from '@filigrane/core';
 import { prepareQuery, queryFingerprint, sniffQueryFormat, type GeometricModel } from '@filigrane/vision';
+import { ACCEPTED_VIDEOS } from '@filigrane/video';
 import { IdentificationService, type IdentifyOptions } from './identification.service.js';
 import { assertWithinHome, searchPathOf, type SearchExecutor, type SearchScope } from './search-executors.js';
 import { VideoMatchService, type VideoMatch } from './video-match.service.js';
@@ -68,7 +68,7 @@ export class ImageSearchExecutor implements SearchExecutor<ImageQuery> {
     else if (file.data.length === 0) errors.push({ field: 'file', code: 'empty', details: 'The file is empty.' });
     else if (file.data.length > MAX_QUERY_BYTES) errors.push({ field: 'file', code: 'too_large', details: `At most ${MAX_QUERY_BYTES} bytes.` });
     // Formats copies come in, by their bytes: SVG, TIFF and the rest never reach an image decoder.
-    else if (!sniffQueryFormat(file.data)) throw new ApiError(415, 'unsupported_format', 'The query image must be a JPEG, PNG, GIF, WebP or AVIF image.');
+    else if (!sniffQueryFormat(file.data)) throw new ApiError(415, 'unsupported_format', `The query must be a JPEG, PNG, GIF, WebP or AVIF image, or a video. ${ACCEPTED_VIDEOS}`);
     const mode = (body.mode ?? 'near_duplicate') as ImageSearchMode;
     if (!MODES.includes(mode)) errors.push({ field: 'mode', code: 'invalid_choice', details: 'mode is near_duplicate, similar or leaks.' });
     const categories = body.categories === undefined ? ['default'] : list(body.categories);
@@ -124,7 +124,7 @@ export class ImageSearchExecutor implements SearchExecutor<ImageQuery> {
         limit: 10,
       });
     } catch (err) {
-      throw mediaApiError(err);
+      throw codecApiError(err, ACCEPTED_VIDEOS);
     } finally {
       // An asynchronous query image is deleted once its search ran: results keep no pixels.
       if (query.blob) await this.blobs.delete(query.blob).catch(() => undefined);

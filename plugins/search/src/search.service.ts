@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
-import { ApiError, BlobMissingError, badRequest, notFound, TOKENS, type Clock, type EventPublisher, type ExtensionRegistry, type JobQueue, type WorkPool } from '@filigrane/core';
+import { ApiError, BlobMissingError, badRequest, notFound, TOKENS, type Clock, type EventPublisher, type ExtensionRegistry, type JobQueue, type WorkPool, type LoggerFactory } from '@filigrane/core';
 import { Search } from './search.entity.js';
 import { SEARCH_EXECUTORS, type SearchExecutor, type SearchScope } from './search-executors.js';
 
@@ -24,6 +24,7 @@ export class SearchService {
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.Events) private readonly events: EventPublisher,
     @inject(TOKENS.WorkPool) private readonly pool: WorkPool,
+    @inject(TOKENS.Loggers) private readonly loggers: LoggerFactory,
   ) {}
 
   private executor(body: Record<string, unknown>): SearchExecutor {
@@ -80,7 +81,7 @@ export class SearchService {
       await this.completed(search, 'complete', matches.length);
     } catch (err) {
       // A server fault is logged with its cause (a missing file's key); the client sees its code only.
-      if (!(err instanceof ApiError)) console.error(`search ${id} failed: ${(err as Error).stack ?? String(err)}`);
+      if (!(err instanceof ApiError)) this.loggers.for('search').error(`search ${id} failed`, err);
       const e = err instanceof ApiError
         ? { code: err.code, details: err.details }
         : err instanceof BlobMissingError

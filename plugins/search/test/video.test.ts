@@ -156,6 +156,39 @@ test.serial('bad videos: clear errors; synchronous video searches are refused', 
   t.notRegex(children, /ffmpeg|ffprobe/);
 });
 
+test.serial('containers ffmpeg reads are accepted (Ogg, FLV, ASF, MPEG-PS); others are a 415 listing the accepted ones', async (t) => {
+  const clip = (name: string, ...codec: string[]) => {
+    ff('-f', 'lavfi', '-i', 'testsrc2=size=160x120:rate=10', '-t', '2', ...codec, path(name));
+    return readFileSync(path(name));
+  };
+  const mpg = clip('clip.mpg', '-c:v', 'mpeg2video', '-f', 'mpeg');
+  const reg = await server.call('PUT', '/api/v4/media/vid/formats/clip.mpg', { key, body: mpg, headers: { 'content-type': 'video/mpeg' } });
+  t.is(reg.status, 201, reg.text);
+  t.like(reg.json.video, { format: 'mpeg', width: 160, height: 120 });
+  for (const [name, codec, format] of [
+    ['clip.ogv', ['-c:v', 'libtheora'], 'ogg'],
+    ['clip.flv', ['-c:v', 'flv1'], 'flv'],
+    ['clip.asf', ['-c:v', 'wmv2', '-f', 'asf'], 'asf'],
+  ] as const) {
+    const bytes = clip(name, ...codec);
+    const res = await server.call('POST', '/api/v4/searches/', { key, json: { file: `data:application/octet-stream;base64,${bytes.toString('base64')}` } });
+    t.is(res.status, 201, `${format}: ${res.text}`);
+    t.like(await poll(res.json.url), { status: 'complete' }, format);
+  }
+  // NUT and MPEG-TS are not accepted (the ffprobe shipped crashes on transport streams); the 415 names what is.
+  const nut = clip('clip.nut', '-c:v', 'mpeg4', '-f', 'nut');
+  const ts = clip('clip.ts', '-c:v', 'mpeg2video', '-f', 'mpegts');
+  for (const res of [
+    await server.call('PUT', '/api/v4/media/vid/formats/clip.nut', { key, body: nut, headers: { 'content-type': 'video/mp4' } }),
+    await server.call('POST', '/api/v4/searches/', { key, json: { file: `data:application/octet-stream;base64,${nut.toString('base64')}` } }),
+    await server.call('POST', '/api/v4/searches/', { key, json: { file: `data:video/mp2t;base64,${ts.toString('base64')}` } }),
+  ]) {
+    t.is(res.status, 415, res.text);
+    t.is(res.json.code, 'unsupported_format');
+    t.regex(res.json.details, /mp4, mov, m4a, 3gp, 3g2, mj2, .*ogg, flv, asf, mpeg\./);
+  }
+});
+
 test.serial('a video seen on the web goes through the one match pipeline: a web match with the video and its six times', async (t) => {
   const accountId = Number((await server.app.dataSource.query(`SELECT id FROM accounts WHERE username = 'vid'`))[0].id);
   const pipeline = server.app.container.get<MatchPipeline>(TOKENS.MatchPipeline);

@@ -1,0 +1,12 @@
+import { PGlite } from '@electric-sql/pglite';
+let t = Date.now();
+const a = await PGlite.create('memory://');
+console.log('create', Date.now() - t); t = Date.now();
+const dump = await a.dumpDataDir('gzip');
+console.log('dump', Date.now() - t, dump.size); t = Date.now();
+await a.close();
+const b = await PGlite.create('memory://', { loadDataDir: dump });
+console.log('load', Date.now() - t); t = Date.now();
+console.log((await b.query('select 1 as x')).rows);
+const c = await PGlite.create('memory://');
+console.log('create2', Date.now() - t);
