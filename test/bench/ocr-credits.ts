@@ -48,7 +48,7 @@ export async function ocrCreditRecall(which: 'both' | 'before' | 'after' = 'both
   }
   const all: [string, OcrOptions][] = [
     ['before (2,400 px, upright only)', { targetSide: 2400, maxEnlargement: 1, turnedPass: false }],
-    ['after (~300 dpi, up to 2x, turned pass)', {}],
+    ['after (3,000 px, up to 2x, turned pass)', {}],
   ];
   const engines = all.filter(([n]) => which === 'both' || n.startsWith(which));
   console.log('\n### OCR credit lines on scanned pages\n');
@@ -68,6 +68,7 @@ export async function ocrCreditRecall(which: 'both' | 'before' | 'after' = 'both
         totals[e]!.read += ok ? 1 : 0;
         totals[e]!.ms += ms;
         rows[i]!.push(`${ok ? 'yes' : 'no'}: ${JSON.stringify(found)}`, ms.toFixed(0));
+        console.log(`  ${engines[e]![0]}, scan ${i + 1}/${scans.length}: ${ok ? 'read' : 'not read'} in ${(ms / 1000).toFixed(1)} s`);
       }
     } finally {
       await ocr.close();

@@ -1,4 +1,5 @@
 import { ApolloServer } from '@apollo/server';
+import { ApolloServerErrorCode, ApolloServerValidationErrorCode } from '@apollo/server/errors';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
@@ -29,12 +30,24 @@ export async function buildGraphQLSchema(plugins: FiligranePlugin[], container: 
   });
 }
 
-/** Errors carry the same code and status as the REST error body, in `extensions`; 500s are logged like REST's. */
+/** Apollo's own refusals (syntax, validation, variables that do not coerce): the client's fault, said as they are. */
+const APOLLO_CLIENT_CODES = new Set<unknown>([...Object.values(ApolloServerErrorCode), ...Object.values(ApolloServerValidationErrorCode)].filter((c) => c !== ApolloServerErrorCode.INTERNAL_SERVER_ERROR));
+
+/**
+ * Errors carry the same code and status as the REST error body, in `extensions`; 500s are logged like REST's.
+ * Apollo wraps its own refusals with the GraphQLError as `originalError`: they keep Apollo's code with a 400,
+ * rather than reaching toApiError as unknown (500) errors. graphql-js's errors without an original are the
+ * request's (too many variable errors) unless they sit on a result path (a null for a non-null field: ours).
+ */
 const formatErrorWith = (log: FastifyBaseLogger) => (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
   const original = (error as { originalError?: unknown }).originalError;
-  if (!original) return formatted; // syntax and validation errors: Apollo's own codes
+  const code = formatted.extensions?.code;
+  if (!(original instanceof ApiError) && (original ? APOLLO_CLIENT_CODES.has(code) : !formatted.path)) {
+    const details = formatted.message;
+    return { message: details, locations: formatted.locations, extensions: { code: APOLLO_CLIENT_CODES.has(code) ? code : ApolloServerErrorCode.BAD_USER_INPUT, status_code: 400, details } };
+  }
   const api = toApiError(original);
-  if (api.statusCode >= 500) log.error({ err: original, path: formatted.path }, 'GraphQL resolver failed');
+  if (api.statusCode >= 500) log.error({ err: original ?? formatted, path: formatted.path }, 'GraphQL resolver failed');
   return {
     message: typeof api.details === 'string' ? api.details : api.code,
     locations: formatted.locations,

@@ -1,15 +1,15 @@
 import { inject, injectable } from 'inversify';
 import { Arg, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { requirePrincipal, type GraphQLContext } from '@filigrane/core';
+import { badRequest, requirePrincipal, type GraphQLContext } from '@filigrane/core';
 import { inputOf } from './registration.service.js';
 import { resolveUrl } from './url-resolver.js';
 import { RegistrationService } from './registration.service.js';
 import type { Media } from './media.entity.js';
 import { MediaService } from './media.service.js';
 import { parseMediaPath } from './media-path.js';
-import { imageView, mediaUrl, videoView } from './media-view.js';
-import { parseMetadata } from './metadata.js';
+import { imageView, mediaUrl, videoView } from '@filigrane/core';
+import { parseMetadata } from '@filigrane/core';
 
 @ObjectType('RegisteredImage')
 class ImageType {
@@ -138,7 +138,11 @@ export class MediaResolver {
   }
 }
 
-/** GraphQL paths are plain text; the REST parser expects percent-encoded segments. */
+/**
+ * GraphQL paths are plain text; the REST parser expects percent-encoded segments. An unpaired
+ * surrogate (a JSON "\ud800") has no UTF-8 form: encodeURIComponent would throw (a 500).
+ */
 function encodeSegments(path: string): string {
+  if (/\p{Cs}/u.test(path)) throw badRequest('invalid_path', 'The path is not valid Unicode (it holds an unpaired surrogate).');
   return path.split('/').map((s) => encodeURIComponent(s)).join('/');
 }

@@ -42,11 +42,12 @@ function currentLink(path: string): string | null {
 }
 
 /**
- * Scans are read at about 300 dpi: a page's longer side is brought to 3,500 px (an A4 page at
- * 300 dpi), enlarged at most twice. Credit lines are printed in 5.5 to 7 pt: at 150 dpi their
- * letters are 6 to 8 px high, too small for the recogniser (measured: docs/press.md).
+ * Scans are read at about 250 dpi: a page's longer side is brought to 3,000 px (an A4 page at
+ * 256 dpi), enlarged at most twice. Credit lines are printed in 5.5 to 7 pt: at 150 dpi their
+ * letters are 6 to 8 px high, too small for the recogniser (measured: docs/press.md); 300 dpi
+ * (3,500 px) read no better and took over three minutes a page on a loaded machine.
  */
-const OCR_TARGET_SIDE = 3500;
+const OCR_TARGET_SIDE = 3000;
 const OCR_MAX_ENLARGEMENT = 2;
 /** Lines read on the page turned a quarter (credits printed up a photo's edge) must be this sure. */
 const ROTATED_MIN_CONFIDENCE = 70;
@@ -61,7 +62,7 @@ const OCR_TIME_LIMIT_MS = 180_000;
 
 /** How scans are read; the defaults are the service's, other values serve the benchmark's comparison. */
 export interface OcrOptions {
-  /** Longer side a page is brought to (default 3,500 px). */
+  /** Longer side a page is brought to (default 3,000 px). */
   targetSide?: number;
   /** Largest enlargement (default 2; 1 never enlarges). */
   maxEnlargement?: number;
