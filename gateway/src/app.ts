@@ -8,7 +8,6 @@ import {
   CORE_SETTINGS,
   EVENT_LISTENERS,
   loggerFactory,
-  EventBus,
   parseSettings,
   ExtensionRegistry,
   resolvePlugins,
@@ -32,6 +31,8 @@ import { Metrics } from './metrics/metrics.js';
 import { pinoLoggerFactory } from './process-logger.js';
 import type { Logger } from 'pino';
 import { masterKeyPlugin } from './master-key/master-key.plugin.js';
+import { eventOutboxPlugin } from './events/event-outbox.plugin.js';
+import { OutboxEventBus } from './events/outbox-event-bus.js';
 import { settleMasterKey, type MasterKeySource } from './master-key/master-key.js';
 import { rateLimitPlugin } from './rate-limit/rate-limit.plugin.js';
 import { mountRestRoutes } from './rest/rest-adapter.js';
@@ -90,7 +91,7 @@ export function checkBoot(plugins: FiligranePlugin[], config: GatewayConfig): vo
 export async function createApp(options: AppOptions): Promise<FiligraneApp> {
   const log = options.log ?? ((m: string) => console.log(m));
   // The docs plugin describes every loaded plugin, itself included.
-  const plugins: FiligranePlugin[] = resolvePlugins([rateLimitPlugin, masterKeyPlugin, docsPlugin(() => plugins, options.config.toolVersion), ...options.plugins]);
+  const plugins: FiligranePlugin[] = resolvePlugins([rateLimitPlugin, masterKeyPlugin, eventOutboxPlugin, docsPlugin(() => plugins, options.config.toolVersion), ...options.plugins]);
 
   const container = new Container({ autobind: true, defaultScope: 'Singleton' });
   const extensions = new ExtensionRegistry();
@@ -105,7 +106,8 @@ export async function createApp(options: AppOptions): Promise<FiligraneApp> {
   container.bind(TOKENS.Loggers).toConstantValue(loggers);
   bindPlatformServices(container, extensions);
   container.bind(TOKENS.JobQueue).toConstantValue(jobs);
-  container.bind(TOKENS.Events).toConstantValue(new EventBus(() => extensions.get(EVENT_LISTENERS), log, () => (options.clock ?? systemClock).now()));
+  // The DataSource is created below; the bus reads it only when it delivers.
+  container.bind(TOKENS.Events).toConstantValue(new OutboxEventBus(extensions, jobs, () => db!, log, () => (options.clock ?? systemClock).now()));
   for (const [token, values] of parseAllSettings(plugins, options.config)) container.bind(token).toConstantValue(values);
   container.bind(TOKENS.BlobStore).toConstantValue(
     createBlobStore({ url: options.config.blobStoreUrl, endpoint: options.config.s3Endpoint, forcePathStyle: options.config.s3ForcePathStyle, dataDir: options.config.dataDir }),
@@ -189,6 +191,7 @@ async function assemble(
     },
     async close() {
       for (const p of [...plugins].reverse()) await p.onStop?.(contextOf(p));
+      container.get<OutboxEventBus>(TOKENS.Events).close();
       if (http) await http.close();
       if (apollo) await apollo.stop();
       await jobs.stop();

@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import sharp from 'sharp';
 import { startTestServer } from '@filigrane/gateway';
-import { extractPdf, PressAnalysisService, PressIssue, PressIssueService, scannedPage } from '@filigrane/plugin-press';
+import { extractPdf, PressAnalysisService, PressIssueService, scannedPage } from '@filigrane/plugin-press';
 import { embed, encodeLmk, generateKey } from '@filigrane/watermark';
 import { benchPostgres } from './support/postgres.js';
 import { filler, insertSyntheticMedia } from './support/synthetic-media.js';
@@ -151,7 +151,7 @@ export async function run(args: string[]): Promise<void> {
       const t1 = performance.now();
       await analysis.process(issue.id);
       const analysisMs = performance.now() - t1;
-      const done = await server.app.dataSource.manager.findOneByOrFail(PressIssue, { id: issue.id });
+      const done = await server.app.dataSource.manager.findOneByOrFail<{ id: number; status: string; pagesDone: number; pagesTotal: number | null; error: { code: string; details?: string } | null }>('PressIssue', { id: issue.id });
       if (file === composedPath) composedId = issue.id;
       const poppler = hasPoppler ? popplerImages(file) : null;
       if (done.status === 'complete') {

@@ -20,11 +20,20 @@ const feed = (image: Buffer, page: string, k = key, session?: number) =>
 const events: DomainEvent[] = [];
 const eventProbe = definePlugin({ id: 'event-probe', contributions: [contribute(EVENT_LISTENERS, () => (e: DomainEvent) => void events.push(e))] });
 
+async function until(probe: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await probe())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 test.before(async () => {
   // The example is a package of its own: build it, then load it the way an operator would.
   execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-b', 'examples/feed-source'], { stdio: 'inherit' });
   const env = { FILIGRANE_PLUGINS: './examples/feed-source' };
-  server = await startTestServer({ env, plugins: [...defaultPlugins(), ...(await configuredPlugins(env)), eventProbe] });
+  // Workers run: match.* events leave through the outbox, delivered by a job.
+  server = await startTestServer({ env, workers: true, plugins: [...defaultPlugins(), ...(await configuredPlugins(env)), eventProbe] });
   key = (await server.createAccount('feeder')).apiKey;
   const der = Buffer.from(await (await fetch(`${server.url}/api/v4/account/download/public_key.der`, { headers: { authorization: `Token ${key}` } })).arrayBuffer());
   original = await syntheticPhoto(21);
@@ -55,17 +64,20 @@ test.serial('a third-party source feeds sightings; the pipeline identifies, dete
   t.like(list.json.results[0], { watermarked: true, sessions: [41], media: { path: '/feeder/marked/photo.png' }, site: { domain: 'example.fr', country: 'FR' } });
   t.is(list.json.results[0].page.url, 'https://www.news.example.fr/story');
 
-  // The recorder published match.created: a webhook endpoint of the account has it in its log.
+  // The recorder wrote match.created to the outbox; a job delivers it to the listeners.
+  await until(() => events.length >= 1, 'match.created delivered');
   const hook = await server.call('POST', '/api/v4/account/webhooks/', { key, json: { url: 'https://hooks.example.com/in', events: ['match.created', 'match.updated'] } });
   t.is(hook.status, 201, hook.text);
 
   const again = await feed(copy, 'https://www.news.example.fr/story', key, 42);
   t.false(again.json.matches[0].created, 'a repeated sighting updates the match');
+  await until(() => events.length >= 2, 'match.updated delivered');
   t.deepEqual(events.map((e) => [e.type, e.data.id]), [['match.created', res.json.matches[0].matchId], ['match.updated', res.json.matches[0].matchId]]);
   t.like(events[1]!.data, { kind: 'web', watermarked: true, session_id: 42, page_url: 'https://www.news.example.fr/story' });
   const updated = await server.call('GET', '/api/v4/matches/', { key });
   t.is(updated.json.count, 1);
   t.deepEqual(updated.json.results[0].sessions, [41, 42]);
+  await until(async () => (await server.call('GET', `/api/v4/account/webhooks/${hook.json.id}/deliveries/`, { key })).json.count >= 1, 'the webhook delivery');
   const log = await server.call('GET', `/api/v4/account/webhooks/${hook.json.id}/deliveries/`, { key });
   t.is(log.json.count, 1, 'one delivery: the repeated sighting (the first came before the endpoint existed)');
   t.like(log.json.results[0].payload, {

@@ -68,3 +68,20 @@ export function validationError(errors: ErrorItem[]): ApiError {
   for (const e of errors) (details[e.field ?? 'non_field_errors'] ??= []).push(e.details);
   return new ApiError(400, 'invalid', details, errors);
 }
+
+/**
+ * Maps the typed errors of the codec packages (watermark, vision, video: an Error with a string
+ * `code`) to API errors; anything else is returned unchanged.
+ */
+export function codecApiError(err: unknown, unsupportedHint?: string): unknown {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !(err instanceof Error) || err instanceof ApiError) return err;
+  // The caller may say what is accepted instead (the video containers, from @filigrane/video).
+  if (code === 'unsupported_format') return new ApiError(415, code, unsupportedHint ? `${err.message}. ${unsupportedHint}` : err.message);
+  if (code === 'video_unreadable' || code === 'video_no_stream' || code === 'video_empty') return new ApiError(422, code, err.message);
+  if (code === 'video_too_long' || code === 'video_too_large') return new ApiError(413, code, err.message);
+  if (code === 'video_timeout') return new ApiError(422, code, err.message);
+  if (code === 'lmk_truncated' || code === 'lmk_invalid') return new ApiError(400, code, `Invalid registration file: ${err.message}`);
+  if (code.startsWith('lmk_') || ['image_too_large', 'image_too_small', 'corrupt_image'].includes(code)) return new ApiError(422, code, err.message);
+  return err;
+}

@@ -15,6 +15,8 @@ export type EventType =
   | (string & {});
 
 export interface DomainEvent<T extends object = Record<string, unknown>> {
+  /** Set on events delivered from the outbox: the same on every redelivery (listeners deduplicate on it). */
+  id?: string;
   type: EventType;
   accountId: number;
   data: T;
@@ -26,12 +28,27 @@ export type EventListener = (event: DomainEvent) => Promise<void> | void;
 /** Declared by the platform itself (the gateway), so any plugin may contribute a listener. */
 export const EVENT_LISTENERS = createExtensionPoint<EventListener>('core.event-listeners');
 
-export interface EventPublisher {
-  /** Hands the event to every listener; a failing listener is logged, never thrown to the producer. */
-  publish(event: DomainEvent): Promise<void>;
+/** Runs SQL in the caller's transaction (a TypeORM EntityManager or QueryRunner fits). */
+export interface SqlRunner {
+  query(sql: string, parameters?: unknown[]): Promise<unknown>;
 }
 
-export class EventBus implements EventPublisher {
+export interface EventPublisher {
+  /** Hands the event to every listener now; a failing listener is logged, never thrown to the producer. */
+  publish(event: DomainEvent): Promise<void>;
+  /**
+   * Writes the event to the platform's outbox in the caller's transaction: it exists if and only if
+   * the change it reports was committed. Jobs deliver it after the commit, at least once to every
+   * listener (a failing listener is retried alone, with backoff), in order among events with the same
+   * `key` (for example `match:<id>`: created before updated). Call `flush()` after the commit.
+   */
+  enqueue(event: DomainEvent, tx: SqlRunner, options?: { key?: string }): Promise<void>;
+  /** Asks a worker to deliver what was enqueued; never waits for listeners. */
+  flush(): Promise<void>;
+}
+
+/** The in-process bus (publish only): the gateway's outbox bus extends it with enqueue and delivery. */
+export class EventBus implements Pick<EventPublisher, 'publish'> {
   constructor(
     private readonly listeners: () => EventListener[],
     private readonly log: (message: string) => void,

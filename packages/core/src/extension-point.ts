@@ -33,6 +33,11 @@ export class ExtensionRegistry {
     return (this.contributions.get(point.id) ?? []).map((c) => c.value as T);
   }
 
+  /** Contributions with the id of the plugin that made each, in plugin load order. */
+  entries<T>(point: ExtensionPoint<T>): { pluginId: string; value: T }[] {
+    return (this.contributions.get(point.id) ?? []).map((c) => ({ pluginId: c.pluginId, value: c.value as T }));
+  }
+
   /** Points that received contributions but that no loaded plugin declares. */
   undeclaredContributions(): string[] {
     return [...this.contributions.keys()].filter((id) => !this.declared.has(id));

@@ -30,3 +30,7 @@ export * from './keyset-batches.js';
 export * from './logger.js';
 export * from './fetcher.js';
 export * from './account-lifecycle.js';
+export * from './media-reader.js';
+export * from './media-views.js';
+export * from './media-metadata.js';
+export * from './temp-file.js';

@@ -13,6 +13,7 @@ import type { DataSource } from 'typeorm';
 import type { LoggerFactory } from './logger.js';
 import type { Fetcher } from './fetcher.js';
 import type { AccountLifecycle } from './account-lifecycle.js';
+import type { ClientUrlResolver, MediaReader } from './media-reader.js';
 
 function token<T>(name: string): symbol & { __type?: T } {
   return Symbol.for(`filigrane.${name}`) as symbol & { __type?: T };
@@ -39,4 +40,16 @@ export const TOKENS = {
   AccountLifecycle: token<AccountLifecycle>('AccountLifecycle'),
   /** Bounds image decodes and other heavy work of requests (503 + Retry-After when full). */
   WorkPool: token<WorkPool>('WorkPool'),
+  /** The read-only media interface, bound by the media plugin (requires it). */
+  MediaReader: token<MediaReader>('MediaReader'),
+  /** Bytes behind a client-given URL (SSRF-safe, the service's own URLs read locally), bound by the media plugin. */
+  ClientUrls: token<ClientUrlResolver>('ClientUrls'),
 } as const;
+
+/** The bytes behind a client-given URL, through the TOKENS.ClientUrls service of the request's container. */
+export function fetchClientUrl(
+  scope: { container: { get<T>(id: symbol): T }; principal?: import('./request-context.js').Principal | null; baseUrl: string },
+  url: string,
+): Promise<Buffer> {
+  return scope.container.get<import('./media-reader.js').ClientUrlResolver>(TOKENS.ClientUrls).resolve(scope, url);
+}

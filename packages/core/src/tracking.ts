@@ -68,6 +68,16 @@ export interface SightingMatch {
   created: boolean;
 }
 
+export interface SubmitOptions {
+  /**
+   * The result of an earlier submission of the same pixels for the same account (a picture printed
+   * on several pages): recorded for this sighting without identifying the pixels again. The
+   * sighting's own credit line is still checked; exclusivity is read from the media as usual.
+   */
+  reuse?: SightingMatch[];
+}
+
+/** The one way into matching: inject `TOKENS.MatchPipeline`. */
 export interface MatchPipeline {
   /**
    * Identifies, validates, detects and records; returns the matches recorded (empty: none).
@@ -79,16 +89,18 @@ export interface MatchPipeline {
    *   ImageTooLargeError: the bytes are not a usable image (sides of at least 32 px, at most MAX_IMAGE_PIXELS);
    * anything else is a server fault (retry the job).
    */
-  submit(sighting: Sighting): Promise<SightingMatch[]>;
+  submit(sighting: Sighting, options?: SubmitOptions): Promise<SightingMatch[]>;
 }
 
 /**
- * A place to look for copies (crawler, press analysis, a customer's own feed). Sources are
- * started with the pipeline they feed; adding a source is adding one plugin that contributes here.
+ * A place to look for copies (crawler, press analysis, a customer's own feed): adding a source is
+ * adding one plugin that contributes here. A source submits sightings through `TOKENS.MatchPipeline`
+ * (injected like any service); `start`/`stop` are lifecycle hooks, run after every plugin started.
  */
 export interface TrackingSource {
   id: string;
   description: string;
+  /** @deprecated since plugin API 1.2: inject `TOKENS.MatchPipeline`; the argument stays for sources written against 1.0-1.1. */
   start?(pipeline: MatchPipeline): Promise<void>;
   stop?(): Promise<void>;
 }

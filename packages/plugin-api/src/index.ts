@@ -50,7 +50,12 @@ export type { JobQueue, JobSpec, JobContext, JobSendOptions } from '@filigrane/c
 export type { Logger, LoggerFactory } from '@filigrane/core';
 export { isFetchFailure, type Fetcher, type FetchOptions, type FetchResult, type FetchFailure, type FetchFailureCode } from '@filigrane/core';
 export { EVENT_LISTENERS, onEvent, type EventPayloads, type EventType, type DomainEvent, type TypedEvent, type EventListener, type EventPublisher, type MatchEventData } from '@filigrane/core';
-export { TRACKING_SOURCES, type TrackingSource, type MatchPipeline, type Sighting, type SightingMatch } from '@filigrane/core';
+export { TRACKING_SOURCES, type TrackingSource, type MatchPipeline, type Sighting, type SightingMatch, type SubmitOptions } from '@filigrane/core';
+export type { SqlRunner } from '@filigrane/core';
+
+// Media, read through the media plugin's interface, and the views every plugin showing media uses.
+export type { MediaReader, MediaRecord, MediaNodeType, MediaKeyReference, ReducedOriginalPixels, ClientUrlResolver, Metadata, MetadataValue } from '@filigrane/core';
+export { fetchClientUrl, imageView, videoView, mediaView, fileUrl, mediaUrl, encodeMediaPath, parseMetadata, withTempFile, codecApiError } from '@filigrane/core';
 export { ACCOUNT_DELETED_HOOKS, type AccountDeletedHook, type AccountLifecycle } from '@filigrane/core';
 
 /**
@@ -76,6 +81,10 @@ export const TOKENS = {
   /** Extension points' contributions (read the points your plugin declares). */
   Extensions: ALL_TOKENS.Extensions,
   AccountLifecycle: ALL_TOKENS.AccountLifecycle,
+  /** The read-only media interface (requires the media plugin). */
+  MediaReader: ALL_TOKENS.MediaReader,
+  /** Client-given URLs: SSRF-safe, the service's own URLs read locally (requires the media plugin). */
+  ClientUrls: ALL_TOKENS.ClientUrls,
 } as const;
 
 // Dependency injection: the container's own decorators and module class (no inversify of your own).

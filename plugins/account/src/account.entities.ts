@@ -1,25 +1,8 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { bigintAsNumber } from '@filigrane/core';
 
-export const NOTIFICATION_KEYS = [
-  'notify_upload',
-  'notify_pdf',
-  'notify_web',
-  'notify_download',
-  'notify_favorite',
-  'notify_newsletter',
-  'notify_offers',
-  'notify_pdf_daily',
-  'notify_pdf_weekly',
-  'notify_match_url_daily',
-  'notify_match_url_weekly',
-  'notify_match_site_daily',
-  'notify_match_site_weekly',
-] as const;
-export type NotificationKey = (typeof NOTIFICATION_KEYS)[number];
-
-export const QUOTA_COUNTERS = ['uploaded_marks', 'uploaded_images', 'active_paths_in_home', 'paths_in_home', 'user_paths'] as const;
-export type QuotaCounter = (typeof QUOTA_COUNTERS)[number];
+export { NOTIFICATION_KEYS, QUOTA_COUNTERS, type NotificationKey, type QuotaCounter } from './account-keys.js';
+import type { NotificationKey, QuotaCounter } from './account-keys.js';
 
 /** Everything about an account beyond its identity: usage, quotas, incidents, settings, keys. */
 @Entity({ name: 'account_profiles' })

@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
 import { notFound, TOKENS, type SecretBox } from '@filigrane/core';
-import { ApiKeyService, IdentityService, type Account, type NewAccount } from '@filigrane/plugin-auth';
+import { ApiKeyService, IdentityService, type AccountIdentity as Account, type NewAccount } from '@filigrane/plugin-auth';
 import { AccountProfile, QUOTA_COUNTERS } from './account.entities.js';
 
 const generateKeyPairAsync = promisify(generateKeyPair);
@@ -104,13 +104,24 @@ export class AccountService {
     return profile;
   }
 
+  /** Accounts with any of these notification flags set (a source serves the accounts that follow it), by id. */
+  async withAnyNotification(flags: readonly string[]): Promise<number[]> {
+    if (flags.length === 0) return [];
+    const rows: { account_id: number }[] = await this.db.query(
+      `SELECT account_id FROM account_profiles WHERE EXISTS (
+         SELECT 1 FROM jsonb_each_text(notifications) f WHERE f.key = ANY($1) AND f.value = 'true') ORDER BY account_id`,
+      [flags],
+    );
+    return rows.map((r) => r.account_id);
+  }
+
   /** The spec's Account object, read in one round trip (it is the most requested resource). */
   async view(accountId: number): Promise<AccountView> {
     const rows: ViewRow[] = await this.db.query(
       `SELECT a.username, a.full_name, a.email, a.home, p.incidents, p.expires::text AS expires, p.image_count,
               p.image_quota, p.disk_usage::float8 AS disk_usage, p.disk_quota::float8 AS disk_quota, p.quotas,
-              ARRAY(SELECT permission FROM account_permissions ap WHERE ap.account_id = a.id ORDER BY permission) AS permissions
-       FROM accounts a JOIN account_profiles p ON p.account_id = a.id WHERE a.id = $1`,
+              a.permissions
+       FROM account_directory a JOIN account_profiles p ON p.account_id = a.id WHERE a.id = $1`,
       [accountId],
     );
     const r = rows[0];

@@ -48,7 +48,7 @@ export interface AggregationChange {
   tags?: string[];
 }
 
-const FROM = 'FROM aggregations a LEFT JOIN media md ON md.id = a.media_id LEFT JOIN sites s ON s.id = a.site_id';
+const FROM = 'FROM aggregations a LEFT JOIN media_catalog md ON md.id = a.media_id LEFT JOIN site_directory s ON s.id = a.site_id';
 const SELECT = `SELECT a.*, md.path AS media_path, md.type AS media_type, s.name AS site_name, s.domain AS site_domain,
   s.suffix AS site_suffix, s.country AS site_country ${FROM}`;
 const ORDER = 'ORDER BY a.last_seen DESC, a.id DESC';

@@ -1,4 +1,4 @@
-import { fileUrl, mediaUrl } from '@filigrane/plugin-media';
+import { fileUrl, mediaUrl } from '@filigrane/core';
 import type { AggregationDef } from './aggregation-catalog.js';
 import type { AggregationRow, ExportRow } from './aggregation-query.service.js';
 

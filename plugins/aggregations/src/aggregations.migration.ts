@@ -4,6 +4,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * Aggregate rows kept by statement triggers on `matches`, in the same transaction as every match
  * write (any source, any process): a crash can never leave a group behind its matches, and user
  * fields (tags, export, _version) are never touched by the triggers.
+ * The triggers read only the columns of the matches plugin's documented row contract
+ * (MATCH_ROW_CONTRACT, plugins/matches/src/match-row-contract.ts, tested by matches).
  */
 // A match moved to other groups, or seen again in the same ones (tags/export edits touch neither).
 const MOVED = '(o.account_id, o.media_id, o.site_id, o.page_url, o.query_url, o.kind) IS DISTINCT FROM (n.account_id, n.media_id, n.site_id, n.page_url, n.query_url, n.kind)';

@@ -80,3 +80,24 @@ export class AuthThrottle1764100002000 implements MigrationInterface {
     await q.query('DROP TABLE auth_throttle');
   }
 }
+
+/**
+ * `account_directory`: the auth plugin's documented read view of accounts for other plugins' SQL
+ * (joins, lookups by home): id, username, full_name, email, home, created, permissions (sorted).
+ * Its columns are auth's public contract; the tables behind it are not.
+ */
+export class AuthAccountDirectory1764300001000 implements MigrationInterface {
+  name = 'AuthAccountDirectory1764300001000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      CREATE VIEW account_directory AS
+        SELECT a.id, a.username, a.full_name, a.email, a.home, a.created,
+               ARRAY(SELECT ap.permission FROM account_permissions ap WHERE ap.account_id = a.id ORDER BY ap.permission) AS permissions
+        FROM accounts a`);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('DROP VIEW account_directory');
+  }
+}

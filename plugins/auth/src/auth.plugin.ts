@@ -1,7 +1,7 @@
 import { ContainerModule } from 'inversify';
 import { definePlugin, TOKENS } from '@filigrane/core';
 import { AccessToken, Account, AccountPermission, ApiKey, OAuthApplication } from './auth.entities.js';
-import { AuthInit1763700001000, AuthThrottle1764100002000 } from './auth.migration.js';
+import { AuthAccountDirectory1764300001000, AuthInit1763700001000, AuthThrottle1764100002000 } from './auth.migration.js';
 import { CredentialThrottle } from './credential-throttle.service.js';
 import { ApiKeyService } from './api-key.service.js';
 import { AuthenticatorService } from './authenticator.service.js';
@@ -14,7 +14,7 @@ import { OAuthService } from './oauth.service.js';
 export const authPlugin = definePlugin({
   id: 'auth',
   entities: [Account, ApiKey, OAuthApplication, AccessToken, AccountPermission],
-  migrations: [AuthInit1763700001000, AuthThrottle1764100002000],
+  migrations: [AuthInit1763700001000, AuthThrottle1764100002000, AuthAccountDirectory1764300001000],
   bindings: new ContainerModule(({ bind }) => {
     bind(CredentialThrottle).toSelf().inSingletonScope();
     bind(IdentityService).toSelf().inSingletonScope();

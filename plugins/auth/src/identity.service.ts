@@ -6,6 +6,16 @@ import { Account, AccountPermission } from './auth.entities.js';
 export const USERNAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{1,63}$/;
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
+/** An account's identity as other plugins see it. */
+export interface AccountIdentity {
+  id: number;
+  username: string;
+  email: string;
+  fullName: string;
+  home: string;
+  created: Date;
+}
+
 export interface NewAccount {
   username: string;
   email: string;

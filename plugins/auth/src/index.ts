@@ -1,6 +1,5 @@
 // Public surface of the auth plugin: what other plugins and the gateway may use.
 export { authPlugin } from './auth.plugin.js';
-export { Account } from './auth.entities.js';
-export { IdentityService, USERNAME_PATTERN, type NewAccount } from './identity.service.js';
+export { IdentityService, USERNAME_PATTERN, type NewAccount, type AccountIdentity } from './identity.service.js';
 export { ApiKeyService, requireTokenScheme } from './api-key.service.js';
 export { OAuthService } from './oauth.service.js';

@@ -1,16 +1,7 @@
-import type { MatchPipeline, TrackingSource } from '@filigrane/core';
+import type { TrackingSource } from '@filigrane/core';
 
-/** The crawler as a tracking source: started with the match pipeline it hands its sightings to. */
-class CrawlerSource implements TrackingSource {
-  readonly id = 'crawler';
-  readonly description = 'Web crawler: images found on crawled sites';
-  pipeline: MatchPipeline | null = null;
-  async start(pipeline: MatchPipeline): Promise<void> {
-    this.pipeline = pipeline;
-  }
-  async stop(): Promise<void> {
-    this.pipeline = null;
-  }
-}
-
-export const crawlerSource = new CrawlerSource();
+/** The crawler as a tracking source (its id names the matches it records); it submits through TOKENS.MatchPipeline. */
+export const crawlerSource: TrackingSource = {
+  id: 'crawler',
+  description: 'Web crawler: images found on crawled sites',
+};

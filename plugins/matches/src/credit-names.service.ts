@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
-import { creditNames, TOKENS } from '@filigrane/core';
+import { creditNames, TOKENS, type MediaReader } from '@filigrane/core';
 
 /**
  * Whether a credit line names an account. An account is named by its full name, its username, or
@@ -9,17 +9,20 @@ import { creditNames, TOKENS } from '@filigrane/core';
  */
 @injectable()
 export class CreditNamesService {
-  constructor(@inject(TOKENS.DataSource) private readonly db: DataSource) {}
+  constructor(
+    @inject(TOKENS.DataSource) private readonly db: DataSource,
+    @inject(TOKENS.MediaReader) private readonly media: MediaReader,
+  ) {}
 
   async namesOf(accountId: number): Promise<string[]> {
     const rows: { name: string }[] = await this.db.query(
-      `SELECT full_name AS name FROM accounts WHERE id = $1 AND full_name <> ''
-       UNION SELECT username FROM accounts WHERE id = $1
-       UNION SELECT DISTINCT credit FROM media WHERE account_id = $1 AND credit IS NOT NULL AND credit <> ''`,
+      `SELECT full_name AS name FROM account_directory WHERE id = $1 AND full_name <> ''
+       UNION SELECT username FROM account_directory WHERE id = $1`,
       [accountId],
     );
+    const names = new Set([...rows.map((r) => r.name), ...(await this.media.credits(accountId))]);
     // Longest first, so the most specific name is the one reported.
-    return rows.map((r) => r.name).sort((a, b) => b.length - a.length);
+    return [...names].sort((a, b) => b.length - a.length);
   }
 
   /** The account's name that `credit` names, or null. */

@@ -2,5 +2,6 @@ export { matchesPlugin } from './matches.plugin.js';
 export { MatchRecorder, sightedImage, type MatchInput, type RecordedMatch } from './match-recorder.service.js';
 export { MatchQueryService } from './match-query.service.js';
 export { CreditNamesService } from './credit-names.service.js';
-export type { SightedImage } from './match.entity.js';
+export type { SightedImage } from './match-types.js';
 export { siteOf } from './site-info.js';
+export { MATCH_ROW_CONTRACT, type MatchRowColumn } from './match-row-contract.js';

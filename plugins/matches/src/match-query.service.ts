@@ -1,8 +1,7 @@
 import { inject, injectable } from 'inversify';
-import { In, type DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import type { MediaCsvFields } from './match-view.js';
-import { decodeCursor, filterSql, keysetBatches, returnedRows, TOKENS, type Cursor, type CursorKeyType } from '@filigrane/core';
-import { Media } from '@filigrane/plugin-media';
+import { decodeCursor, filterSql, keysetBatches, returnedRows, TOKENS, type Cursor, type CursorKeyType, type MediaReader, type MediaRecord } from '@filigrane/core';
 import { BlacklistService } from '@filigrane/plugin-blacklist';
 import { byId, type MatchFilters } from './match-filters.js';
 import type { SightedImage, VideoAlignment } from './match.entity.js';
@@ -49,7 +48,7 @@ export interface MatchPage {
   previous: Cursor | null;
 }
 
-const FROM = 'FROM matches m LEFT JOIN sites s ON s.id = m.site_id LEFT JOIN media md ON md.id = m.media_id';
+const FROM = 'FROM matches m LEFT JOIN sites s ON s.id = m.site_id LEFT JOIN media_catalog md ON md.id = m.media_id';
 const SELECT = `SELECT m.*, s.name AS site_name, s.domain AS site_domain, s.suffix AS site_suffix, s.country AS site_country ${FROM}`;
 
 /** A match list's cursor: the boundary row's (date_created, id). */
@@ -61,6 +60,7 @@ export class MatchQueryService {
   constructor(
     @inject(TOKENS.DataSource) private readonly db: DataSource,
     @inject(BlacklistService) private readonly blacklist: BlacklistService,
+    @inject(TOKENS.MediaReader) private readonly media: MediaReader,
   ) {}
 
   private async where(accountId: number, f: MatchFilters, params: unknown[]): Promise<string[]> {
@@ -149,9 +149,9 @@ export class MatchQueryService {
    * Match objects of one version's view, for the rows whose media still exist (one query for the
    * media); credit matches have no media.
    */
-  async views(rows: MatchRow[], view: (r: MatchRow, media: Media | null, baseUrl: string) => Record<string, unknown>, baseUrl: string): Promise<Record<string, unknown>[]> {
+  async views(rows: MatchRow[], view: (r: MatchRow, media: MediaRecord | null, baseUrl: string) => Record<string, unknown>, baseUrl: string): Promise<Record<string, unknown>[]> {
     const ids = mediaIdsOf(rows);
-    const media = new Map((ids.length ? await this.db.manager.findBy(Media, { id: In(ids) }) : []).map((m) => [m.id, m]));
+    const media = new Map((await this.media.byIds(ids)).map((m) => [m.id, m]));
     return rows
       .filter((r) => r.media_id === null || media.has(Number(r.media_id)))
       .map((r) => view(r, r.media_id === null ? null : media.get(Number(r.media_id))!, baseUrl));
@@ -161,11 +161,19 @@ export class MatchQueryService {
   async csvMedia(accountId: number, rows: MatchRow[]): Promise<Map<number, MediaCsvFields>> {
     const ids = mediaIdsOf(rows);
     if (!ids.length) return new Map();
-    const found: { id: string; type: MediaCsvFields['type']; path: string; created: Date; credit: string | null }[] = await this.db.query(
-      'SELECT id, type, path, created, credit FROM media WHERE account_id = $1 AND id = ANY($2)',
-      [accountId, ids],
-    );
-    return new Map(found.map((m) => [Number(m.id), { ...m, id: Number(m.id) }]));
+    const found = await this.media.byIds(ids, accountId);
+    return new Map(found.map((m) => [m.id, { id: m.id, type: m.type, path: m.path, created: m.created, credit: m.credit }]));
+  }
+
+  /**
+   * Whether the account has a match whose page URL (or image URL) ends with `suffix`: what a source
+   * asks before showing a page or image it recorded matches for (the press's pages and images).
+   */
+  async hasMatchEndingWith(accountId: number, field: 'page_url' | 'query_url', suffix: string): Promise<boolean> {
+    const column = field === 'page_url' ? 'page_url' : 'query_url';
+    const like = `%${suffix.replace(/[\\%_]/g, (c) => `\\${c}`)}`;
+    const rows: unknown[] = await this.db.query(`SELECT 1 FROM matches WHERE account_id = $1 AND ${column} LIKE $2 LIMIT 1`, [accountId, like]);
+    return rows.length > 0;
   }
 
   /** Tags and export are the user's to change; everything else is evidence. */

@@ -81,39 +81,45 @@ export class MatchRecorder {
           date_published: s.page.datePublished?.toISOString() ?? null,
         }
       : {};
-    const rows: { id: string; created: boolean }[] = await this.db.query(
-      `INSERT INTO matches (account_id, media_id, kind, source, watermarked, exclusive, sessions, site_id, host, page_url, page,
-                            page_date_published, query_url, query_width, query_height, query_format, press, credit, image, video, date_created, date_updated)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $20, $21, $19, $19)
-       ON CONFLICT ON CONSTRAINT matches_sighting_key DO UPDATE SET
-         watermarked = matches.watermarked OR EXCLUDED.watermarked,
-         sessions = ARRAY(SELECT DISTINCT unnest(matches.sessions || EXCLUDED.sessions) ORDER BY 1),
-         page = EXCLUDED.page,
-         page_date_published = COALESCE(EXCLUDED.page_date_published, matches.page_date_published),
-         query_width = EXCLUDED.query_width, query_height = EXCLUDED.query_height, query_format = EXCLUDED.query_format,
-         credit = COALESCE(EXCLUDED.credit, matches.credit),
-         video = COALESCE(EXCLUDED.video, matches.video),
-         image = EXCLUDED.image || jsonb_build_object('crawl_date', COALESCE(matches.image->'crawl_date', to_jsonb(matches.date_created))),
-         date_updated = EXCLUDED.date_updated
-       RETURNING id, (xmax = 0) AS created`,
-      [
-        s.accountId, input.mediaId, input.kind ?? s.kind, s.source, input.watermarked, input.exclusive, s.sessionId !== undefined ? [s.sessionId] : [],
-        siteId, host, s.page?.url ?? '', page, s.page?.datePublished ?? null, s.imageUrl ?? '', input.query.width, input.query.height,
-        input.query.format, s.press ?? null, s.credit ?? null, now, sightedImage(s, input.query, now), input.video ?? null,
-      ],
-    );
-    const recorded = { id: Number(rows[0]!.id), created: rows[0]!.created };
-    // After the write: listeners (webhooks, digests, aggregations) may read the match back.
-    await this.events.publish({
-      type: recorded.created ? 'match.created' : 'match.updated',
-      accountId: s.accountId,
-      occurredAt: now,
-      data: {
-        id: String(recorded.id), kind: input.kind ?? s.kind, source: s.source, media_id: input.mediaId === null ? null : String(input.mediaId),
-        watermarked: input.watermarked, page_url: s.page?.url ?? null, image_url: s.imageUrl ?? null, host, session_id: s.sessionId ?? null, credit: s.credit ?? null,
-        site: domain ? { domain, country } : null,
-      },
+    // The match and its match.* event commit together (the platform's outbox): a crash after the
+    // insert can never lose the webhook or the notification.
+    const recorded = await this.db.transaction(async (tx) => {
+      const rows: { id: string; created: boolean }[] = await tx.query(
+        `INSERT INTO matches (account_id, media_id, kind, source, watermarked, exclusive, sessions, site_id, host, page_url, page,
+                              page_date_published, query_url, query_width, query_height, query_format, press, credit, image, video, date_created, date_updated)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $20, $21, $19, $19)
+         ON CONFLICT ON CONSTRAINT matches_sighting_key DO UPDATE SET
+           watermarked = matches.watermarked OR EXCLUDED.watermarked,
+           sessions = ARRAY(SELECT DISTINCT unnest(matches.sessions || EXCLUDED.sessions) ORDER BY 1),
+           page = EXCLUDED.page,
+           page_date_published = COALESCE(EXCLUDED.page_date_published, matches.page_date_published),
+           query_width = EXCLUDED.query_width, query_height = EXCLUDED.query_height, query_format = EXCLUDED.query_format,
+           credit = COALESCE(EXCLUDED.credit, matches.credit),
+           video = COALESCE(EXCLUDED.video, matches.video),
+           image = EXCLUDED.image || jsonb_build_object('crawl_date', COALESCE(matches.image->'crawl_date', to_jsonb(matches.date_created))),
+           date_updated = EXCLUDED.date_updated
+         RETURNING id, (xmax = 0) AS created`,
+        [
+          s.accountId, input.mediaId, input.kind ?? s.kind, s.source, input.watermarked, input.exclusive, s.sessionId !== undefined ? [s.sessionId] : [],
+          siteId, host, s.page?.url ?? '', page, s.page?.datePublished ?? null, s.imageUrl ?? '', input.query.width, input.query.height,
+          input.query.format, s.press ?? null, s.credit ?? null, now, sightedImage(s, input.query, now), input.video ?? null,
+        ],
+      );
+      const recorded = { id: Number(rows[0]!.id), created: rows[0]!.created };
+      await this.events.enqueue({
+        type: recorded.created ? 'match.created' : 'match.updated',
+        accountId: s.accountId,
+        occurredAt: now,
+        data: {
+          id: String(recorded.id), kind: input.kind ?? s.kind, source: s.source, media_id: input.mediaId === null ? null : String(input.mediaId),
+          watermarked: input.watermarked, page_url: s.page?.url ?? null, image_url: s.imageUrl ?? null, host, session_id: s.sessionId ?? null, credit: s.credit ?? null,
+          site: domain ? { domain, country } : null,
+        },
+      }, tx, { key: `match:${recorded.id}` });
+      return recorded;
     });
+    // After the commit: a worker delivers the event (webhooks, notifications); the source never waits for listeners.
+    await this.events.flush();
     return recorded;
   }
 }

@@ -1,12 +1,12 @@
-import { fileUrl, imageView, mediaView, videoView, type Media } from '@filigrane/plugin-media';
+import { fileUrl, imageView, mediaView, videoView, type MediaRecord } from '@filigrane/core';
 import type { MatchRow } from './match-query.service.js';
 
 const iso = (d: Date | string) => new Date(d).toISOString();
 /** The spec's v4 media types: image, video, other. */
-const v4MediaType = (type: Media['type']) => (type === 'image' ? 'image' : type === 'video' ? 'video' : 'other');
+const v4MediaType = (type: MediaRecord['type']) => (type === 'image' ? 'image' : type === 'video' ? 'video' : 'other');
 
 /** The v4 Match object (v4 lists media matches only; a credit match has no media). */
-export function matchV4(r: MatchRow, media: Media | null, baseUrl: string): Record<string, unknown> {
+export function matchV4(r: MatchRow, media: MediaRecord | null, baseUrl: string): Record<string, unknown> {
   const page = r.page as Record<string, unknown>;
   return {
     id: String(r.id),
@@ -45,7 +45,7 @@ export function matchV4(r: MatchRow, media: Media | null, baseUrl: string): Reco
  * The v3 web, press and credit match objects. Their `image` is the image as it was seen (type web
  * or press); matches recorded before sighted images were kept show the registered image.
  */
-export function matchV3(r: MatchRow, media: Media | null, baseUrl: string): Record<string, unknown> {
+export function matchV3(r: MatchRow, media: MediaRecord | null, baseUrl: string): Record<string, unknown> {
   const common = { id: Number(r.id), url: `${baseUrl}/api/v3/matches/${r.kind}/${r.id}/`, created: iso(r.date_created), type: r.kind };
   const image = r.image ?? (media ? imageView(media, baseUrl) : null);
   if (r.kind === 'credit' || !media) return { ...common, credit: r.credit, image_url: r.query_url || null, page_url: r.page_url || null, image };
@@ -83,7 +83,7 @@ export function matchV3(r: MatchRow, media: Media | null, baseUrl: string): Reco
 }
 
 /** The media fields a v4 CSV row shows (read without the ORM for exports). */
-export type MediaCsvFields = Pick<Media, 'id' | 'type' | 'path' | 'created' | 'credit'>;
+export type MediaCsvFields = Pick<MediaRecord, 'id' | 'type' | 'path' | 'created' | 'credit'>;
 
 const listCell = (v: unknown[] | null) => (v && v.length ? v.join(',') : null);
 const orNull = (v: unknown) => (v === undefined ? null : v);

@@ -88,3 +88,16 @@ export class MatchesVideo1763850000000 implements MigrationInterface {
     await q.query('ALTER TABLE matches DROP COLUMN video');
   }
 }
+
+/** `site_directory`: the matches plugin's documented read view of the sites it keeps (id, domain, name, suffix, country). */
+export class MatchesSiteDirectory1764300003000 implements MigrationInterface {
+  name = 'MatchesSiteDirectory1764300003000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query('CREATE VIEW site_directory AS SELECT id, domain, name, suffix, country FROM sites');
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('DROP VIEW site_directory');
+  }
+}

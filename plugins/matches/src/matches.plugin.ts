@@ -4,7 +4,7 @@ import { Match, Site } from './match.entity.js';
 import { CreditNamesService } from './credit-names.service.js';
 import { MatchQueryService } from './match-query.service.js';
 import { MatchRecorder } from './match-recorder.service.js';
-import { MatchesInit1763700008000, MatchesSightedImage1763800000000, MatchesVideo1763850000000 } from './matches.migration.js';
+import { MatchesInit1763700008000, MatchesSightedImage1763800000000, MatchesSiteDirectory1764300003000, MatchesVideo1763850000000 } from './matches.migration.js';
 import { MatchesResolver } from './matches.resolver.js';
 import { matchRoutes } from './matches.routes.js';
 
@@ -13,7 +13,7 @@ export const matchesPlugin = definePlugin({
   id: 'matches',
   requires: ['media', 'blacklist'],
   entities: [Site, Match],
-  migrations: [MatchesInit1763700008000, MatchesSightedImage1763800000000, MatchesVideo1763850000000],
+  migrations: [MatchesInit1763700008000, MatchesSightedImage1763800000000, MatchesVideo1763850000000, MatchesSiteDirectory1764300003000],
   bindings: new ContainerModule(({ bind }) => {
     bind(MatchRecorder).toSelf().inSingletonScope();
     bind(MatchQueryService).toSelf().inSingletonScope();

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { csvCell, flattenObject } from '@filigrane/core';
-import type { Media } from '@filigrane/plugin-media';
+import type { MediaRecord as Media } from '@filigrane/core';
 import { COLUMNS } from '../src/match-csv.js';
 import type { MatchRow } from '../src/match-query.service.js';
 import { matchV4, matchV4Cells } from '../src/match-view.js';

@@ -1,14 +1,9 @@
+// Public module of the media plugin: what other plugins may use. Media rows are read through
+// TOKENS.MediaReader (core); the entity, the blob layout and the helpers stay inside.
 export { mediaPlugin } from './media.plugin.js';
-export { Media, type MediaType, type RegistrationKind } from './media.entity.js';
-export { MediaService, blobKeys } from './media.service.js';
-export { RegistrationService, mediaApiError, inputOf } from './registration.service.js';
-export { resolveUrl, type UrlScope } from './url-resolver.js';
+export { MediaService } from './media.service.js';
+export { RegistrationService } from './registration.service.js';
 export { MEDIA_EVENTS, type MediaEventsListener, type RegisteredMedia, type VideoFrameEvent } from './media-events.js';
-export { decodeTimeoutMs, FRAMES_IN_FLIGHT, VIDEO_FAST_THRESHOLD, VIDEO_FPS, VIDEO_SIDE, withTempFile } from './video-processing.service.js';
-export { videoView } from './media-view.js';
+export { decodeTimeoutMs, FRAMES_IN_FLIGHT, VIDEO_FAST_THRESHOLD, VIDEO_FPS, VIDEO_SIDE } from './video-processing.service.js';
 export { LOCAL_URLS, type LocalUrlResolver } from './local-urls.js';
-export { mediaView, imageView, mediaUrl, fileUrl } from './media-view.js';
-export { parseMetadata, type Metadata } from './metadata.js';
-export { parseMediaPath, type MediaPath } from './media-path.js';
-export { decodeReduced } from './reduced-image.js';
 export { TextQueryService, TEXT_SEARCH_LIMIT, type TextCriteria } from './text-query.service.js';

@@ -1,10 +1,9 @@
-import { createExtensionPoint } from '@filigrane/core';
-import type { Media } from './media.entity.js';
+import { createExtensionPoint, type MediaRecord } from '@filigrane/core';
 import type { ReducedOriginal } from '@filigrane/watermark';
 
 /** What a listener learns when a media is registered: the row and the pixels to index. */
 export interface RegisteredMedia {
-  media: Media;
+  media: MediaRecord;
   /** Luma at the canonical grid (registration files) ... */
   reduced?: ReducedOriginal;
   /** ... or the image itself (plain registrations). */
@@ -17,7 +16,7 @@ export interface RegisteredMedia {
  */
 /** One sampled frame of a registered video, handed to listeners in order while it is fingerprinted. */
 export interface VideoFrameEvent {
-  media: Media;
+  media: MediaRecord;
   /** The frame's slot on the time line (tenths of a second, SLOTS_PER_SECOND); the same again when a job is re-run. */
   index: number;
   /** Seconds from the start of the video. */

@@ -78,6 +78,4 @@ export function nameOf(path: string): string {
 }
 
 /** The path percent-encoded segment by segment, for URLs. */
-export function encodePath(path: string): string {
-  return path.split('/').map(encodeURIComponent).join('/');
-}
+export { encodeMediaPath as encodePath } from '@filigrane/core';

@@ -49,3 +49,22 @@ export class MediaVideo1763900000000 implements MigrationInterface {
     await q.query('ALTER TABLE media DROP COLUMN duration, DROP COLUMN processing, DROP COLUMN processing_error');
   }
 }
+
+/**
+ * `media_catalog`: the media plugin's documented read view for other plugins' SQL (joins of their
+ * rows to media, filters on a media's path or type): id, account_id, path, name, type, created,
+ * credit, width, height, format, duration, exclusive, kind. Never the key, parameters or blob layout.
+ */
+export class MediaCatalog1764300002000 implements MigrationInterface {
+  name = 'MediaCatalog1764300002000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      CREATE VIEW media_catalog AS
+        SELECT id, account_id, path, name, type, created, credit, width, height, format, duration, exclusive, kind FROM media`);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('DROP VIEW media_catalog');
+  }
+}

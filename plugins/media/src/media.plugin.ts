@@ -1,12 +1,14 @@
 import { ContainerModule } from 'inversify';
-import { definePlugin } from '@filigrane/core';
+import { definePlugin, TOKENS } from '@filigrane/core';
 import { LOCAL_URLS } from './local-urls.js';
 import { Media } from './media.entity.js';
 import { MEDIA_EVENTS } from './media-events.js';
-import { MediaInit1763700004000, MediaVideo1763900000000 } from './media.migration.js';
+import { MediaCatalog1764300002000, MediaInit1763700004000, MediaVideo1763900000000 } from './media.migration.js';
 import { MediaResolver } from './media.resolver.js';
 import { mediaRoutes } from './media.routes.js';
 import { MediaService } from './media.service.js';
+import { MediaReaderService } from './media-reader.service.js';
+import { ClientUrlService } from './url-resolver.js';
 import { ANNOUNCE_QUEUE, RegistrationService } from './registration.service.js';
 import { TextQueryService } from './text-query.service.js';
 import { VIDEO_QUEUE, VideoProcessingService } from './video-processing.service.js';
@@ -16,13 +18,17 @@ export const mediaPlugin = definePlugin({
   id: 'media',
   requires: ['auth', 'account'],
   entities: [Media],
-  migrations: [MediaInit1763700004000, MediaVideo1763900000000],
+  migrations: [MediaInit1763700004000, MediaVideo1763900000000, MediaCatalog1764300002000],
   extensionPoints: [MEDIA_EVENTS, LOCAL_URLS],
   bindings: new ContainerModule(({ bind }) => {
     bind(MediaService).toSelf().inSingletonScope();
     bind(RegistrationService).toSelf().inSingletonScope();
     bind(TextQueryService).toSelf().inSingletonScope();
     bind(VideoProcessingService).toSelf().inSingletonScope();
+    bind(MediaReaderService).toSelf().inSingletonScope();
+    bind(TOKENS.MediaReader).toService(MediaReaderService);
+    bind(ClientUrlService).toSelf().inSingletonScope();
+    bind(TOKENS.ClientUrls).toService(ClientUrlService);
   }),
   routes: mediaRoutes,
   resolvers: [MediaResolver],

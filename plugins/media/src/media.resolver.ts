@@ -8,8 +8,8 @@ import { RegistrationService } from './registration.service.js';
 import type { Media } from './media.entity.js';
 import { MediaService } from './media.service.js';
 import { parseMediaPath } from './media-path.js';
-import { imageView, mediaUrl, videoView } from './media-view.js';
-import { parseMetadata } from './metadata.js';
+import { imageView, mediaUrl, videoView } from '@filigrane/core';
+import { parseMetadata } from '@filigrane/core';
 
 @ObjectType('RegisteredImage')
 class ImageType {

@@ -22,8 +22,8 @@ import {
 import { resolveUrl } from './url-resolver.js';
 import { blobKeys, MediaService } from './media.service.js';
 import { parseMediaPath } from './media-path.js';
-import { mediaView } from './media-view.js';
-import { parseMetadata } from './metadata.js';
+import { mediaView } from '@filigrane/core';
+import { parseMetadata } from '@filigrane/core';
 import { MEDIA_QUERY, METADATA_SCHEMA, REGISTRATION_BODY_SCHEMA } from './media.schemas.js';
 import { inputOf, RegistrationService, type RegistrationInput } from './registration.service.js';
 import { byteRange } from './byte-range.js';

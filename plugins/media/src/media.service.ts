@@ -5,7 +5,7 @@ import { AccountUsageService } from '@filigrane/plugin-account';
 import { Media } from './media.entity.js';
 import { MEDIA_EVENTS } from './media-events.js';
 import { nameOf, parentOf, type MediaPath } from './media-path.js';
-import type { Metadata } from './metadata.js';
+import type { Metadata } from '@filigrane/core';
 
 export interface FolderPage {
   folder: Media;
@@ -35,7 +35,7 @@ export class MediaService {
   ) {}
 
   async accountIdOfHome(home: string, manager: EntityManager = this.db.manager): Promise<number> {
-    const rows: { id: number }[] = await manager.query('SELECT id FROM accounts WHERE home = $1', [home]);
+    const rows: { id: number }[] = await manager.query('SELECT id FROM account_directory WHERE home = $1', [home]);
     if (!rows[0]) throw notFound(`No home directory ${home}.`);
     return rows[0].id;
   }
@@ -78,7 +78,7 @@ export class MediaService {
 
   /** The home directory exists for every account even before anything is stored in it. */
   private async virtualHome(home: string): Promise<Media> {
-    const rows: { id: number; created: Date }[] = await this.db.query('SELECT id, created FROM accounts WHERE home = $1', [home]);
+    const rows: { id: number; created: Date }[] = await this.db.query('SELECT id, created FROM account_directory WHERE home = $1', [home]);
     if (!rows[0]) throw notFound(`No home directory ${home}.`);
     return Object.assign(new Media(), {
       id: 0, accountId: rows[0].id, path: home, parent: null, name: home.slice(1), type: 'folder', created: rows[0].created,

@@ -1,8 +1,8 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
-import { ApiError, conflict, requireBlob, CORE_SETTINGS, TOKENS, type CoreSettings, type BlobStore, type ExtensionRegistry, type JobQueue, type SecretBox, type WorkPool } from '@filigrane/core';
+import { ApiError, codecApiError, conflict, requireBlob, withTempFile, CORE_SETTINGS, TOKENS, type CoreSettings, type BlobStore, type ExtensionRegistry, type JobQueue, type SecretBox, type WorkPool } from '@filigrane/core';
 import { ACCEPTED_VIDEOS, probeVideo, sampleFrames, sniffVideo, VideoError } from '@filigrane/video';
-import { VIDEO_QUEUE, withTempFile } from './video-processing.service.js';
+import { VIDEO_QUEUE } from './video-processing.service.js';
 import { AccountService, AccountUsageService } from '@filigrane/plugin-account';
 import { decodeRaw, getSharp, probeImage } from '@filigrane/vision';
 import { decodeLmk, pixelHash, type Registration, type ReducedOriginal } from '@filigrane/watermark';
@@ -10,7 +10,7 @@ import { Media } from './media.entity.js';
 import { MEDIA_EVENTS, type RegisteredMedia } from './media-events.js';
 import { blobKeys, MediaService } from './media.service.js';
 import { nameOf, parentOf, type MediaPath } from './media-path.js';
-import type { Metadata } from './metadata.js';
+import type { Metadata } from '@filigrane/core';
 import { decodeReduced, encodeReduced, renderReduced, renderThumbnail } from './reduced-image.js';
 
 /** What a PUT carries once its transport (binary body, URL, data URI) is resolved. */
@@ -27,18 +27,6 @@ export const ANNOUNCE_QUEUE = 'media.announce';
 
 export const LMK_MAGIC = Buffer.from('FLMK', 'latin1');
 
-/** Maps the watermark and vision packages' typed errors to API errors. */
-export function mediaApiError(err: unknown): unknown {
-  const code = (err as { code?: unknown }).code;
-  if (typeof code !== 'string' || !(err instanceof Error) || err instanceof ApiError) return err;
-  if (code === 'unsupported_format') return new ApiError(415, code, `${err.message}. ${ACCEPTED_VIDEOS}`);
-  if (code === 'video_unreadable' || code === 'video_no_stream' || code === 'video_empty') return new ApiError(422, code, err.message);
-  if (code === 'video_too_long' || code === 'video_too_large') return new ApiError(413, code, err.message);
-  if (code === 'video_timeout') return new ApiError(422, code, err.message);
-  if (code === 'lmk_truncated' || code === 'lmk_invalid') return new ApiError(400, code, `Invalid registration file: ${err.message}`);
-  if (code.startsWith('lmk_') || ['image_too_large', 'image_too_small', 'corrupt_image'].includes(code)) return new ApiError(422, code, err.message);
-  return err;
-}
 
 /** Registration of media: from registration files (watermarked) or plain images (similarity only). */
 @injectable()
@@ -70,7 +58,7 @@ export class RegistrationService {
         input.kind === 'lmk' ? this.fromRegistrationFile(ownerId, input.file) : input.kind === 'video' ? this.fromVideo(input.bytes) : this.fromImage(input.bytes),
       );
     } catch (err) {
-      throw mediaApiError(err);
+      throw codecApiError(err, ACCEPTED_VIDEOS);
     }
     const size = input.kind === 'lmk' ? input.file.length : input.bytes.length;
     const watermarked = prepared.row.kind === 'watermarked';

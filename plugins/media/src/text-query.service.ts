@@ -2,7 +2,7 @@ import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
 import { likeBelow, TOKENS } from '@filigrane/core';
 import { Media, type MediaType } from './media.entity.js';
-import type { Metadata } from './metadata.js';
+import type { Metadata } from '@filigrane/core';
 
 export interface TextCriteria {
   /** Every key/value must be present in the media's metadata. */

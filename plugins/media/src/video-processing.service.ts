@@ -1,9 +1,6 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
-import { requireBlob, TOKENS, type BlobStore, type ExtensionRegistry } from '@filigrane/core';
+import { requireBlob, TOKENS, withTempFile, type BlobStore, type ExtensionRegistry } from '@filigrane/core';
 import { pipelined, sampleFrames, VideoError } from '@filigrane/video';
 import { fingerprintPool } from '@filigrane/vision';
 import { Media } from './media.entity.js';
@@ -25,18 +22,6 @@ export const VIDEO_FAST_THRESHOLD = 20;
 
 /** Time limit of one decoding pass: 2 minutes plus the video's own length (at least 1x real time). */
 export const decodeTimeoutMs = (seconds: number | null) => 120_000 + Math.ceil((seconds ?? 3600) * 1000);
-
-/** A video's bytes in a temporary file (the decoder reads files), removed after use. */
-export async function withTempFile<T>(data: Buffer, use: (file: string) => Promise<T>): Promise<T> {
-  const dir = await mkdtemp(join(tmpdir(), 'filigrane-video-'));
-  try {
-    const file = join(dir, 'input');
-    await writeFile(file, data);
-    return await use(file);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
 
 /**
  * Fingerprinting of registered videos, as pg-boss work: frames sampled at a steady rate and at

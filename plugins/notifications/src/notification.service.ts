@@ -50,11 +50,15 @@ export class NotificationService {
   async onEvent(event: DomainEvent): Promise<void> {
     if (event.type === 'match.created') {
       const d = event.data as { id?: unknown; kind?: string; page_url?: string | null; site?: { domain?: string; country?: string | null } | null };
-      await this.db.query(
-        'INSERT INTO notification_matches (account_id, match_id, kind, page_url, domain, country, created) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+      // At-least-once delivery: a match already noted (a redelivered event) is neither noted nor mailed again.
+      const noted: unknown[] = await this.db.query(
+        `INSERT INTO notification_matches (account_id, match_id, kind, page_url, domain, country, created)
+         SELECT $1, $2, $3, $4, $5, $6, $7
+         WHERE NOT EXISTS (SELECT 1 FROM notification_matches WHERE account_id = $1 AND match_id = $2 AND $2 <> '')
+         RETURNING id`,
         [event.accountId, String(d.id ?? ''), d.kind ?? 'web', d.page_url ?? null, d.site?.domain ?? null, d.site?.country ?? null, event.occurredAt ?? this.clock.now()],
       );
-      if (d.kind !== 'web') return;
+      if (noted.length === 0 || d.kind !== 'web') return;
       const r = await this.recipient(event.accountId);
       if (!r.flags.notify_web || !NotificationService.countryOk(r, d.site?.country)) return;
       const t = texts(r.lang);

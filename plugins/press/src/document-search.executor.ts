@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'inversify';
-import { ApiError, CORE_SETTINGS, isUploadedFile, requireBlob, TOKENS, validationError, type BlobStore, type CoreSettings, type ErrorItem } from '@filigrane/core';
-import { imageView, mediaApiError, type Media } from '@filigrane/plugin-media';
+import { ApiError, CORE_SETTINGS, isUploadedFile, requireBlob, TOKENS, validationError, type BlobStore, type CoreSettings, type ErrorItem, codecApiError, imageView, type MediaRecord } from '@filigrane/core';
 import { assertWithinHome, IdentificationService, searchPathOf, type SearchExecutor, type SearchScope } from '@filigrane/plugin-search';
 import { prepareQuery } from '@filigrane/vision';
 import { DocumentError } from './document-error.js';
@@ -71,9 +70,9 @@ export class DocumentSearchExecutor implements SearchExecutor<DocumentQuery> {
 
   async run(query: DocumentQuery, scope: SearchScope): Promise<unknown[]> {
     const data = await requireBlob(this.blobs, query.blob);
-    const found = new Map<number, { media: Media; pages: Set<number>; watermarked: boolean; credits: Set<string> }>();
+    const found = new Map<number, { media: MediaRecord; pages: Set<number>; watermarked: boolean; credits: Set<string> }>();
     try {
-      const seen = new Map<string, { media: Media; watermarked: boolean }[]>();
+      const seen = new Map<string, { media: MediaRecord; watermarked: boolean }[]>();
       for await (const page of extractPdf(data, { limits: limitsFrom(this.settings, this.core) })) {
         for (const image of page.images) {
           let hits = seen.get(image.md5);
@@ -105,7 +104,7 @@ export class DocumentSearchExecutor implements SearchExecutor<DocumentQuery> {
       }
     } catch (err) {
       if (err instanceof DocumentError) throw new ApiError(422, err.code, err.message);
-      throw mediaApiError(err);
+      throw codecApiError(err);
     } finally {
       await this.blobs.delete(query.blob).catch(() => undefined);
     }

@@ -1,5 +1,4 @@
 export { pressPlugin, PRESS_INBOX_QUEUE } from './press.plugin.js';
-export { PressIssue } from './press-issue.entity.js';
 export { PressIssueService, PRESS_QUEUE, parseIssueFields } from './press-issue.service.js';
 export { PressAnalysisService, PRESS_FLAGS } from './press-analysis.service.js';
 export { PressInboxService } from './press-inbox.service.js';

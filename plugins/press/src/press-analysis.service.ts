@@ -1,8 +1,8 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
 import { BlobMissingError, CORE_SETTINGS, TOKENS, type BlobStore, type CoreSettings, type EventPublisher, type MatchPipeline, type Sighting, type SightingMatch, type LoggerFactory } from '@filigrane/core';
-import { CreditNamesService, MatchRecorder } from '@filigrane/plugin-matches';
 import { MediaError, PreparedQuery, prepareQuery } from '@filigrane/vision';
+import { AccountService } from '@filigrane/plugin-account';
 import { DocumentError } from './document-error.js';
 import { extractPdf, type ExtractedImage, type ExtractionLimits } from './pdf-extraction.js';
 import { PressIssue } from './press-issue.entity.js';
@@ -35,20 +35,16 @@ export class PressAnalysisService {
     @inject(TOKENS.DataSource) private readonly db: DataSource,
     @inject(TOKENS.BlobStore) private readonly blobs: BlobStore,
     @inject(TOKENS.MatchPipeline) private readonly pipeline: MatchPipeline,
-    @inject(MatchRecorder) private readonly recorder: MatchRecorder,
-    @inject(CreditNamesService) private readonly credits: CreditNamesService,
     @inject(PRESS_SETTINGS.token) private readonly settings: PressSettings,
     @inject(CORE_SETTINGS.token) private readonly core: CoreSettings,
     @inject(TOKENS.Events) private readonly events: EventPublisher,
+    @inject(AccountService) private readonly accounts: AccountService,
     @inject(TOKENS.Loggers) private readonly loggers: LoggerFactory,
   ) {}
 
   /** Accounts that track press: any of the press notification flags set. */
   async trackingAccounts(): Promise<number[]> {
-    const rows: { account_id: number }[] = await this.db.query(
-      `SELECT account_id FROM account_profiles WHERE ${PRESS_FLAGS.map((f) => `COALESCE((notifications->>'${f}')::boolean, false)`).join(' OR ')} ORDER BY account_id`,
-    );
-    return rows.map((r) => r.account_id);
+    return this.accounts.withAnyNotification(PRESS_FLAGS);
   }
 
   private async update(id: number, values: Partial<PressIssue>): Promise<void> {
@@ -93,7 +89,7 @@ export class PressAnalysisService {
             const previous = known.get(key);
             let matches: SightingMatch[];
             try {
-              matches = previous ? await this.replay(sighting, image, previous) : await this.pipeline.submit(sighting);
+              matches = await this.pipeline.submit(sighting, { reuse: previous });
             } catch (err) {
               // One picture the pipeline cannot read (too small or flat to fingerprint) never fails the issue.
               if (!(err instanceof MediaError)) throw err;
@@ -147,22 +143,5 @@ export class PressAnalysisService {
       press: { issueName: issue.name, issueDate: issue.date, pageNumber },
       credit: image.credit ?? undefined,
     };
-  }
-
-  /** Records an image already identified on another page of the issue, without identifying it again. */
-  private async replay(sighting: Sighting, image: ExtractedImage, previous: SightingMatch[]): Promise<SightingMatch[]> {
-    const query = { width: image.width, height: image.height, format: image.format, md5: image.md5 };
-    const out: SightingMatch[] = [];
-    // This page's own credit line decides its credit match; the pixels' result is reused.
-    if (sighting.credit && (await this.credits.named(sighting.accountId, sighting.credit))) {
-      const recorded = await this.recorder.record({ sighting, mediaId: null, kind: 'credit', watermarked: false, exclusive: null, query });
-      out.push({ matchId: String(recorded.id), kind: 'credit', mediaId: null, watermarked: false, created: recorded.created });
-    }
-    for (const m of previous) {
-      if (m.kind === 'credit') continue;
-      const recorded = await this.recorder.record({ sighting, mediaId: m.mediaId, kind: m.kind, watermarked: m.watermarked, exclusive: null, query });
-      out.push({ ...m, matchId: String(recorded.id), created: recorded.created });
-    }
-    return out;
   }
 }

@@ -2,7 +2,7 @@ import { inject, injectable } from 'inversify';
 import { Arg, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { requirePrincipal, type GraphQLContext } from '@filigrane/core';
-import { resolveUrl } from '@filigrane/plugin-media';
+import { fetchClientUrl } from '@filigrane/core';
 import { SearchService } from '@filigrane/plugin-search';
 import { parseIssueFields, PressIssueService } from './press-issue.service.js';
 import { requireIngest } from './press-permission.js';
@@ -45,7 +45,7 @@ export class PressResolver {
     const p = requirePrincipal(ctx);
     requireIngest(p);
     parseIssueFields(name, date, domain);
-    const data = await resolveUrl({ container: ctx.container, baseUrl: ctx.baseUrl, principal: p }, url);
+    const data = await fetchClientUrl({ container: ctx.container, baseUrl: ctx.baseUrl, principal: p }, url);
     const sourceUrl = url.startsWith('data:') ? null : url;
     const issue = await this.issues.ingest({ data, name, date, domain, origin: 'url', ingestedBy: p.accountId, filename: null, sourceUrl, baseUrl: ctx.baseUrl });
     return this.issues.view(issue, ctx.baseUrl);
@@ -67,7 +67,7 @@ export class PressResolver {
     @Arg('filterMarked', () => Boolean, { nullable: true }) filterMarked?: boolean,
   ): Promise<Record<string, unknown>> {
     const p = requirePrincipal(ctx);
-    const data = await resolveUrl({ container: ctx.container, baseUrl: ctx.baseUrl, principal: p }, url);
+    const data = await fetchClientUrl({ container: ctx.container, baseUrl: ctx.baseUrl, principal: p }, url);
     const body: Record<string, unknown> = { file: { kind: 'file', filename: null, contentType: 'application/pdf', data }, sync: false };
     if (name !== undefined && name !== null) body.name = name;
     if (searchPath !== undefined && searchPath !== null) body.search_path = searchPath;

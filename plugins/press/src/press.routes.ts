@@ -1,8 +1,8 @@
 import type { DataSource } from 'typeorm';
-import { BlobMissingError, created, file, isUploadedFile, listPage, noContent, notFound, ok, TOKENS, validationError, type BlobStore, type RouteContext, type RouteSpec } from '@filigrane/core';
+import { BlobMissingError, created, fetchClientUrl, file, isUploadedFile, listPage, noContent, notFound, ok, TOKENS, validationError, type BlobStore, type RouteContext, type RouteSpec } from '@filigrane/core';
+import { MatchQueryService } from '@filigrane/plugin-matches';
 import { PRESS_ISSUE_PAGE_SCHEMA, PRESS_ISSUE_SCHEMA, PRESS_PAGE_SCHEMA } from './press.schemas.js';
 import { PRESS_INGEST, requireIngest } from './press-permission.js';
-import { resolveUrl } from '@filigrane/plugin-media';
 import { issueImageKey, parseIssueFields, PressIssueService } from './press-issue.service.js';
 
 
@@ -25,7 +25,7 @@ async function ingest(ctx: RouteContext) {
   } else if (typeof input.url === 'string' && input.url) {
     // The fields are checked before anything is fetched.
     parseIssueFields(input.name, input.date, input.domain);
-    data = await resolveUrl(ctx, input.url);
+    data = await fetchClientUrl(ctx, input.url);
     sourceUrl = input.url.startsWith('data:') ? null : input.url;
     filename = sourceUrl ? decodeURIComponent(new URL(sourceUrl).pathname.split('/').pop() ?? '') || null : null;
   } else {
@@ -99,9 +99,8 @@ export const pressRoutes: RouteSpec[] = [
       const page = /^\d{1,6}$/.test(ctx.params.page ?? '') ? Number(ctx.params.page) : -1;
       if (issueId < 0 || page < 1) throw notFound('No such page.');
       if (!p.permissions.includes(PRESS_INGEST)) {
-        const db = ctx.container.get<DataSource>(TOKENS.DataSource);
-        const rows: unknown[] = await db.query(`SELECT 1 FROM matches WHERE account_id = $1 AND page_url LIKE $2 LIMIT 1`, [p.accountId, `%/api/v3/press/issues/${issueId}/pages/${page}/`]);
-        if (!rows.length) throw notFound('No such page.');
+        const matched = await ctx.container.get(MatchQueryService).hasMatchEndingWith(p.accountId, 'page_url', `/api/v3/press/issues/${issueId}/pages/${page}/`);
+        if (!matched) throw notFound('No such page.');
       }
       const service = ctx.container.get(PressIssueService);
       const issue = await service.get(issueId).catch(() => null);
@@ -121,9 +120,8 @@ export const pressRoutes: RouteSpec[] = [
       const issueId = id(ctx);
       if (!/^[0-9a-f]{32}$/.test(md5) || issueId < 0) throw notFound('No such image.');
       if (!p.permissions.includes(PRESS_INGEST)) {
-        const db = ctx.container.get<DataSource>(TOKENS.DataSource);
-        const rows: unknown[] = await db.query(`SELECT 1 FROM matches WHERE account_id = $1 AND query_url LIKE $2 LIMIT 1`, [p.accountId, `%/api/v3/press/issues/${issueId}/images/${md5}`]);
-        if (!rows.length) throw notFound('No such image.');
+        const matched = await ctx.container.get(MatchQueryService).hasMatchEndingWith(p.accountId, 'query_url', `/api/v3/press/issues/${issueId}/images/${md5}`);
+        if (!matched) throw notFound('No such image.');
       }
       const key = issueImageKey(issueId, md5);
       const data = await ctx.container.get<BlobStore>(TOKENS.BlobStore).get(key);

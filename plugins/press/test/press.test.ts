@@ -6,7 +6,7 @@ import sharp from 'sharp';
 import type { DataSource } from 'typeorm';
 import { contribute, definePlugin, EVENT_LISTENERS, TOKENS, type DomainEvent } from '@filigrane/core';
 import { defaultPlugins, startTestServer, type TestServer } from '@filigrane/gateway';
-import { PressAnalysisService, PressInboxService, PressIssue } from '@filigrane/plugin-press';
+import { PressAnalysisService, PressInboxService } from '@filigrane/plugin-press';
 import { syntheticPhoto } from '@filigrane/vision';
 import { embed, encodeLmk, generateKey } from '@filigrane/watermark';
 import { composeIssue, pdfWithJavaScript, scannedPage } from './pdf-fixtures.js';
@@ -143,7 +143,7 @@ test.serial('analysing the same issue again never gives a second match for the s
   const before = (await server.call('GET', '/api/v3/matches/press/', { key: alice.apiKey })).json.count;
   const db = server.app.container.get<DataSource>(TOKENS.DataSource);
   const id = Number(issueUrl.split('/').filter(Boolean).pop());
-  await db.manager.update(PressIssue, { id }, { status: 'running' });
+  await db.manager.update('PressIssue', { id }, { status: 'running' });
   await server.app.container.get(PressAnalysisService).process(id);
   t.is((await server.call('GET', '/api/v3/matches/press/', { key: alice.apiKey })).json.count, before);
   t.is((await server.call('GET', issueUrl, { key: ops.apiKey })).json.status, 'complete');

@@ -1,7 +1,5 @@
 import { inject, injectable } from 'inversify';
-import { In, type DataSource } from 'typeorm';
-import { requireBlob, TOKENS, type BlobStore, type SecretBox } from '@filigrane/core';
-import { blobKeys, decodeReduced, Media } from '@filigrane/plugin-media';
+import { TOKENS, type MediaReader, type MediaRecord } from '@filigrane/core';
 import { prepareQuery, PreparedQuery, queryFingerprint, registerQuery, transformPlausibility, type GeometricModel } from '@filigrane/vision';
 import { detectAmong, type DetectionReference, type EmbeddingParams, type ReducedOriginal } from '@filigrane/watermark';
 import { VisualIndexService } from './visual-index.service.js';
@@ -19,7 +17,7 @@ export interface IdentifyOptions {
 }
 
 export interface Identified {
-  media: Media;
+  media: MediaRecord;
   /** RANSAC inliers of the validation (the exact-copy fast path reports its own strength). */
   inliers: number;
   exact: boolean;
@@ -59,9 +57,7 @@ export function withoutLookAlikes(found: Identified[]): Identified[] {
 @injectable()
 export class IdentificationService {
   constructor(
-    @inject(TOKENS.DataSource) private readonly db: DataSource,
-    @inject(TOKENS.BlobStore) private readonly blobs: BlobStore,
-    @inject(TOKENS.SecretBox) private readonly box: SecretBox,
+    @inject(TOKENS.MediaReader) private readonly mediaReader: MediaReader,
     @inject(VisualIndexService) private readonly index: VisualIndexService,
   ) {}
 
@@ -73,7 +69,7 @@ export class IdentificationService {
     const { exact, voted } = await this.index.candidates(accountId, fp, Math.max(VERIFIED[options.mode], limit));
     // One round trip loads the candidates' rows; a media deleted by any process has none any more.
     const ids = [...new Set([...exact, ...voted.map((c) => c.id)])];
-    const rows = ids.length ? await this.db.manager.find(Media, { where: { id: In(ids), accountId } }) : [];
+    const rows = await this.mediaReader.byIds(ids, accountId);
     const media = new Map(rows.filter((m) => this.eligible(m, options)).map((m) => [m.id, m]));
 
     const found: Identified[] = [];
@@ -119,7 +115,7 @@ export class IdentificationService {
     return found.slice(0, limit);
   }
 
-  private eligible(m: Media, options: IdentifyOptions): boolean {
+  private eligible(m: MediaRecord, options: IdentifyOptions): boolean {
     return m.type === 'image' && within(m.path, options.searchPath);
   }
 
@@ -135,11 +131,7 @@ export class IdentificationService {
     }
     if (!byHash.size) return [];
     const known = new Set(found.map((f) => f.media.id));
-    const rows = await this.db.manager.find(Media, {
-      where: { accountId, pixelHash: In([...byHash.keys()].map((h) => Buffer.from(h, 'hex'))) },
-      order: { id: 'ASC' },
-      take: MAX_SAME_PIXELS,
-    });
+    const rows = await this.mediaReader.byPixelHash(accountId, [...byHash.keys()].map((h) => Buffer.from(h, 'hex')), MAX_SAME_PIXELS);
     return rows
       .filter((m) => !known.has(m.id) && this.eligible(m, options))
       .map((m) => {
@@ -152,15 +144,17 @@ export class IdentificationService {
    * Watermark decisions with each original's key; only booleans leave the watermark package.
    * Media with the same pixels share one reduced original, hence one registration of the query.
    */
-  private async detect(query: PreparedQuery, candidates: Media[], transforms: GeometricModel): Promise<(boolean | null)[]> {
+  private async detect(query: PreparedQuery, candidates: MediaRecord[], transforms: GeometricModel): Promise<(boolean | null)[]> {
     const reduced = new Map<string, Promise<ReducedOriginal | undefined>>();
     const references: DetectionReference[] = [];
     const slots: number[] = [];
     for (const [i, media] of candidates.entries()) {
-      if (media.kind !== 'watermarked' || !media.sealedKey || !media.params) continue;
+      if (media.kind !== 'watermarked') continue;
+      const ref = await this.mediaReader.keyReference(media.id);
+      if (!ref) continue;
       const hash = media.pixelHash?.toString('hex') ?? `media:${media.id}`;
-      if (!reduced.has(hash)) reduced.set(hash, requireBlob(this.blobs, blobKeys(media.id).reduced).then(decodeReduced));
-      references.push({ key: this.box.open(media.sealedKey), params: media.params as unknown as EmbeddingParams, reduced: await reduced.get(hash) });
+      if (!reduced.has(hash)) reduced.set(hash, this.mediaReader.reducedOriginal(media.id));
+      references.push({ key: ref.key, params: ref.params as unknown as EmbeddingParams, reduced: await reduced.get(hash) });
       slots.push(i);
     }
     const out: (boolean | null)[] = candidates.map(() => null);

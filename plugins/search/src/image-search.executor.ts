@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'inversify';
-import { ApiError, isUploadedFile, requireBlob, TOKENS, validationError, type BlobStore, type ErrorItem } from '@filigrane/core';
-import { imageView, mediaApiError } from '@filigrane/plugin-media';
+import { ApiError, isUploadedFile, requireBlob, TOKENS, validationError, type BlobStore, type ErrorItem, codecApiError, imageView } from '@filigrane/core';
 import { prepareQuery, queryFingerprint, sniffQueryFormat, type GeometricModel } from '@filigrane/vision';
 import { ACCEPTED_VIDEOS } from '@filigrane/video';
 import { IdentificationService, type IdentifyOptions } from './identification.service.js';
@@ -125,7 +124,7 @@ export class ImageSearchExecutor implements SearchExecutor<ImageQuery> {
         limit: 10,
       });
     } catch (err) {
-      throw mediaApiError(err);
+      throw codecApiError(err, ACCEPTED_VIDEOS);
     } finally {
       // An asynchronous query image is deleted once its search ran: results keep no pixels.
       if (query.blob) await this.blobs.delete(query.blob).catch(() => undefined);

@@ -1,15 +1,19 @@
 import { createHash } from 'node:crypto';
 import { inject, injectable } from 'inversify';
 import { fetchResource } from '@filigrane/net';
-import { badRequest, CORE_SETTINGS, type CoreSettings, type MatchPipeline, type Sighting, type SightingMatch } from '@filigrane/core';
+import { badRequest, CORE_SETTINGS, type CoreSettings, type MatchPipeline, type MediaReader, type Sighting, type SightingMatch, type SubmitOptions, TOKENS, withTempFile } from '@filigrane/core';
 import { CreditNamesService, MatchRecorder, type MatchInput } from '@filigrane/plugin-matches';
-import { PreparedQuery, prepareQuery, sniffQueryFormat } from '@filigrane/vision';
-import { withTempFile } from '@filigrane/plugin-media';
+import { PreparedQuery, prepareQuery, probeImage, sniffQueryFormat } from '@filigrane/vision';
 import { probeVideo } from '@filigrane/video';
 import { IdentificationService, withoutLookAlikes } from './identification.service.js';
 import { VideoMatchService } from './video-match.service.js';
 
 const MAX_SIGHTING_BYTES = 50 * 1024 * 1024;
+
+/** What a match keeps of the query file: its size (when it could be read), format and MD5. */
+function queryInfo(bytes: Buffer, size: { originalWidth: number; originalHeight: number } | null): MatchInput['query'] {
+  return { width: size?.originalWidth ?? null, height: size?.originalHeight ?? null, format: sniffQueryFormat(bytes) ?? null, md5: createHash('md5').update(bytes).digest('hex') };
+}
 
 /**
  * The match pipeline every tracking source feeds: identify the registered originals a sighting
@@ -25,11 +29,13 @@ export class MatchPipelineService implements MatchPipeline {
     @inject(CreditNamesService) private readonly credits: CreditNamesService,
     @inject(VideoMatchService) private readonly videos: VideoMatchService,
     @inject(CORE_SETTINGS.token) private readonly core: CoreSettings,
+    @inject(TOKENS.MediaReader) private readonly media: MediaReader,
   ) {}
 
-  async submit(sighting: Sighting): Promise<SightingMatch[]> {
+  async submit(sighting: Sighting, options: SubmitOptions = {}): Promise<SightingMatch[]> {
     if (sighting.video) return this.submitVideo(sighting, sighting.video);
     const bytes = sighting.image.bytes ?? (await this.fetch(sighting.image.url));
+    if (options.reuse) return this.reuse(sighting, bytes, options.reuse);
     let query: PreparedQuery | null = null;
     let failure: unknown = null;
     try {
@@ -37,19 +43,9 @@ export class MatchPipelineService implements MatchPipeline {
     } catch (err) {
       failure = err;
     }
-    const info: MatchInput['query'] = {
-      width: query?.image.originalWidth ?? null,
-      height: query?.image.originalHeight ?? null,
-      format: sniffQueryFormat(bytes) ?? null,
-      md5: createHash('md5').update(bytes).digest('hex'),
-    };
-
-    const matches: SightingMatch[] = [];
+    const info = queryInfo(bytes, query?.image ?? null);
     // The credit stands on its own: recorded even when the pixels cannot be identified.
-    if (sighting.credit && (await this.credits.named(sighting.accountId, sighting.credit))) {
-      const recorded = await this.recorder.record({ sighting, mediaId: null, kind: 'credit', watermarked: false, exclusive: null, query: info });
-      matches.push({ matchId: String(recorded.id), kind: 'credit', mediaId: null, watermarked: false, created: recorded.created });
-    }
+    const matches = await this.creditMatch(sighting, info);
     if (sighting.kind === 'credit') return matches;
     if (!query) throw failure;
 
@@ -64,6 +60,35 @@ export class MatchPipelineService implements MatchPipeline {
       const watermarked = f.watermarked === true;
       const recorded = await this.recorder.record({ sighting, mediaId: f.media.id, watermarked, exclusive: f.media.exclusive, query: info });
       matches.push({ matchId: String(recorded.id), kind: sighting.kind, mediaId: f.media.id, watermarked, created: recorded.created });
+    }
+    return matches;
+  }
+
+  /** The credit match of a sighting whose credit line names the account (none otherwise). */
+  private async creditMatch(sighting: Sighting, info: MatchInput['query']): Promise<SightingMatch[]> {
+    if (!sighting.credit || !(await this.credits.named(sighting.accountId, sighting.credit))) return [];
+    const recorded = await this.recorder.record({ sighting, mediaId: null, kind: 'credit', watermarked: false, exclusive: null, query: info });
+    return [{ matchId: String(recorded.id), kind: 'credit', mediaId: null, watermarked: false, created: recorded.created }];
+  }
+
+  /**
+   * An image identified earlier (the same pixels, the same account): its media recorded for this
+   * sighting without identification; this sighting's own credit line decides its credit match.
+   */
+  private async reuse(sighting: Sighting, bytes: Buffer, previous: SightingMatch[]): Promise<SightingMatch[]> {
+    const prepared = sighting.image.prepared instanceof PreparedQuery ? sighting.image.prepared : null;
+    const probed = prepared ? null : await probeImage(bytes).catch(() => null);
+    const info = queryInfo(bytes, prepared ? prepared.image : probed ? { originalWidth: probed.width, originalHeight: probed.height } : null);
+    const matches = await this.creditMatch(sighting, info);
+    if (sighting.kind === 'credit') return matches;
+    const pixels = previous.filter((m) => m.kind !== 'credit' && m.mediaId !== null);
+    // Exclusivity as identification reads it: from the media (a media deleted since is skipped).
+    const media = new Map((await this.media.byIds(pixels.map((m) => m.mediaId!), sighting.accountId)).map((m) => [m.id, m]));
+    for (const m of pixels) {
+      const found = media.get(m.mediaId!);
+      if (!found) continue;
+      const recorded = await this.recorder.record({ sighting, mediaId: found.id, watermarked: m.watermarked, exclusive: found.exclusive, query: info });
+      matches.push({ matchId: String(recorded.id), kind: sighting.kind, mediaId: found.id, watermarked: m.watermarked, created: recorded.created });
     }
     return matches;
   }

@@ -1,5 +1,5 @@
 import type { RouteContext, UploadedFile } from '@filigrane/core';
-import { resolveUrl } from '@filigrane/plugin-media';
+import { fetchClientUrl } from '@filigrane/core';
 
 /** The URL's last path segment, percent-decoded when that is possible; null when empty. */
 function lastSegment(url: string): string | null {
@@ -25,8 +25,8 @@ export async function withResolvedFile(ctx: Pick<RouteContext, 'container' | 'ba
   const input = body as Record<string, unknown>;
   if (typeof input.file !== 'string' || input.file === '') return body;
   const url = input.file;
-  // Fetch first: resolveUrl answers 400 for a URL that does not parse, before the name is read.
-  const data = await resolveUrl(ctx, url);
+  // Fetch first: fetchClientUrl answers 400 for a URL that does not parse, before the name is read.
+  const data = await fetchClientUrl(ctx, url);
   const file: UploadedFile = { kind: 'file', filename: url.startsWith('data:') ? null : lastSegment(url), contentType: null, data };
   return { ...input, file };
 }

@@ -46,7 +46,8 @@ export const searchPlugin = definePlugin({
   ],
   routes: searchRoutes,
   resolvers: [SearchResolver],
-  // Tracking sources are started with the pipeline they feed, and stopped before the gateway closes.
+  // Tracking sources are started once everything is bound, and stopped before the gateway closes.
+  // (They submit through TOKENS.MatchPipeline; the argument is kept for sources written against API 1.1.)
   async onStart({ container }) {
     const pipeline = container.get<MatchPipeline>(TOKENS.MatchPipeline);
     for (const source of container.get<ExtensionRegistry>(TOKENS.Extensions).get(TRACKING_SOURCES)) await source.start?.(pipeline);

@@ -1,6 +1,8 @@
 import { inject, injectable } from 'inversify';
-import { validationError, type ErrorItem } from '@filigrane/core';
-import { mediaUrl, parseMetadata, TextQueryService, type MediaType, type Metadata } from '@filigrane/plugin-media';
+import { validationError, type ErrorItem, mediaUrl, parseMetadata, type MediaNodeType, type Metadata } from '@filigrane/core';
+import { TextQueryService } from '@filigrane/plugin-media';
+
+type MediaType = MediaNodeType;
 import type { SearchExecutor, SearchScope } from './search-executors.js';
 
 export interface TextQuery {

@@ -1,7 +1,6 @@
 import { inject, injectable } from 'inversify';
-import { TOKENS } from '@filigrane/core';
-import { In, type DataSource } from 'typeorm';
-import { decodeTimeoutMs, FRAMES_IN_FLIGHT, Media, VIDEO_FAST_THRESHOLD, VIDEO_FPS, VIDEO_SIDE } from '@filigrane/plugin-media';
+import { TOKENS, type MediaReader, type MediaRecord } from '@filigrane/core';
+import { decodeTimeoutMs, FRAMES_IN_FLIGHT, VIDEO_FAST_THRESHOLD, VIDEO_FPS, VIDEO_SIDE } from '@filigrane/plugin-media';
 import { fingerprintPool, type VisualFingerprint } from '@filigrane/vision';
 import { alignHits, pipelined, sampleFrames, SLOTS_PER_SECOND, type Alignment, type Frame, type FrameHit, type VideoInfo } from '@filigrane/video';
 import { keyFrame, VisualIndexService } from './visual-index.service.js';
@@ -22,7 +21,7 @@ const MIN_ALIGNED_SHARE = 0.3;
 const PER_FRAME = 12;
 
 export interface VideoMatch {
-  media: Media;
+  media: MediaRecord;
   alignment: Alignment;
 }
 
@@ -36,7 +35,7 @@ const within = (path: string, root?: string) => !root || path === root || path.s
 @injectable()
 export class VideoMatchService {
   constructor(
-    @inject(TOKENS.DataSource) private readonly db: DataSource,
+    @inject(TOKENS.MediaReader) private readonly mediaReader: MediaReader,
     @inject(VisualIndexService) private readonly index: VisualIndexService,
   ) {}
 
@@ -95,7 +94,7 @@ export class VideoMatchService {
   /** Alignments whose video still exists, belongs to the account and lies under the search path. */
   private async withMedia(accountId: number, aligned: Alignment[], searchPath?: string): Promise<VideoMatch[]> {
     if (!aligned.length) return [];
-    const rows = await this.db.manager.find(Media, { where: { id: In(aligned.map((a) => a.mediaId)), accountId } });
+    const rows = await this.mediaReader.byIds(aligned.map((a) => a.mediaId), accountId);
     const media = new Map(rows.filter((m) => m.type === 'video' && within(m.path, searchPath)).map((m) => [m.id, m]));
     return aligned.filter((a) => media.has(a.mediaId)).map((a) => ({ media: media.get(a.mediaId)!, alignment: a }));
   }

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'inversify';
-import { CORE_SETTINGS, isUploadedFile, requireBlob, TOKENS, validationError, type BlobStore, type CoreSettings, type ErrorItem } from '@filigrane/core';
-import { mediaApiError, mediaUrl, videoView, withTempFile } from '@filigrane/plugin-media';
-import { probeVideo, sniffVideo } from '@filigrane/video';
+import { CORE_SETTINGS, isUploadedFile, requireBlob, TOKENS, validationError, type BlobStore, type CoreSettings, type ErrorItem, codecApiError, mediaUrl, videoView, withTempFile } from '@filigrane/core';
+import { ACCEPTED_VIDEOS, probeVideo, sniffVideo } from '@filigrane/video';
 import { assertWithinHome, searchPathOf, type SearchExecutor, type SearchScope } from './search-executors.js';
 import { VideoMatchService, type VideoMatch } from './video-match.service.js';
 
@@ -73,7 +72,7 @@ export class VideoSearchExecutor implements SearchExecutor<VideoQuery> {
     assertWithinHome(searchPath, scope);
     // Probed at once: an unreadable, audio-only or too long video is a 4xx now, not a failed search later.
     await withTempFile(file.data, (f) => probeVideo(f, { maxDuration: this.core.maxVideoSeconds })).catch((err: unknown) => {
-      throw mediaApiError(err);
+      throw codecApiError(err, ACCEPTED_VIDEOS);
     });
     const query: VideoQuery = { blob: `searches/videos/${randomUUID()}`, name: name as string | null, search_path: searchPath, sync: false };
     await this.blobs.put(query.blob, file.data);
@@ -86,7 +85,7 @@ export class VideoSearchExecutor implements SearchExecutor<VideoQuery> {
       const found = await withTempFile(data, async (file) => this.videos.matchVideo(scope.accountId, file, await probeVideo(file, { maxDuration: this.core.maxVideoSeconds }), { searchPath: query.search_path }));
       return found.map((m) => videoResult(m, scope.baseUrl, 'video'));
     } catch (err) {
-      throw mediaApiError(err);
+      throw codecApiError(err, ACCEPTED_VIDEOS);
     } finally {
       await this.blobs.delete(query.blob).catch(() => undefined);
     }

@@ -1,5 +1,4 @@
 export { watermarkingPlugin } from './watermarking.plugin.js';
-export { WatermarkingJob, type WatermarkingStatus, type WatermarkingError } from './watermarking.entity.js';
 export {
   WatermarkingService,
   WATERMARKING_QUEUE,

@@ -2,7 +2,7 @@ import { inject, injectable } from 'inversify';
 import { Arg, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { requirePrincipal, type GraphQLContext } from '@filigrane/core';
-import { resolveUrl } from '@filigrane/plugin-media';
+import { fetchClientUrl } from '@filigrane/core';
 import { parseOptions } from './watermarking-options.js';
 import { WatermarkingService, type WatermarkingStatusView } from './watermarking.service.js';
 
@@ -47,7 +47,7 @@ export class WatermarkingResolver {
   ): Promise<WatermarkingJobType> {
     const principal = requirePrincipal(ctx);
     const options = parseOptions(sync, timeout);
-    const bytes = await resolveUrl({ container: ctx.container, principal, baseUrl: ctx.baseUrl }, url);
+    const bytes = await fetchClientUrl({ container: ctx.container, principal, baseUrl: ctx.baseUrl }, url);
     return toType(this.service.view(await this.service.watermark(principal.accountId, bytes, options), ctx.baseUrl));
   }
 

@@ -1,5 +1,5 @@
 import { file, listPage, notFound, ok, parseBoolean, queryString, validationError, type ErrorItem, type RouteContext, type RouteSpec } from '@filigrane/core';
-import { resolveUrl } from '@filigrane/plugin-media';
+import { fetchClientUrl } from '@filigrane/core';
 import { ASSETS, DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS, WatermarkingService, type AssetName } from './watermarking.service.js';
 import type { WatermarkingJob } from './watermarking.entity.js';
 import { parseOptions, type WatermarkingOptions } from './watermarking-options.js';
@@ -33,7 +33,7 @@ async function watermarkingInput(ctx: RouteContext): Promise<{ bytes: Buffer; op
   }
   if (errors.length || !options) throw validationError(errors);
   // Validation first, then the fetch: a malformed request costs no outbound request.
-  return { bytes: await resolveUrl(ctx, body.url as string), options };
+  return { bytes: await fetchClientUrl(ctx, body.url as string), options };
 }
 
 /** 200 with the result, 201 with the pollable status (async), or 504 when a sync wait timed out. */

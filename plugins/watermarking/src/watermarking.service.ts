@@ -2,10 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { inject, injectable } from 'inversify';
 import { In, LessThanOrEqual, MoreThan, type DataSource } from 'typeorm';
-import { ApiError, BlobMissingError, CORE_SETTINGS, requireBlob, notFound, returnedRows, TOKENS, type BlobStore, type Clock, type CoreSettings, type EventPublisher, type JobQueue, type LoggerFactory } from '@filigrane/core';
+import { ApiError, BlobMissingError, CORE_SETTINGS, requireBlob, notFound, returnedRows, TOKENS, type BlobStore, type Clock, type CoreSettings, type EventPublisher, type JobQueue, type LoggerFactory, codecApiError } from '@filigrane/core';
 import { WATERMARKING_SETTINGS, type WatermarkingSettings } from './watermarking.settings.js';
 import { AccountService, AccountUsageService } from '@filigrane/plugin-account';
-import { mediaApiError } from '@filigrane/plugin-media';
 import { probeImage } from '@filigrane/vision';
 import { LMK_MEDIA_TYPE } from '@filigrane/watermark';
 import { EmbedRunner } from './embed-runner.js';
@@ -105,7 +104,7 @@ export class WatermarkingService {
     try {
       format = (await probeImage(bytes, { maxPixels: this.maxPixels() })).format;
     } catch (err) {
-      throw mediaApiError(err);
+      throw codecApiError(err);
     }
     const now = this.clock.now();
     const job = this.db.manager.create(WatermarkingJob, {
@@ -205,7 +204,7 @@ export class WatermarkingService {
       else await this.events.publish({ type: 'watermarking.completed', accountId: job.accountId, data: { id, status: 'complete', error: null } });
       return;
     } catch (err) {
-      const mapped = mediaApiError(err);
+      const mapped = codecApiError(err);
       // A server fault is logged with its cause (a missing file's key); the client sees its code.
       if (!(mapped instanceof ApiError)) this.loggers.for('watermarking').error(`watermarking ${id} failed`, err);
       error = mapped instanceof ApiError

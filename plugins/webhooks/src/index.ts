@@ -1,5 +1,4 @@
 export { webhooksPlugin } from './webhooks.plugin.js';
-export { WebhookEndpoint, WebhookDelivery, type DeliveryStatus, type DeliveryAttempt } from './webhook.entities.js';
 export { WebhookEndpointService } from './webhook-endpoint.service.js';
 export { WebhookDeliveryService, DELIVER_QUEUE } from './webhook-delivery.service.js';
 export { WEBHOOK_EVENTS, PING_EVENT, type WebhookEventType } from './webhook-events.js';

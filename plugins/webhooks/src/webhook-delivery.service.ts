@@ -48,14 +48,17 @@ export class WebhookDeliveryService {
     if (endpoints.length === 0) return 0;
     const at = event.occurredAt ?? this.clock.now();
     const body = JSON.stringify({ type: event.type, timestamp: at.toISOString(), data: event.data });
-    const ids = endpoints.map(() => newMessageId());
-    await this.db.query(
+    // An event from the outbox may come again (at-least-once): its message ids are derived from its
+    // id, so a redelivery finds its deliveries already there and adds none.
+    const ids = endpoints.map((e) => (event.id ? `msg_evt${event.id}_${e.id}` : newMessageId()));
+    const inserted: { id: string }[] = await this.db.query(
       `INSERT INTO webhook_deliveries (id, endpoint_id, account_id, event_type, payload, status, next_attempt_at)
-       SELECT id, endpoint_id, $3, $4, $5, 'pending', now() FROM unnest($1::text[], $2::int[]) AS t(id, endpoint_id)`,
+       SELECT id, endpoint_id, $3, $4, $5, 'pending', now() FROM unnest($1::text[], $2::int[]) AS t(id, endpoint_id)
+       ON CONFLICT (id) DO NOTHING RETURNING id`,
       [ids, endpoints.map((e) => e.id), event.accountId, event.type, body],
     );
-    await this.jobs.sendMany<DeliverJob>(DELIVER_QUEUE, ids.map((id) => ({ deliveryId: id })));
-    return ids.length;
+    await this.jobs.sendMany<DeliverJob>(DELIVER_QUEUE, inserted.map((r) => ({ deliveryId: r.id })));
+    return inserted.length;
   }
 
   /** One job: one attempt of one delivery, if it is still pending, due and not being attempted elsewhere. */

@@ -1,4 +1,4 @@
-import { validationError, type ErrorItem } from '@filigrane/core';
+import { validationError, type ErrorItem } from './errors.js';
 
 export type MetadataValue = string | boolean;
 export type Metadata = Record<string, MetadataValue>;

@@ -1,0 +1,43 @@
+// Import boundaries between first-party plugins (issue 17): a plugin (its sources and its tests) may take
+// from another plugin only what that plugin's public module (src/index.ts, built to dist/src/index.js)
+// exports, and a public module exports no entity. `npm run lint` runs this; CI runs lint before the tests.
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'plugin-internals',
+      comment: "A plugin imports another plugin only through its public module (tokens, interfaces, extension points).",
+      severity: 'error',
+      from: { path: '^plugins/([^/]+)/(src|test)/' },
+      to: {
+        path: '^plugins/([^/]+)/',
+        pathNot: ['^plugins/$1/', '^plugins/[^/]+/(src/index\\.ts|dist/src/index\\.(js|d\\.ts))$'],
+      },
+    },
+    {
+      name: 'public-module-exports-entity',
+      comment: "A plugin's public module never exports its entities (tables are the owner's; others call its services).",
+      severity: 'error',
+      from: { path: '^plugins/[^/]+/src/index\\.ts$' },
+      to: { path: '\\.entit(y|ies)\\.ts$' },
+    },
+    {
+      name: 'package-imports-plugin',
+      comment: 'Dependencies point downwards: packages never import plugins (the test kit, like the gateway, assembles them).',
+      severity: 'error',
+      from: { path: '^packages/', pathNot: '^packages/testing/' },
+      to: { path: '^plugins/' },
+    },
+  ],
+  options: {
+    // Built files are reached (a deep import of another plugin's dist/ is a violation) but not walked.
+    doNotFollow: { path: ['node_modules', '(^|/)dist/'] },
+    exclude: { path: '(^|/)node_modules/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.base.json' },
+    enhancedResolveOptions: {
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      mainFields: ['main', 'types'],
+    },
+  },
+};

@@ -1,0 +1,84 @@
+import { sniffKind } from './content-sniff.js';
+import { validatorsOf, type Claim, type CrawlRun } from './crawl-run.js';
+import type { CrawlerConfig } from './crawl-settings.js';
+import { canonicalUrl, inSite } from './crawl-url.js';
+import type { DoneMark } from './crawl-writes.js';
+import type { ExtractedPage } from './html-extract.js';
+import type { ImageSightings } from './image-sightings.js';
+import type { PageDigester } from './page-digester.js';
+import type { RunFetch } from './run-fetcher.js';
+import type { VideoSightings } from './video-sightings.js';
+
+/** The videos of a page: the one hook where video sightings will be wired into the pipeline. */
+export function videosOf(page: ExtractedPage): { url: string; via: string }[] {
+  return page.videos;
+}
+
+/** One fetched page: its WARC records, its links into the frontier, its images and videos to their sightings. */
+export class PageProcessor {
+  constructor(
+    private readonly digester: PageDigester,
+    private readonly images: ImageSightings,
+    private readonly videos: VideoSightings,
+    private readonly cfg: CrawlerConfig,
+  ) {}
+
+  async process(run: CrawlRun, claim: Claim, got: RunFetch | Error): Promise<void> {
+    let fetched: DoneMark['fetched'];
+    try {
+      if (got instanceof Error) throw got;
+      fetched = await this.crawlPage(run, claim, got);
+    } catch (err) {
+      // A failure on one page (a parser crash, a blob write) never ends the crawl.
+      run.writes.item('page', claim.url, { outcome: `error: ${(err as Error).message}`.slice(0, 500) });
+    }
+    run.writes.markDone({ id: claim.id, fetched });
+    run.inflight--;
+    if (run.writes.pending.rows >= run.batch * 4 || Date.now() - run.flushedAt > 1000) {
+      run.flushedAt = Date.now();
+      await run.writes.flush().catch((err) => console.error(`crawl ${run.s.id}:${run.s.cycle}: ${(err as Error).message}`));
+    }
+  }
+
+  /** Processes one fetched page; returns the validators to remember when it was fetched (2xx). */
+  private async crawlPage(run: CrawlRun, claim: Claim, got: RunFetch): Promise<DoneMark['fetched']> {
+    const s = run.s;
+    const w = run.writes;
+    if ('refused' in got) return void w.item('page', claim.url, { outcome: got.refused });
+    const { res } = got;
+    w.count('pages');
+    const ok = res.status >= 200 && res.status <= 299;
+    const kind = ok ? sniffKind(res.body, res.contentType) : null;
+    // WARC records and, for HTML, the parsing: in the worker thread while this loop waits.
+    const digested = await this.digester.digest(res, got.at, kind === 'html');
+    const base = { status: res.status, contentType: res.contentType, bytes: res.body.length, warcRecords: digested.records };
+    if (res.status >= 300 && res.status < 400 && res.status !== 304) {
+      const target = canonicalUrl(String(res.headers?.location ?? ''), res.url);
+      if (target && inSite(target, s.site)) run.addLinks([target], claim.depth);
+      return void w.item('page', claim.url, { ...base, outcome: target ? `redirect to ${target}${inSite(target, s.site) ? '' : ' (other site, not followed)'}` : 'redirect without location' });
+    }
+    if (res.status === 304) return void w.item('page', claim.url, { ...base, outcome: 'not modified' });
+    if (!ok) return void w.item('page', claim.url, { ...base, outcome: `HTTP ${res.status}` });
+    const fetched = validatorsOf(res, null);
+    if (kind === 'image') {
+      w.item('page', claim.url, { ...base, outcome: 'image' });
+      await this.images.images(run, [claim.url], { url: claim.url, type: 'web' }, res);
+      return fetched;
+    }
+    if (kind !== 'html') {
+      w.item('page', claim.url, { ...base, outcome: `not HTML (${kind})` });
+      return fetched;
+    }
+    const page = digested.page;
+    if (!page) {
+      w.item('page', claim.url, { ...base, outcome: `unreadable HTML: ${digested.pageError}` });
+      return fetched;
+    }
+    if (!page.nofollow && claim.depth < this.cfg.maxDepth) run.addLinks(page.links.filter((l) => inSite(l, s.site)), claim.depth + 1);
+    w.item('page', claim.url, { ...base, title: page.meta.title ?? null, outcome: 'ok' });
+    await this.videos.videos(run, claim.url, videosOf(page));
+    for (const doc of page.documents) w.item('document', doc.url, { pageUrl: claim.url, outcome: `found (${doc.via})` });
+    await this.images.images(run, page.images.map((i) => i.url), { url: claim.url, ...page.meta }, null);
+    return fetched;
+  }
+}

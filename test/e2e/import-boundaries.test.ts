@@ -1,0 +1,59 @@
+import test from 'ava';
+import { execFile } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+// The import-boundary lint (`npm run lint`, .dependency-cruiser.cjs) must fail on a violation, not only pass
+// on a clean tree: fixture plugins that break each rule are linted and the run must fail naming the rule.
+// It needs no database: it runs in the embedded suite only (not again when DATABASE_URL is set).
+const run = process.env.DATABASE_URL ? test.serial.skip : test.serial;
+const root = join(__dirname, '..', '..', '..');
+const exec = promisify(execFile);
+
+async function lint(files: Record<string, string>): Promise<{ code: number; output: string }> {
+  const dir = join(root, 'plugins', `.lint-fixture-${process.pid}`);
+  rmSync(dir, { recursive: true, force: true });
+  try {
+    for (const [name, source] of Object.entries(files)) {
+      mkdirSync(join(dir, name, '..'), { recursive: true });
+      writeFileSync(join(dir, name), source);
+    }
+    const args = ['depcruise', '--config', '.dependency-cruiser.cjs', '--output-type', 'err', join('plugins', `.lint-fixture-${process.pid}`)];
+    try {
+      const { stdout, stderr } = await exec('npx', args, { cwd: root, timeout: 60_000 });
+      return { code: 0, output: stdout + stderr };
+    } catch (err) {
+      const e = err as { code?: number; stdout?: string; stderr?: string };
+      return { code: typeof e.code === 'number' ? e.code : 1, output: `${e.stdout ?? ''}${e.stderr ?? ''}` };
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+run('importing another plugin through its public module passes the lint', async (t) => {
+  const r = await lint({ 'src/good.ts': `import { MEDIA_EVENTS } from '@filigrane/plugin-media';\nexport const point = MEDIA_EVENTS;\n` });
+  t.is(r.code, 0, r.output);
+});
+
+run("importing another plugin's entity fails the lint", async (t) => {
+  const r = await lint({ 'src/bad.ts': `import { Media } from '../../media/src/media.entity.js';\nexport const entity = Media;\n` });
+  t.not(r.code, 0);
+  t.regex(r.output, /plugin-internals: plugins\/\.lint-fixture-\d+\/src\/bad\.ts → plugins\/media\/src\/media\.entity\.ts/);
+});
+
+run("a deep import of another plugin's built files fails the lint", async (t) => {
+  const r = await lint({ 'test/deep.ts': `import { blobKeys } from '@filigrane/plugin-media/dist/src/media.service.js';\nexport const keys = blobKeys;\n` });
+  t.not(r.code, 0);
+  t.regex(r.output, /plugin-internals: .*deep\.ts → plugins\/media\/dist\/src\/media\.service\.js/);
+});
+
+run('a public module exporting an entity fails the lint', async (t) => {
+  const r = await lint({
+    'src/thing.entity.ts': `export class Thing { id!: number; }\n`,
+    'src/index.ts': `export { Thing } from './thing.entity.js';\n`,
+  });
+  t.not(r.code, 0);
+  t.regex(r.output, /public-module-exports-entity: .*src\/index\.ts → .*src\/thing\.entity\.ts/);
+});
