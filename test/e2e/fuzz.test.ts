@@ -402,7 +402,7 @@ async function assertBaselinesIntact(t: ExecutionContext) {
 
 // Parameters clients send whether or not an operation documents them (pagination, cursors, common
 // filters): they must be refused or ignored, never crash.
-const UNDOCUMENTED_QUERY = ['page', 'page_size', 'cursor', 'format', 'ordering', 'id', 'date_created__gte', 'tags', '_id__startswith', 'filename', 'status', 'q'];
+const UNDOCUMENTED_QUERY = ['page', 'page_size', 'cursor', 'format', 'ordering', 'id', 'date_created__gte', 'tags', '_id__startswith', 'filename', 'status', 'q', '__proto__', 'constructor', 'toString__gte', 'hasOwnProperty'];
 
 const baselineIds = () => baselines.flatMap((b) => Object.keys(b.files).map((u) => u.split('/')[4]!));
 const ID_VALUES = () => [...new Set(baselineIds()), '1', '2', '0', '-1', '2147483648', '9007199254740993', '1e3', '00000000-0000-0000-0000-000000000000', 'a'.repeat(24)];
@@ -502,8 +502,9 @@ function multipartOf(value: Json): FormData {
   const form = new FormData();
   if (value && typeof value === 'object' && !Array.isArray(value)) {
     for (const [k, v] of Object.entries(value)) {
-      if (k === 'file') form.append(k, new Blob([wellFormed(typeof v === 'string' ? v : JSON.stringify(v) ?? '')], { type: 'image/jpeg' }), wellFormed(String(v).slice(0, 200)) || 'x.jpg');
-      else form.append(wellFormed(k), wellFormed(typeof v === 'string' ? v : JSON.stringify(v) ?? ''));
+      const text = wellFormed(typeof v === 'string' ? v : JSON.stringify(v) ?? '');
+      if (k === 'file') form.append(k, new Blob([text], { type: 'image/jpeg' }), text.slice(0, 200) || 'x.jpg');
+      else form.append(wellFormed(k), text);
     }
   } else form.append('file', new Blob([Buffer.from('ffd8ff', 'hex')]), '\u0000.jpg');
   return form;

@@ -204,4 +204,5 @@ test('the documentation page works offline: the page and every asset it referenc
   }
   t.regex((await server.call('GET', '/api/docs/init.js')).text, /url: '\/api\/schema\/'/);
   t.is((await server.call('GET', '/api/docs/..%2F..%2Fpackage.json')).status, 404);
+  for (const name of ['__proto__', 'constructor', 'hasOwnProperty']) t.is((await server.call('GET', `/api/docs/${name}`)).status, 404, `${name} is no asset (was a 500)`);
 });

@@ -3,7 +3,7 @@
 // way. Runs in CI's embedded suite only (skipped when DATABASE_URL is set): it packs and installs
 // once, which a second run would only repeat. Each step has its own timeout.
 import test from 'ava';
-import { lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync, existsSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { configuredPlugins } from '@filigrane/gateway';
@@ -19,6 +19,8 @@ const work = realpathSync(mkdtempSync(join(tmpdir(), 'filigrane-packaging-')));
 const plugin = join(work, 'watch-feed');
 const examples = join(work, 'examples');
 let tarballs: Record<string, string> = {};
+// Two installed trees weigh about a gigabyte: gone after the run, pass or fail.
+test.after.always(() => rmSync(work, { recursive: true, force: true }));
 const timings: Record<string, number> = {};
 
 packaging('pack and scaffold outside the checkout', async (t) => {

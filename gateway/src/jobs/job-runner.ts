@@ -14,6 +14,7 @@ const MAX_LOOPS = 4;
 export class JobRunner implements JobQueue {
   private boss: PgBoss | null = null;
   private starting: Promise<PgBoss> | null = null;
+  private stopped = false;
   /** One creation per queue name: concurrent first sends would race pg-boss's CREATE (a 500 seen on PostgreSQL). */
   private readonly created = new Map<string, Promise<void>>();
 
@@ -27,6 +28,9 @@ export class JobRunner implements JobQueue {
   ) {}
 
   private start(): Promise<PgBoss> {
+    // A send after stop() (a listener finishing while the process closes) must not start a queue
+    // nobody will stop again: it would keep the process alive.
+    if (this.stopped && !this.starting) return Promise.reject(new Error('the job queue is stopped'));
     this.starting ??= (async () => {
       const boss = new PgBoss({ connectionString: this.connectionString, schema: 'pgboss', max: 3 });
       boss.on('error', (err: Error) => this.log(`job queue error: ${err.message}`));
@@ -160,6 +164,7 @@ export class JobRunner implements JobQueue {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     if (this.starting) await (await this.starting).stop({ graceful: true, timeout: 10_000 });
     this.boss = null;
     this.starting = null;

@@ -73,7 +73,7 @@ export function docsPlugin(all: () => FiligranePlugin[], version: string): Filig
         async handler(ctx) {
           const name = ctx.params.asset;
           if (name === 'init.js') return file(Buffer.from(INIT), 'text/javascript; charset=utf-8');
-          const type = ASSETS[name];
+          const type = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined; // not `constructor`, `__proto__`...
           if (!type) throw notFound('No such documentation asset.');
           if (!assets.has(name)) assets.set(name, readFileSync(join(SWAGGER_DIR, name)));
           return { ...file(assets.get(name)!, type), headers: { 'cache-control': 'public, max-age=86400' } };

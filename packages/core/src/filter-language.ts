@@ -111,12 +111,13 @@ function scalar(raw: string, param: string, field: FilterField): string | number
 export function parseFilterQuery(query: Record<string, QueryValue>, fields: FilterFields, options: FilterParseOptions = {}): FilterCondition[] {
   const reserved = new Set([...DEFAULT_RESERVED, ...(options.reserved ?? [])]);
   const conditions: FilterCondition[] = [];
-  const errors: Record<string, string[]> = {};
+  const errors: Record<string, string[]> = Object.create(null); // keyed by what the client sent
   for (const [sent, raw] of Object.entries(query)) {
     if (reserved.has(sent) || raw === undefined) continue;
-    const param = options.aliases?.[sent] ?? sent;
+    // Own properties only: `constructor`, `__proto__` or `toString` are names a client sends, not fields.
+    const param = (options.aliases && Object.hasOwn(options.aliases, sent) ? options.aliases[sent] : undefined) ?? sent;
     const { field: name, op } = parseFilterName(param);
-    const field = fields[name];
+    const field = Object.hasOwn(fields, name) ? fields[name] : undefined;
     try {
       if (!field) {
         throw invalid(sent, options.notFilterable?.includes(name) ? `"${name}" cannot be filtered on.` : `Unknown filter field "${name}".`);

@@ -34,3 +34,4 @@ export * from './media-reader.js';
 export * from './media-views.js';
 export * from './media-metadata.js';
 export * from './temp-file.js';
+export * from './search-path.js';

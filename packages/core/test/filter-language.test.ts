@@ -144,3 +144,14 @@ test('a field may bring its own SQL for an operator (for example a folder path)'
   t.deepEqual(filterSql(parseFilterQuery({ path: '/a' }, own), own, params), ['(m.path = $1 OR m.path LIKE $2)']);
   t.deepEqual(filterSql(parseFilterQuery({ path__startswith: '/a' }, own), own, []), ['m.path LIKE $1']);
 });
+
+// Found by the fuzz suite: `?constructor=1` reached Object.prototype's members (a field, an alias, an
+// error list) and answered 500 on every filtered collection.
+test('names of Object.prototype members are unknown fields like any other', (t) => {
+  for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf__gte', '__proto____startswith']) {
+    refused(t, Object.fromEntries([[name, '1']]), name, /Unknown filter field/);
+  }
+  const aliased = () => parseFilterQuery(Object.fromEntries([['constructor', '1']]), fields, { aliases: { other: 'name' } });
+  t.throws(aliased, { instanceOf: ApiError });
+  t.deepEqual(Object.keys(Object.prototype), [], 'nothing was added to Object.prototype');
+});

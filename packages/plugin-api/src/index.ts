@@ -55,6 +55,7 @@ export type { SqlRunner } from '@filigrane/core';
 
 // Media, read through the media plugin's interface, and the views every plugin showing media uses.
 export type { MediaReader, MediaRecord, MediaNodeType, MediaKeyReference, ReducedOriginalPixels, ClientUrlResolver, Metadata, MetadataValue } from '@filigrane/core';
+export { searchPathOf, assertWithinHome, type HomeScope } from '@filigrane/core';
 export { fetchClientUrl, imageView, videoView, mediaView, fileUrl, mediaUrl, encodeMediaPath, parseMetadata, withTempFile, codecApiError } from '@filigrane/core';
 export { ACCOUNT_DELETED_HOOKS, type AccountDeletedHook, type AccountLifecycle } from '@filigrane/core';
 

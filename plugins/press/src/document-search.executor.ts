@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'inversify';
-import { ApiError, CORE_SETTINGS, isUploadedFile, requireBlob, TOKENS, validationError, type BlobStore, type CoreSettings, type ErrorItem, codecApiError, imageView, type MediaRecord } from '@filigrane/core';
-import { assertWithinHome, IdentificationService, searchPathOf, type SearchExecutor, type SearchScope } from '@filigrane/plugin-search';
+import { ApiError, assertWithinHome, searchPathOf, CORE_SETTINGS, isUploadedFile, requireBlob, TOKENS, validationError, type BlobStore, type CoreSettings, type ErrorItem, codecApiError, imageView, type MediaRecord } from '@filigrane/core';
+import { IdentificationService, type SearchExecutor, type SearchScope } from '@filigrane/plugin-search';
 import { prepareQuery } from '@filigrane/vision';
 import { DocumentError } from './document-error.js';
 import { extractPdf } from './pdf-extraction.js';

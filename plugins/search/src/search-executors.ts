@@ -1,4 +1,6 @@
-import { createExtensionPoint, forbidden, type ErrorItem } from '@filigrane/core';
+import { createExtensionPoint } from '@filigrane/core';
+// Executors parse `search_path` with core's helpers (searchPathOf, assertWithinHome), shared with other plugins' executors.
+export { assertWithinHome, searchPathOf } from '@filigrane/core';
 
 /** Whom a search runs for: the account and the home directory it may see. */
 export interface SearchScope {
@@ -27,22 +29,3 @@ export interface SearchExecutor<Q = unknown> {
 }
 
 export const SEARCH_EXECUTORS = createExtensionPoint<SearchExecutor>('search.executors');
-
-/**
- * The `search_path` of a search request: absolute (`/<home>/...`) or relative to the home
- * directory, trailing slashes ignored; the caller's home when absent. A malformed value is added to
- * `errors` (400); call `assertWithinHome` once the 400s are thrown (403).
- */
-export function searchPathOf(body: Record<string, unknown>, scope: SearchScope, errors: ErrorItem[]): string {
-  if (body.search_path === undefined || body.search_path === null) return scope.home;
-  if (typeof body.search_path !== 'string' || body.search_path === '' || body.search_path.split('/').some((s) => s === '.' || s === '..')) {
-    errors.push({ field: 'search_path', code: 'invalid', details: 'search_path must be a path inside your home directory.' });
-    return scope.home;
-  }
-  const raw = body.search_path.replace(/\/+$/, '');
-  return raw.startsWith('/') ? raw || '/' : `${scope.home}/${raw}`;
-}
-
-export function assertWithinHome(searchPath: string, scope: SearchScope): void {
-  if (searchPath !== scope.home && !searchPath.startsWith(`${scope.home}/`)) throw forbidden('search_path must be inside your home directory.');
-}
