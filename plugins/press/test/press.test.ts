@@ -194,7 +194,11 @@ test.serial('document searches: asynchronous only, one match per media with its 
   t.is(done.status, 'complete', JSON.stringify(done.error));
   t.is(done.matches.length, 1);
   t.like(done.matches[0], { type: 'user', watermarked: true, page_numbers: [1, 3, 4], image: { media_path: '/alice/press/front.png' } });
-  t.true(events.some((e) => e.type === 'search.completed' && e.accountId === alice.id && (e.data as { id: string; kind: string }).id === done.id && (e.data as { kind: string }).kind === 'document'));
+  // The event follows the stored outcome that the poll saw: wait for it, then count.
+  for (let i = 0; i < 100 && !events.some((e) => e.type === 'search.completed' && (e.data as { id: string }).id === done.id); i++) await new Promise((r) => setTimeout(r, 100));
+  const completions = events.filter((e) => e.type === 'search.completed' && (e.data as { id: string }).id === done.id);
+  t.is(completions.length, 1, 'one search.completed per search');
+  t.like(completions[0], { accountId: alice.id, data: { kind: 'document', type: 'document', status: 'complete', match_count: 1 } });
 
   // Carol did not track press, but may search her own document.
   const viaUri = await server.call('POST', '/api/v4/searches/', { key: carol.apiKey, json: { file: `data:application/pdf;base64,${pdf.toString('base64')}` } });

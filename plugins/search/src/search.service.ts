@@ -78,7 +78,6 @@ export class SearchService {
     try {
       const matches = await this.byKind(search.kind).run(search.query, scope);
       await this.db.manager.update(Search, { id }, { status: 'complete', matches: matches as never, finished: this.clock.now() });
-      await this.completed(search, 'complete', matches.length);
     } catch (err) {
       // A server fault is logged with its cause (a missing file's key); the client sees its code only.
       if (!(err instanceof ApiError)) this.loggers.for('search').error(`search ${id} failed`, err);
@@ -88,23 +87,21 @@ export class SearchService {
           ? { code: 'file_missing', details: 'A stored file of this search is missing; the operators have been told.' }
           : { code: 'server_error', details: 'The search failed; retry later.' };
       await this.db.manager.update(Search, { id }, { status: 'failed', error: e as never, finished: this.clock.now() });
-      await this.completed(search, 'failed', 0);
     }
-    const done = await this.db.manager.findOne(Search, { where: { id } });
-    if (done) {
-      await this.events.publish({
-        type: 'search.completed',
-        accountId: done.accountId,
-        data: { id: done.id, url: searchUrl(done.baseUrl, done.id), kind: done.kind, name: done.name, status: done.status, matches: done.matches?.length ?? 0, error: done.error },
-      });
-    }
+    await this.completed(id);
   }
 
-  private completed(search: Search, status: 'complete' | 'failed', matchCount: number): Promise<void> {
-    return this.events.publish({
+  // One `search.completed` per asynchronous search, read back after the write so it carries the stored outcome.
+  private async completed(id: string): Promise<void> {
+    const done = await this.db.manager.findOne(Search, { where: { id } });
+    if (!done) return;
+    await this.events.publish({
       type: 'search.completed',
-      accountId: search.accountId,
-      data: { id: search.id, url: searchUrl(search.baseUrl, search.id), type: search.kind, name: search.name, status, sync: false, match_count: matchCount },
+      accountId: done.accountId,
+      data: {
+        id: done.id, url: searchUrl(done.baseUrl, done.id), type: done.kind, kind: done.kind, name: done.name, status: done.status,
+        sync: false, match_count: done.matches?.length ?? 0, matches: done.matches?.length ?? 0, error: done.error,
+      },
     });
   }
 
