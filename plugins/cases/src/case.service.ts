@@ -406,7 +406,9 @@ export class CaseService {
   }
 
   private async deleteMatches(tx: EntityManager, c: CaseRow, matchIds: string[]): Promise<string[]> {
-    const rows = (await tx.query('DELETE FROM cases_matches WHERE case_id = $1 AND match_id = ANY($2) RETURNING match_id', [c.id, matchIds])) as { match_id: string }[];
+    // Read, then delete: TypeORM answers a DELETE ... RETURNING with [rows, count], not rows.
+    const rows = (await tx.query('SELECT match_id FROM cases_matches WHERE case_id = $1 AND match_id = ANY($2) ORDER BY match_id', [c.id, matchIds])) as { match_id: string }[];
+    await tx.query('DELETE FROM cases_matches WHERE case_id = $1 AND match_id = ANY($2)', [c.id, matchIds]);
     return rows.map((r) => r.match_id);
   }
 
