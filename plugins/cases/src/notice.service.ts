@@ -63,7 +63,7 @@ export class NoticeService {
   }
 
   async get(accountId: number, caseId: number, id: number): Promise<NoticeRow> {
-    const rows = Number.isSafeInteger(id) ? ((await this.db.query('SELECT * FROM cases_notices WHERE account_id = $1 AND case_id = $2 AND id = $3', [accountId, caseId, id])) as NoticeRow[]) : [];
+    const rows = Number.isSafeInteger(id) && Number.isSafeInteger(caseId) ? ((await this.db.query('SELECT * FROM cases_notices WHERE account_id = $1 AND case_id = $2 AND id = $3', [accountId, caseId, id])) as NoticeRow[]) : [];
     if (!rows[0]) throw notFound('No such notice.');
     return rows[0];
   }
