@@ -1,7 +1,7 @@
 import { conflict, badRequest, inject, injectable, notFound, optional, TOKENS, type Clock, type DataSource, type EntityManager, type EventPublisher, type Principal } from '@filigrane/plugin-api';
 import { MatchQueryService } from '@filigrane/plugin-matches';
 import { checkTransition, isActive, type CaseState, type Resolution } from './case-states.js';
-import { EVIDENCE_SERVICE, type EvidenceService } from './evidence-port.js';
+import { EVIDENCE_SERVICE, type EvidencePackStatus, type EvidencePackSummary, type EvidenceService } from './evidence-port.js';
 import { REVIEW_SERVICE, type ReviewService } from './review-port.js';
 
 /** Who did something to a case: an account (with its OAuth application) or the service itself. */
@@ -53,6 +53,8 @@ export interface HistoryRow {
 
 export interface EvidenceRow {
   pack_id: string;
+  status: EvidencePackStatus;
+  error: string | null;
   sha256: string | null;
   size: number | null;
   match_ids: string[];
@@ -123,7 +125,7 @@ export class CaseService {
   }
 
   evidencePacks(caseId: number): Promise<EvidenceRow[]> {
-    return this.db.query('SELECT pack_id, sha256, size::float8 AS size, match_ids, captured, added FROM cases_evidence WHERE case_id = $1 ORDER BY added, pack_id', [caseId]);
+    return this.db.query('SELECT pack_id, status, error, sha256, size::float8 AS size, match_ids, captured, added FROM cases_evidence WHERE case_id = $1 ORDER BY added, pack_id', [caseId]);
   }
 
   /** A case from chosen matches (each infringing, in no other open case); `site` is set when they share one. */
@@ -213,32 +215,58 @@ export class CaseService {
     }
     const pack = await this.evidence.get(accountId, packId!);
     if (!pack) throw badRequest('unknown_pack', 'No such evidence pack in this account.');
+    if (pack.status === 'failed') throw conflict('pack_failed', `This evidence pack could not be made: ${pack.error ?? 'unknown error'}.`);
     await this.inTransaction(accountId, async (tx) => {
       const c = await this.get(accountId, c0.id, tx);
-      const rows = (await tx.query(
-        `INSERT INTO cases_evidence (case_id, account_id, pack_id, sha256, size, match_ids, captured, added)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING RETURNING pack_id`,
-        [c.id, accountId, pack.id, pack.sha256 || null, pack.size ?? null, pack.matchIds ?? [], pack.createdAt ?? null, this.clock.now()],
-      )) as unknown[];
-      if (rows.length) await this.record(tx, c, { action: 'evidence_added', actor: actorOf(principal), detail: { pack_id: pack.id, sha256: pack.sha256 || null } });
+      await this.insertPack(tx, c, pack, actorOf(principal));
     });
     return this.get(accountId, id);
   }
 
-  /** The case's packs with their hashes now known (a pack still being captured has none yet). */
+  private async insertPack(tx: EntityManager, c: CaseRow, pack: EvidencePackSummary, actor: Actor): Promise<void> {
+    const rows = (await tx.query(
+      `INSERT INTO cases_evidence (case_id, account_id, pack_id, status, error, sha256, size, match_ids, captured, added)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING RETURNING pack_id`,
+      [c.id, c.account_id, pack.id, pack.status, pack.error, pack.sha256, pack.size, pack.matchIds, pack.completedAt ?? pack.createdAt, this.clock.now()],
+    )) as unknown[];
+    if (rows.length) await this.record(tx, c, { action: 'evidence_added', actor, detail: { pack_id: pack.id, sha256: pack.sha256 } });
+  }
+
+  /** The case's packs as the evidence plugin now reports them (a pack being captured has no hash yet). */
   async refreshedEvidence(accountId: number, caseId: number): Promise<EvidenceRow[]> {
     const packs = await this.evidencePacks(caseId);
     for (const p of packs) {
-      if (p.sha256 || !this.evidence) continue;
+      if (p.status !== 'pending' || !this.evidence) continue;
       const info = await this.evidence.get(accountId, p.pack_id);
-      if (info?.sha256) {
-        await this.db.query('UPDATE cases_evidence SET sha256 = $3, size = $4, match_ids = $5, captured = $6 WHERE case_id = $1 AND pack_id = $2', [
-          caseId, p.pack_id, info.sha256, info.size ?? null, info.matchIds ?? [], info.createdAt ?? null,
-        ]);
-        Object.assign(p, { sha256: info.sha256, size: info.size ?? null, match_ids: info.matchIds ?? [], captured: info.createdAt ?? null });
-      }
+      if (info) await this.packChanged(accountId, info);
     }
-    return packs;
+    return this.evidencePacks(caseId);
+  }
+
+  /** The `evidence.captured` listener: the pack as the evidence plugin has it now. */
+  async onPackCaptured(accountId: number, packId: string): Promise<void> {
+    const pack = packId && this.evidence ? await this.evidence.get(accountId, packId) : null;
+    if (pack) await this.packChanged(accountId, pack);
+  }
+
+  /**
+   * A pack of the account was built or failed (`evidence.captured`, or a read): the cases that carry
+   * it take its state and hash; a complete pack covering a match of an open or notice_sent case joins it.
+   */
+  async packChanged(accountId: number, pack: EvidencePackSummary): Promise<void> {
+    await this.db.query('UPDATE cases_evidence SET status = $3, error = $4, sha256 = $5, size = $6, match_ids = $7, captured = $8 WHERE account_id = $1 AND pack_id = $2', [
+      accountId, pack.id, pack.status, pack.error, pack.sha256, pack.size, pack.matchIds, pack.completedAt ?? pack.createdAt,
+    ]);
+    if (pack.status !== 'complete' || pack.matchIds.length === 0) return;
+    await this.inTransaction(accountId, async (tx) => {
+      const cases = (await tx.query(
+        `SELECT DISTINCT c.id FROM cases c JOIN cases_matches m ON m.case_id = c.id
+         WHERE c.account_id = $1 AND c.state IN ('open', 'notice_sent') AND m.match_id = ANY($2)
+           AND NOT EXISTS (SELECT 1 FROM cases_evidence e WHERE e.case_id = c.id AND e.pack_id = $3) ORDER BY c.id`,
+        [accountId, pack.matchIds, pack.id],
+      )) as { id: number }[];
+      for (const { id } of cases) await this.insertPack(tx, await this.get(accountId, id, tx), pack, SYSTEM);
+    });
   }
 
   /**

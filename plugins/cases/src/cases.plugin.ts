@@ -2,6 +2,7 @@ import { ACCOUNT_DELETED_HOOKS, ContainerModule, contribute, definePlugin, EVENT
 import { CaseService } from './case.service.js';
 import './cases.events.js';
 import { CasesInit1795641910181 } from './cases.migration.js';
+import { CasesEvidenceStatus1795643406196 } from './cases-evidence-status.migration.js';
 import { CasesResolver } from './cases.resolver.js';
 import { caseRoutes } from './cases.routes.js';
 import { NoticeService } from './notice.service.js';
@@ -22,7 +23,7 @@ export const casesPlugin = definePlugin({
   id: 'cases',
   pluginApi: '^1.2.0',
   requires: ['account', 'matches', 'notifications'],
-  migrations: [CasesInit1795641910181],
+  migrations: [CasesInit1795641910181, CasesEvidenceStatus1795643406196],
   bindings: new ContainerModule(({ bind }) => {
     bind(CaseService).toSelf().inSingletonScope();
     bind(NoticeService).toSelf().inSingletonScope();
@@ -32,6 +33,7 @@ export const casesPlugin = definePlugin({
   resolvers: [CasesResolver],
   contributions: [
     contribute(EVENT_LISTENERS, (c) => (event: DomainEvent) => (event.type === 'match.reviewed' ? c.get(CaseService).onReviewed(event.accountId, reviewedIds(event)) : undefined)),
+    contribute(EVENT_LISTENERS, (c) => (event: DomainEvent) => (event.type === 'evidence.captured' ? c.get(CaseService).onPackCaptured(event.accountId, String((event.data as { id?: unknown }).id ?? '')) : undefined)),
     contribute(ACCOUNT_DELETED_HOOKS, (c) => async (accountId: number) => c.get(NoticeService).deleteFiles(await c.get(CaseService).forgetAccount(accountId))),
   ],
 });

@@ -1,17 +1,21 @@
-// TEMPORARY (until 21-evidence's public module lands on main): the evidence plugin's interface as
-// /work/notes/GUIDE.md defines it.
+// TEMPORARY (until 21-evidence's public module lands on main): the evidence plugin's interface, as
+// its branch defines it (GUIDE.md's contract). Replaced by an import from '@filigrane/plugin-evidence'.
 export const EVIDENCE_SERVICE = Symbol.for('filigrane.evidence.service');
 
-export interface EvidencePackInfo {
+export type EvidencePackStatus = 'pending' | 'complete' | 'failed';
+
+export interface EvidencePackSummary {
   id: string;
-  sha256: string;
-  size: number;
+  sha256: string | null;
+  size: number | null;
   matchIds: string[];
   createdAt: Date;
-  status: string;
+  completedAt: Date | null;
+  status: EvidencePackStatus;
+  error: string | null;
 }
 
 export interface EvidenceService {
   capture(accountId: number, matchIds: string[]): Promise<{ id: string }>;
-  get(accountId: number, packId: string): Promise<EvidencePackInfo | null>;
+  get(accountId: number, packId: string): Promise<EvidencePackSummary | null>;
 }
