@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
-import type { Principal } from '@filigrane/plugin-api';
+import { TOKENS, type AccountLifecycle, type BlobStore, type Principal } from '@filigrane/plugin-api';
 import { startTestServer, type TestAccount, type TestServer } from '@filigrane/testing';
 import { casesPlugin } from '@filigrane/plugin-cases';
 import { REVIEW_SERVICE, type ReviewService } from '../src/review-port.js';
@@ -200,4 +200,14 @@ test.serial('a match found licensed since is never named in a new notice', async
   const res = await alice.call('POST', `/api/v4/cases/${caseId}/notices/`, { json: { type: 'dmca' } });
   t.is(res.status, 409);
   t.is(res.json.code, 'not_infringing');
+});
+
+test.serial('deleting the account deletes its cases, notices and their files', async (t) => {
+  const notices = (await alice.call('GET', `/api/v4/cases/${caseId}/notices/`)).json.results;
+  const keys = notices.map((n: { id: string }) => `cases/${alice.id}/notices/${n.id}.pdf`);
+  const blobs = server.get<BlobStore>(TOKENS.BlobStore);
+  t.truthy(await blobs.get(keys[0]));
+  await server.get<AccountLifecycle>(TOKENS.AccountLifecycle).accountDeleted(alice.id);
+  for (const key of keys) t.is(await blobs.get(key), null, key);
+  t.is((await alice.call('GET', '/api/v4/cases/')).json.count, 0);
 });
