@@ -57,6 +57,8 @@ export { isFetchFailure, type Fetcher, type FetchOptions, type FetchResult, type
 export { EVENT_LISTENERS, onEvent, type EventPayloads, type EventType, type DomainEvent, type TypedEvent, type EventListener, type EventPublisher, type MatchEventData } from '@filigrane/core';
 export { TRACKING_SOURCES, type TrackingSource, type MatchPipeline, type Sighting, type SightingMatch, type SubmitOptions } from '@filigrane/core';
 export type { SqlRunner } from '@filigrane/core';
+// TypeORM answers UPDATE/DELETE ... RETURNING with [rows, count]: the rows whatever the statement.
+export { returnedRows } from '@filigrane/core';
 
 // Media, read through the media plugin's interface, and the views every plugin showing media uses.
 export type { MediaReader, MediaRecord, MediaNodeType, MediaKeyReference, ReducedOriginalPixels, ClientUrlResolver, Metadata, MetadataValue } from '@filigrane/core';

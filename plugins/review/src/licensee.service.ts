@@ -2,6 +2,7 @@ import {
   inject,
   injectable,
   notFound,
+  returnedRows,
   TOKENS,
   validationError,
   type Clock,
@@ -83,13 +84,13 @@ export class LicenseeService {
 
   async list(accountId: number, offset: number, limit: number): Promise<{ rows: LicenseeRow[]; count: number }> {
     const [{ n }] = await this.db.query('SELECT count(*)::int AS n FROM review_licensees WHERE account_id = $1', [accountId]);
-    const rows: LicenseeRow[] = await this.db.query(`SELECT ${COLUMNS} FROM review_licensees WHERE account_id = $1 ORDER BY id LIMIT $2 OFFSET $3`, [accountId, limit, offset]);
+    const rows: LicenseeRow[] = await this.db.query(`SELECT ${COLUMNS} FROM review_licensees WHERE account_id = $1 ORDER BY review_licensees.id LIMIT $2 OFFSET $3`, [accountId, limit, offset]);
     return { rows, count: n };
   }
 
   /** Every licensee of the account, in id order (exports, the rule). */
   async all(accountId: number): Promise<LicenseeRow[]> {
-    return this.db.query(`SELECT ${COLUMNS} FROM review_licensees WHERE account_id = $1 ORDER BY id`, [accountId]);
+    return this.db.query(`SELECT ${COLUMNS} FROM review_licensees WHERE account_id = $1 ORDER BY review_licensees.id`, [accountId]);
   }
 
   async get(accountId: number, id: string | undefined): Promise<LicenseeRow> {
@@ -120,11 +121,11 @@ export class LicenseeService {
     if (next.valid_from && next.valid_until && new Date(next.valid_from) > new Date(next.valid_until)) {
       throw validationError([{ field: 'valid_until', code: 'invalid', details: 'valid_until is after valid_from.' }]);
     }
-    const [row]: LicenseeRow[] = await this.db.query(
+    const [row] = returnedRows<LicenseeRow>(await this.db.query(
       `UPDATE review_licensees SET name = $3, domain = $4, include_subdomains = $5, media_path = $6, media_id = $7, valid_from = $8, valid_until = $9,
          reference = $10, updated = $11 WHERE account_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
       [accountId, current.id, next.name, next.domain, next.include_subdomains, next.media_path, next.media_id, next.valid_from, next.valid_until, next.reference, this.clock.now()],
-    );
+    ));
     await this.listChanged(accountId);
     return row!;
   }

@@ -52,7 +52,7 @@ export class ReviewInit1764108000000 implements MigrationInterface {
         media_id bigint,
         valid_from timestamptz,
         valid_until timestamptz,
-        reference text NOT NULL,
+        reference text,
         created timestamptz NOT NULL,
         updated timestamptz NOT NULL
       )`);

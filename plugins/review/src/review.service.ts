@@ -133,7 +133,7 @@ export class ReviewStore implements ReviewService {
     if (!/^\d{1,15}$/.test(matchId) || (await this.refsByIds(accountId, [matchId])).length === 0) return null;
     const rows: HistoryRow[] = await this.db.query(
       `SELECT id::text, match_id::text, state, previous_state, license_id::text, note, actor_type, actor_account_id, actor_username, application_id, changed_at
-       FROM review_changes WHERE account_id = $1 AND match_id = $2 ORDER BY id`,
+       FROM review_changes WHERE account_id = $1 AND match_id = $2 ORDER BY review_changes.id`,
       [accountId, matchId],
     );
     return rows.map(changeOf);
