@@ -46,7 +46,7 @@ export { parsePage, pageRequest, pageEnvelope, pageSchema, MAX_PAGE_SIZE, type P
 export { csvExport, wantsCsv, type CsvExport } from '@filigrane/core';
 // The filter language of collections (`field=v`, `!field=v`, `field__in=a,b`...): field types for filters a plugin contributes.
 export type { FilterField, FilterFields, FilterOp, FilterType, FilterValue } from '@filigrane/core';
-export { canActOnHome, requirePrincipal, type Principal, type GraphQLContext } from '@filigrane/core';
+export { canActOnHome, requirePrincipal, type Principal, type GraphQLContext, type SessionAuthenticator, type SessionRequest } from '@filigrane/core';
 
 // The platform's services: types, then the tokens that give them.
 export { systemClock, type Clock } from '@filigrane/core';
@@ -93,6 +93,8 @@ export const TOKENS = {
   MediaReader: ALL_TOKENS.MediaReader,
   /** Client-given URLs: SSRF-safe, the service's own URLs read locally (requires the media plugin). */
   ClientUrls: ALL_TOKENS.ClientUrls,
+  /** Browser sessions (SessionAuthenticator, bound by the auth plugin): a Principal from a request's session cookie. */
+  Sessions: ALL_TOKENS.Sessions,
 } as const;
 
 // Dependency injection: the container's own decorators and module class (no inversify of your own).

@@ -4,6 +4,7 @@ import { MEDIA_EVENTS } from '@filigrane/plugin-media';
 import { DIGEST_SECTIONS } from './digest-sections.js';
 import { NotificationMatch, OutboxMessage } from './notification.entities.js';
 import { NotificationService, SEND_QUEUE } from './notification.service.js';
+import { MAILER } from './mailer.js';
 import { NotificationsInit1764000010000 } from './notifications.migration.js';
 import { NOTIFICATIONS_SETTINGS, type NotificationsSettings } from './notifications.settings.js';
 
@@ -18,6 +19,7 @@ export const notificationsPlugin = definePlugin({
   migrations: [NotificationsInit1764000010000],
   bindings: new ContainerModule(({ bind }) => {
     bind(NotificationService).toSelf().inSingletonScope();
+    bind(MAILER).toService(NotificationService);
   }),
   contributions: [
     contribute(EVENT_LISTENERS, (c) => (event) => c.get(NotificationService).onEvent(event)),
