@@ -1,4 +1,4 @@
-import type { JsonSchema } from '@filigrane/plugin-api';
+import { pageSchema, type JsonSchema } from '@filigrane/plugin-api';
 import type { CaseMatchRow, CaseRow, EvidenceRow, HistoryRow } from './case.service.js';
 import { CASE_STATES, RESOLUTIONS } from './case-states.js';
 import type { NoticeRow } from './notice.service.js';
@@ -165,10 +165,4 @@ export const SETTINGS_SCHEMA: JsonSchema = {
   },
 };
 
-export function pageOf(item: JsonSchema): JsonSchema {
-  return {
-    type: 'object',
-    required: ['count', 'next', 'previous', 'results'],
-    properties: { count: { type: 'integer' }, next: nullable(url), previous: nullable(url), results: { type: 'array', items: item } },
-  };
-}
+export const pageOf = (item: JsonSchema): JsonSchema => pageSchema(item);

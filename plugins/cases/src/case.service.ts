@@ -1,8 +1,8 @@
-import { conflict, badRequest, inject, injectable, notFound, optional, TOKENS, type Clock, type DataSource, type EntityManager, type EventPublisher, type Principal } from '@filigrane/plugin-api';
+import { conflict, badRequest, inject, injectable, notFound, optional, returnedRows, TOKENS, type Clock, type DataSource, type EntityManager, type EventPublisher, type Principal } from '@filigrane/plugin-api';
 import { MatchQueryService } from '@filigrane/plugin-matches';
 import { checkTransition, isActive, type CaseState, type Resolution } from './case-states.js';
 import { EVIDENCE_SERVICE, type EvidencePackStatus, type EvidencePackSummary, type EvidenceService } from './evidence-port.js';
-import { REVIEW_SERVICE, type ReviewService } from './review-port.js';
+import { REVIEW_SERVICE, type ReviewService } from '@filigrane/plugin-review';
 
 /** Who did something to a case: an account (with its OAuth application) or the service itself. */
 export interface Actor {
@@ -86,7 +86,7 @@ export class CaseService {
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.Events) private readonly events: EventPublisher,
     @inject(MatchQueryService) private readonly matches: MatchQueryService,
-    @inject(REVIEW_SERVICE) @optional() private readonly review: ReviewService | undefined,
+    @inject(REVIEW_SERVICE) private readonly review: ReviewService,
     @inject(EVIDENCE_SERVICE) @optional() private readonly evidence: EvidenceService | undefined,
   ) {}
 
@@ -274,7 +274,7 @@ export class CaseService {
    * auto_group is on; docs/api-decisions.md). A match no longer infringing leaves its open cases.
    */
   async onReviewed(accountId: number, matchIds: string[]): Promise<void> {
-    if (!this.review || matchIds.length === 0) return;
+    if (matchIds.length === 0) return;
     const states = await this.review.states(accountId, matchIds);
     const infringing = matchIds.filter((id) => states.get(id)?.state === 'infringing');
     const cleared = matchIds.filter((id) => states.has(id) && states.get(id)!.state !== 'infringing');
@@ -380,7 +380,6 @@ export class CaseService {
   }
 
   async assertInfringing(accountId: number, matchIds: string[]): Promise<void> {
-    if (!this.review) throw conflict('review_unavailable', 'The review plugin is not loaded on this server: no match can be marked infringing.');
     const states = await this.review.states(accountId, matchIds);
     const not = matchIds.filter((id) => states.get(id)?.state !== 'infringing');
     if (not.length) {
@@ -434,10 +433,8 @@ export class CaseService {
   }
 
   private async deleteMatches(tx: EntityManager, c: CaseRow, matchIds: string[]): Promise<string[]> {
-    // Read, then delete: TypeORM answers a DELETE ... RETURNING with [rows, count], not rows.
-    const rows = (await tx.query('SELECT match_id FROM cases_matches WHERE case_id = $1 AND match_id = ANY($2) ORDER BY match_id', [c.id, matchIds])) as { match_id: string }[];
-    await tx.query('DELETE FROM cases_matches WHERE case_id = $1 AND match_id = ANY($2)', [c.id, matchIds]);
-    return rows.map((r) => r.match_id);
+    const rows = returnedRows<{ match_id: string }>(await tx.query('DELETE FROM cases_matches WHERE case_id = $1 AND match_id = ANY($2) RETURNING match_id', [c.id, matchIds]));
+    return rows.map((r) => r.match_id).sort();
   }
 
   private async setState(tx: EntityManager, c: CaseRow, to: CaseState, resolution: Resolution | null, actor: Actor, note: string | null, action: string, detail: Record<string, unknown> = {}) {

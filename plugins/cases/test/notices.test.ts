@@ -7,12 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
-import { TOKENS, type AccountLifecycle, type BlobStore, type Principal } from '@filigrane/plugin-api';
+import { TOKENS, type AccountLifecycle, type BlobStore } from '@filigrane/plugin-api';
 import { startTestServer, type TestAccount, type TestServer } from '@filigrane/testing';
 import { casesPlugin } from '@filigrane/plugin-cases';
-import { REVIEW_SERVICE, type ReviewService } from '../src/review-port.js';
 import { eventually, register, sighted } from './support/fixtures.js';
-import { reviewStandIn } from './support/review-standin.js';
 
 // Takedown notices: made in the account's language, read back from the PDF with poppler's
 // pdftotext (a tool we did not write), mailed through a real SMTP server on loopback and parsed
@@ -28,8 +26,13 @@ const received: { to: string[]; mail: ParsedMail }[] = [];
 const REFUSED = 'refused@host.example';
 const tmp = mkdtempSync(join(tmpdir(), 'notices-'));
 
-const principal = (a: TestAccount): Principal => ({ accountId: a.id, username: a.username, home: `/${a.username}`, permissions: [], scheme: 'token' });
-const review = (a: TestAccount, ids: string[], state: string) => server.get<ReviewService>(REVIEW_SERVICE).setState(principal(a), ids, state as 'infringing');
+/** The review plugin's REST API, as a user reviews. */
+async function review(a: TestAccount, ids: string[], state: string): Promise<void> {
+  for (const id of ids) {
+    const res = await a.call('PUT', `/api/v4/matches/${id}/review/`, { json: { state } });
+    if (res.status !== 200) throw new Error(res.text);
+  }
+}
 const pdfText = (pdf: Buffer) => {
   const file = join(tmp, `${createHash('sha1').update(pdf).digest('hex')}.pdf`);
   writeFileSync(file, pdf);
@@ -55,7 +58,7 @@ test.before(async () => {
   await new Promise<void>((ok) => smtp.listen(0, '127.0.0.1', ok));
   const port = (smtp.server.address() as AddressInfo).port;
   server = await startTestServer({
-    plugins: [casesPlugin, reviewStandIn],
+    plugins: [casesPlugin],
     clock: new Date('2026-11-20T10:00:00Z'),
     env: { SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_FROM: 'Filigrane <notices@filigrane.test>' },
   });
