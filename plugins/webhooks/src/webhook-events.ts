@@ -1,4 +1,6 @@
-/** The domain events an endpoint may subscribe to (core `EventType`s that leave the service). */
+import { createExtensionPoint } from '@filigrane/core';
+
+/** The built-in domain events an endpoint may subscribe to (core `EventType`s that leave the service). */
 export const WEBHOOK_EVENTS = [
   'match.created',
   'match.updated',
@@ -12,4 +14,8 @@ export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
 /** The event type of a test ping; never a subscription. */
 export const PING_EVENT = 'webhook.test';
 
-export const isWebhookEvent = (type: string): type is WebhookEventType => (WEBHOOK_EVENTS as readonly string[]).includes(type);
+/**
+ * More event types endpoints may subscribe to, contributed by other plugins for their own events
+ * (`contribute(WEBHOOK_EVENT_TYPES, () => 'evidence.captured')`; such a plugin requires 'webhooks').
+ */
+export const WEBHOOK_EVENT_TYPES = createExtensionPoint<string>('webhooks.event-types');
