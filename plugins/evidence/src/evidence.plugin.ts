@@ -29,7 +29,7 @@ export const evidencePlugin = definePlugin({
   jobs: (container): JobSpec<never>[] =>
     [{ queue: BUILD_QUEUE, handler: async (data: { packId: string }) => container.get(EvidencePackService).build(data.packId) }] as JobSpec<never>[],
   contributions: [
-    contribute(WEBHOOK_EVENT_TYPES, () => 'evidence.captured'),
+    contribute(WEBHOOK_EVENT_TYPES, () => ['evidence.captured']),
     contribute(EVENT_LISTENERS, (container) =>
       onEvent('match.created', async (event) => {
         await container.get(EvidencePackService).captureAutomatically(event.accountId, String(event.data.id));

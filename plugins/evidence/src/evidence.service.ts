@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { MatchQueryService } from '@filigrane/plugin-matches';
-import { conflict, inject, injectable, notFound, TOKENS, validationError, type BlobStore, type DataSource, type EventPublisher, type JobQueue, type Logger, type LoggerFactory, type ErrorItem } from '@filigrane/plugin-api';
+import { conflict, inject, returnedRows, injectable, notFound, TOKENS, validationError, type BlobStore, type DataSource, type EventPublisher, type JobQueue, type Logger, type LoggerFactory, type ErrorItem } from '@filigrane/plugin-api';
 import { EvidenceAccountSettings, EvidencePack } from './evidence.entities.js';
 import type { EvidencePackSummary, EvidenceService } from './evidence-service.js';
 import { PackBuilder } from './pack-builder.service.js';
@@ -12,9 +12,6 @@ export const BUILD_QUEUE = 'evidence.build';
 export const MAX_MATCHES = 20;
 const ATTEMPTS = 3;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/** The rows of an UPDATE ... RETURNING (TypeORM's PostgreSQL driver answers [rows, count]). */
-const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) && Array.isArray(result[0]) ? (result[0] as T[]) : (result as T[]));
 
 const summaryOf = (p: EvidencePack): EvidencePackSummary => ({
   id: p.id, sha256: p.sha256, size: p.size, matchIds: p.matchIds, createdAt: p.created, completedAt: p.completed, status: p.status, error: p.error,
@@ -117,7 +114,7 @@ export class EvidencePackService implements EvidenceService {
 
   /** The build job: the WACZ into the blob store, the row complete, `evidence.captured` through the outbox. */
   async build(packId: string): Promise<void> {
-    const claimed = rowsOf<{ attempts: number }>(await this.db.query(
+    const claimed = returnedRows<{ attempts: number }>(await this.db.query(
       `UPDATE evidence_packs SET attempts = attempts + 1 WHERE id = $1 AND status = 'pending' RETURNING attempts`,
       [packId],
     ));
@@ -150,7 +147,7 @@ export class EvidencePackService implements EvidenceService {
          WHERE id = $1 AND status = 'pending' RETURNING completed`,
         [pack.id, change.status, change.blobKey, change.sha256, change.size, JSON.stringify(change.summary), change.error],
       );
-      if (!rowsOf(done).length) return;
+      if (!returnedRows(done).length) return;
       await this.events.enqueue(
         {
           type: 'evidence.captured',

@@ -1,9 +1,9 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource, Repository } from 'typeorm';
 import { CORE_SETTINGS, notFound, TOKENS, type CoreSettings, type ExtensionRegistry, type SecretBox } from '@filigrane/core';
-import { WEBHOOK_EVENT_TYPES, WEBHOOK_EVENTS } from './webhook-events.js';
 import { WebhookEndpoint } from './webhook.entities.js';
 import { parseEndpointInput } from './webhook-input.js';
+import { WEBHOOK_EVENT_TYPES, webhookEventTypes } from './webhook-events.js';
 import { newSecret } from './webhook-signer.js';
 
 /** An account's endpoints; every query is scoped by the account, another's id is a 404. */
@@ -20,9 +20,9 @@ export class WebhookEndpointService {
     this.repo = db.getRepository(WebhookEndpoint);
   }
 
-  /** The event types an endpoint may subscribe to: the built-in ones and those other plugins contribute. */
+  /** The event types an endpoint may subscribe to: the built-in ones and those plugins contribute. */
   eventTypes(): string[] {
-    return [...new Set([...WEBHOOK_EVENTS, ...this.extensions.get(WEBHOOK_EVENT_TYPES)])];
+    return webhookEventTypes(this.extensions.get(WEBHOOK_EVENT_TYPES));
   }
 
   /** Registers an endpoint; the plain secret is returned this once and only stored sealed. */

@@ -1,6 +1,6 @@
 import { createExtensionPoint } from '@filigrane/core';
 
-/** The built-in domain events an endpoint may subscribe to (core `EventType`s that leave the service). */
+/** The platform's domain events an endpoint may subscribe to (core `EventType`s that leave the service). */
 export const WEBHOOK_EVENTS = [
   'match.created',
   'match.updated',
@@ -11,11 +11,17 @@ export const WEBHOOK_EVENTS = [
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
 
+/**
+ * Event types other plugins publish to webhooks (`review` contributes `match.reviewed`):
+ * `contribute(WEBHOOK_EVENT_TYPES, () => ['my-plugin.done'])`. Subscriptions accept them and the
+ * deliveries carry them like the built-in ones.
+ */
+export const WEBHOOK_EVENT_TYPES = createExtensionPoint<readonly string[]>('webhooks.event-types');
+
 /** The event type of a test ping; never a subscription. */
 export const PING_EVENT = 'webhook.test';
 
-/**
- * More event types endpoints may subscribe to, contributed by other plugins for their own events
- * (`contribute(WEBHOOK_EVENT_TYPES, () => 'evidence.captured')`; such a plugin requires 'webhooks').
- */
-export const WEBHOOK_EVENT_TYPES = createExtensionPoint<string>('webhooks.event-types');
+/** The built-in event types followed by the contributed ones, without duplicates. */
+export function webhookEventTypes(contributed: readonly (readonly string[])[]): string[] {
+  return [...new Set([...WEBHOOK_EVENTS, ...contributed.flat()])].filter((t) => t !== PING_EVENT);
+}

@@ -2,9 +2,6 @@ import type { JsonSchema } from '@filigrane/core';
 import type { WebhookDelivery, WebhookEndpoint } from './webhook.entities.js';
 import { WEBHOOK_EVENTS } from './webhook-events.js';
 
-/** Plugins add event types (WEBHOOK_EVENT_TYPES), so the schema lists the built-in ones in words rather than as a closed enum. */
-const EVENTS_DOC = `Event types: ${WEBHOOK_EVENTS.join(', ')}, and those of the loaded plugins (evidence.captured, ...); an unknown one is a 400 naming the known ones.`;
-
 export const endpointUrl = (baseUrl: string, id: number) => `${baseUrl}/api/v4/account/webhooks/${id}/`;
 
 export function endpointView(e: WebhookEndpoint, baseUrl: string) {
@@ -40,6 +37,8 @@ export function deliveryView(d: WebhookDelivery) {
   };
 }
 
+// Not an enum: plugins add event types at boot (WEBHOOK_EVENT_TYPES); the service checks the list.
+const EVENTS_DOC = `An event type: ${WEBHOOK_EVENTS.join(', ')}, or one a loaded plugin adds (match.reviewed...)`;
 const dateTime = { type: 'string', format: 'date-time' };
 const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
 
@@ -50,7 +49,7 @@ export const ENDPOINT_SCHEMA: JsonSchema = {
   properties: {
     id: { type: 'integer' },
     url: { type: 'string', format: 'uri' },
-    events: { type: 'array', items: { type: 'string' }, description: EVENTS_DOC },
+    events: { type: 'array', items: { type: 'string', description: EVENTS_DOC } },
     description: { type: 'string' },
     enabled: { type: 'boolean' },
     disabled_reason: nullable({ type: 'string' }),
@@ -103,7 +102,7 @@ export const ENDPOINT_INPUT_SCHEMA: JsonSchema = {
   additionalProperties: false,
   properties: {
     url: { type: 'string', format: 'uri', maxLength: 2000 },
-    events: { type: 'array', minItems: 1, items: { type: 'string' }, description: EVENTS_DOC },
+    events: { type: 'array', minItems: 1, items: { type: 'string', description: EVENTS_DOC } },
     description: { type: 'string', maxLength: 255 },
     enabled: { type: 'boolean', description: 'PATCH only: true re-enables a disabled endpoint' },
   },
