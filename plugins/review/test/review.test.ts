@@ -264,6 +264,10 @@ test.serial('GraphQL, match.reviewed to a webhook, and the digest counts', async
   });
   t.deepEqual(read.data?.matchReviews, [{ matchId: ids.lemonde, state: 'INFRINGING', note: 'bulk', automatic: false }], 'bob\'s id left out');
   t.like(read.data?.matchReviewHistory.at(-1), { state: 'INFRINGING', previousState: 'NEW', actor: { type: 'account', username: 'alice' } });
+  const listed = await gql(alice, '{ matchReviewList(filter: [{ name: "review_state", value: "infringing" }], pageSize: 2) { count next results { matchId state } } }');
+  t.is(listed.data?.matchReviewList.count, 3, JSON.stringify(listed));
+  t.is(listed.data?.matchReviewList.results.length, 2);
+  t.is(listed.data?.matchReviewList.next, listed.data?.matchReviewList.results[1].matchId);
   const denied = await gql(bob, `{ matchReviewHistory(matchId: "${ids.lemonde}") { state } }`);
   t.is(denied.errors?.[0]?.extensions?.code, 'not_found');
   const lic = await gql(alice, 'mutation { createLicensee(input: { name: "Agence", domain: "agence.example", validUntil: "bad" }) { id } }');
