@@ -71,7 +71,7 @@ async function receiver(): Promise<{ url: string; bodies: { type: string; data: 
 }
 
 test.before(async () => {
-  server = await startTestServer({ plugins: ['review'], clock: new Date('2026-11-20T09:00:00Z'), env: { REVIEW_LICENCE_SYNC_MAX: '3' }});
+  server = await startTestServer({ plugins: ['review', 'aggregations'], clock: new Date('2026-11-20T09:00:00Z'), env: { REVIEW_LICENCE_SYNC_MAX: '3' }});
   alice = await server.createAccount('alice');
   bob = await server.createAccount('bob');
   media = { a: await register(alice, '/alice/press/a.png', '#aa2200'), b: await register(alice, '/alice/b.png', '#0022aa'), bob: await register(bob, '/bob/c.png', '#00aa22') };
@@ -171,6 +171,14 @@ test.serial('bulk by any filter of the match list; the list, its CSV and the cou
   const next = await alice.call('GET', new URL(list.json.next).pathname + new URL(list.json.next).search);
   t.deepEqual(next.json.results.map((r: { match_id: string; state: string }) => [r.match_id, r.state]), [[ids.bbc, 'not_a_match']]);
   t.is(next.json.next, null);
+
+  // Aggregations: the groups with at least one match in the state.
+  const groups = async (name: string, query: string) => (await alice.call('GET', `/api/v3/aggregations/${name}/${query}`)).json;
+  t.is((await groups('group-site-path', '?review_state=not_a_match')).count, 2);
+  t.like((await groups('group-site-path', '?review_state=ignored')).results, [{ path: '/alice/press/a.png', site: { domain: 'example.com' } }]);
+  t.is((await groups('group-path', '?review_state__in=not_a_match,ignored')).count, 2);
+  t.is((await groups('group-path', '?review_state=unsure&media.id=' + media.b)).count, 0);
+  t.is((await alice.call('GET', '/api/v3/aggregations/group-path/?review_state=stolen')).status, 400);
 
   const csv = await alice.call('GET', '/api/v4/matches/review/?format=csv&review_state=not_a_match');
   t.is(csv.status, 200);
