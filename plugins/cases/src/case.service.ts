@@ -1,7 +1,7 @@
-import { conflict, badRequest, inject, injectable, notFound, optional, returnedRows, TOKENS, type Clock, type DataSource, type EntityManager, type EventPublisher, type Principal } from '@filigrane/plugin-api';
+import { conflict, badRequest, inject, injectable, notFound, returnedRows, TOKENS, type Clock, type DataSource, type EntityManager, type EventPublisher, type Principal } from '@filigrane/plugin-api';
 import { MatchQueryService } from '@filigrane/plugin-matches';
 import { checkTransition, isActive, type CaseState, type Resolution } from './case-states.js';
-import { EVIDENCE_SERVICE, type EvidencePackStatus, type EvidencePackSummary, type EvidenceService } from './evidence-port.js';
+import { EVIDENCE_SERVICE, type EvidencePackStatus, type EvidencePackSummary, type EvidenceService } from '@filigrane/plugin-evidence';
 import { REVIEW_SERVICE, type ReviewService } from '@filigrane/plugin-review';
 
 /** Who did something to a case: an account (with its OAuth application) or the service itself. */
@@ -87,7 +87,7 @@ export class CaseService {
     @inject(TOKENS.Events) private readonly events: EventPublisher,
     @inject(MatchQueryService) private readonly matches: MatchQueryService,
     @inject(REVIEW_SERVICE) private readonly review: ReviewService,
-    @inject(EVIDENCE_SERVICE) @optional() private readonly evidence: EvidenceService | undefined,
+    @inject(EVIDENCE_SERVICE) private readonly evidence: EvidenceService,
   ) {}
 
   async list(accountId: number, filters: CaseFilters, offset: number, limit: number): Promise<[CaseRow[], number]> {
@@ -206,7 +206,6 @@ export class CaseService {
   async attachEvidence(principal: Principal, id: number, input: { packId?: string; capture?: boolean }): Promise<CaseRow> {
     const accountId = principal.accountId;
     const c0 = await this.get(accountId, id);
-    if (!this.evidence) throw conflict('evidence_unavailable', 'The evidence plugin is not loaded on this server.');
     let packId = input.packId;
     if (input.capture) {
       const matchIds = (await this.caseMatches(id)).map((m) => m.match_id);
@@ -236,7 +235,7 @@ export class CaseService {
   async refreshedEvidence(accountId: number, caseId: number): Promise<EvidenceRow[]> {
     const packs = await this.evidencePacks(caseId);
     for (const p of packs) {
-      if (p.status !== 'pending' || !this.evidence) continue;
+      if (p.status !== 'pending') continue;
       const info = await this.evidence.get(accountId, p.pack_id);
       if (info) await this.packChanged(accountId, info);
     }
@@ -245,7 +244,7 @@ export class CaseService {
 
   /** The `evidence.captured` listener: the pack as the evidence plugin has it now. */
   async onPackCaptured(accountId: number, packId: string): Promise<void> {
-    const pack = packId && this.evidence ? await this.evidence.get(accountId, packId) : null;
+    const pack = packId ? await this.evidence.get(accountId, packId) : null;
     if (pack) await this.packChanged(accountId, pack);
   }
 

@@ -60,7 +60,8 @@ test.before(async () => {
   server = await startTestServer({
     plugins: [casesPlugin],
     clock: new Date('2026-11-20T10:00:00Z'),
-    env: { SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_FROM: 'Filigrane <notices@filigrane.test>' },
+    // No Chromium (the pack says so; screenshots are the evidence plugin's tests): a lean capture.
+    env: { SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_FROM: 'Filigrane <notices@filigrane.test>', CHROMIUM_PATH: join(tmp, 'no-chromium') },
   });
   alice = await server.createAccount('alice');
   bob = await server.createAccount('bob');
@@ -88,7 +89,38 @@ async function download(a: TestAccount, path: string): Promise<{ status: number;
   return { status: res.status, type: res.headers.get('content-type'), bytes: Buffer.from(await res.arrayBuffer()) };
 }
 
+test.serial('evidence packs: captured for the case, or made elsewhere for one of its matches, carried with their hash', async (t) => {
+  const asked = await alice.call('POST', `/api/v4/cases/${caseId}/evidence/`, { json: { capture: true } });
+  t.is(asked.status, 200, asked.text);
+  t.is(asked.json.evidence.length, 1);
+  const packId = asked.json.evidence[0].pack_id;
+  t.like((await alice.call('POST', `/api/v4/cases/${caseId}/evidence/`, { json: { pack_id: 'no-such-pack' } })).json, { status_code: 400, code: 'unknown_pack' });
+  t.like((await bob.call('POST', `/api/v4/cases/${caseId}/evidence/`, { json: { pack_id: packId } })).json, { status_code: 404 });
+  await server.drainJobs();
+  const c = (await alice.call('GET', `/api/v4/cases/${caseId}/`)).json;
+  const pack = (await alice.call('GET', `/api/v4/evidence/${packId}/`)).json;
+  t.like(c.evidence[0], { pack_id: packId, status: 'complete', sha256: pack.sha256 }, JSON.stringify(pack));
+  t.regex(c.evidence[0].sha256, /^[0-9a-f]{64}$/);
+  t.deepEqual([...c.evidence[0].match_ids].sort(), [...c.match_ids].sort());
+  t.like(c.history.at(-1), { action: 'evidence_added', pack_id: packId });
+
+  // A pack asked for through the evidence API, of one of the case's matches: it joins the case when built.
+  const other = await alice.call('POST', '/api/v4/evidence/', { json: { matches: [c.match_ids[0]] } });
+  t.is(other.status, 202, other.text);
+  await server.drainJobs();
+  const joined = await eventually('the pack in the case', async () => {
+    const v = (await alice.call('GET', `/api/v4/cases/${caseId}/`)).json;
+    return v.evidence.length === 2 && v;
+  });
+  t.like(joined.evidence[1], { pack_id: other.json.id, status: 'complete', match_ids: [c.match_ids[0]] });
+  t.like(joined.history.at(-1), { action: 'evidence_added', pack_id: other.json.id, actor: { type: 'system' } });
+});
+
+let caseView: { evidence: { pack_id: string; sha256: string }[] };
+const packOf = () => caseView.evidence[0]!;
+
 test.serial('a DMCA notice in English names the work, the copies and the statements of § 512(c)(3); PDF and text agree', async (t) => {
+  caseView = (await alice.call('GET', `/api/v4/cases/${caseId}/`)).json;
   const res = await alice.call('POST', `/api/v4/cases/${caseId}/notices/`, {
     json: { type: 'dmca', lang: 'en', rights_holder: { name: 'Agence Lumière SARL', email: 'rights@lumiere.example', address: '12 rue de la Paix, 75002 Paris' }, signature: 'Élodie Łukasiewicz', recipient: { name: 'Copies Inc. DMCA agent' } },
   });
@@ -107,6 +139,8 @@ test.serial('a DMCA notice in English names the work, the copies and the stateme
     'https://cdn.copies.example/img/1.jpg',
     'https://www.copies.example/story-2',
     'First seen 2026-11-18 08:30 UTC',
+    `Evidence pack ${packOf().pack_id}`,
+    `SHA-256 ${packOf().sha256}`,
     'Agence Lumière SARL',
     'rights@lumiere.example',
     '12 rue de la Paix, 75002 Paris',
