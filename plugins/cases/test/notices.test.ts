@@ -112,12 +112,13 @@ test.serial('evidence packs: captured for the case, or made elsewhere for one of
     const v = (await alice.call('GET', `/api/v4/cases/${caseId}/`)).json;
     return v.evidence.length === 2 && v;
   });
-  t.like(joined.evidence[1], { pack_id: other.json.id, status: 'complete', match_ids: [c.match_ids[0]] });
+  t.like(joined.evidence.find((e: { pack_id: string }) => e.pack_id === other.json.id), { status: 'complete', match_ids: [c.match_ids[0]] });
   t.like(joined.history.at(-1), { action: 'evidence_added', pack_id: other.json.id, actor: { type: 'system' } });
 });
 
-let caseView: { evidence: { pack_id: string; sha256: string }[] };
-const packOf = () => caseView.evidence[0]!;
+let caseView: { evidence: { pack_id: string; sha256: string; match_ids: string[] }[] };
+/** The pack captured for the whole case. */
+const packOf = () => caseView.evidence.find((e) => e.match_ids.length === 2)!;
 
 test.serial('a DMCA notice in English names the work, the copies and the statements of § 512(c)(3); PDF and text agree', async (t) => {
   caseView = (await alice.call('GET', `/api/v4/cases/${caseId}/`)).json;
