@@ -42,6 +42,13 @@ export {
 } from '@filigrane/core';
 export { parsePage, pageEnvelope, MAX_PAGE_SIZE, type PageRequest, type PageEnvelope } from '@filigrane/core';
 export { canActOnHome, requirePrincipal, type Principal, type GraphQLContext } from '@filigrane/core';
+// GraphQL building blocks: typed filters translated to the REST filter language, connections,
+// page sizes as REST checks them, per-request DataLoaders, REST views as camelCase objects.
+export {
+  filterInputType, filterToQuery, graphqlFieldName, StringFilter, IntFilter, DateFilter, DateRangeFilter, BooleanFilter, StringListFilter, IntListFilter,
+  connectionType, offsetConnection, offsetAfter, offsetCursor, connectionFirst, graphqlPageSize, PageInfo, requestLoader, mediaLoader, camelCaseKeys,
+  type Connection, type FilterInputClass, type FilterInputOptions,
+} from '@filigrane/core';
 
 // The platform's services: types, then the tokens that give them.
 export { systemClock, type Clock } from '@filigrane/core';
