@@ -3,6 +3,7 @@ import { contribute, CORE_API_VERSION, definePlugin, EVENT_LISTENERS, type JobSp
 import { MEDIA_EVENTS } from '@filigrane/plugin-media';
 import { NotificationMatch, OutboxMessage } from './notification.entities.js';
 import { NotificationService, SEND_QUEUE } from './notification.service.js';
+import { MAILER } from './mailer.js';
 import { NotificationsInit1764000010000 } from './notifications.migration.js';
 import { NOTIFICATIONS_SETTINGS, type NotificationsSettings } from './notifications.settings.js';
 
@@ -16,6 +17,7 @@ export const notificationsPlugin = definePlugin({
   migrations: [NotificationsInit1764000010000],
   bindings: new ContainerModule(({ bind }) => {
     bind(NotificationService).toSelf().inSingletonScope();
+    bind(MAILER).toService(NotificationService);
   }),
   contributions: [
     contribute(EVENT_LISTENERS, (c) => (event) => c.get(NotificationService).onEvent(event)),
