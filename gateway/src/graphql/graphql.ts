@@ -6,7 +6,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify
 import { GraphQLObjectType, GraphQLSchema, isNonNullType, type GraphQLFormattedError } from 'graphql';
 import type { Container } from 'inversify';
 import { buildSchema, type MiddlewareFn, type NonEmptyArray } from 'type-graphql';
-import { ApiError, rejectNul, TOKENS, type FiligranePlugin, type GraphQLContext } from '@filigrane/core';
+import { ApiError, GRAPHQL_SCHEMA_HOOKS, rejectNul, TOKENS, type ExtensionRegistry, type FiligranePlugin, type GraphQLContext } from '@filigrane/core';
 import type { RateLimiter } from '../rate-limit/rate-limiter.service.js';
 import { checkQuery, GRAPHQL_LIMITS, QueryTooComplexError } from './query-limits.js';
 import { toApiError } from '../rest/error-mapping.js';
@@ -22,6 +22,7 @@ const refuseNulArguments: MiddlewareFn = ({ args }, next) => {
 export async function buildGraphQLSchema(plugins: FiligranePlugin[], container: Container) {
   const resolvers = plugins.flatMap((p) => p.resolvers ?? []);
   if (resolvers.length === 0) throw new Error('no plugin contributes GraphQL resolvers');
+  for (const hook of container.get<ExtensionRegistry>(TOKENS.Extensions).get(GRAPHQL_SCHEMA_HOOKS)) hook();
   const schema = await buildSchema({
     resolvers: resolvers as unknown as NonEmptyArray<Function>,
     container: { get: (cls) => container.get(cls) },

@@ -1,4 +1,5 @@
 import { Field, InputType, Int } from 'type-graphql';
+import { createExtensionPoint } from './extension-point.js';
 import type { FilterFields, FilterType } from './filter-language.js';
 import type { QueryValue } from './route.js';
 
@@ -127,12 +128,7 @@ export interface FilterInputClass {
 export function filterInputType(name: string, fields: FilterFields, options: FilterInputOptions = {}): FilterInputClass {
   const cls = { [name]: class {} }[name] as unknown as FilterInputClass;
   cls.restFields = new Map();
-  for (const [rest, field] of Object.entries(fields)) {
-    if (options.omit?.includes(rest)) continue;
-    const gql = graphqlFieldName(rest);
-    cls.restFields.set(gql, { rest, operators: true });
-    Field(() => options.operatorTypes?.[rest] ?? OPERATOR_TYPES[field.type], { nullable: true, description: `REST \`${rest}\`` })(cls.prototype, gql);
-  }
+  addFilterFields(cls, Object.fromEntries(Object.entries(fields).filter(([rest]) => !options.omit?.includes(rest))), options.operatorTypes);
   for (const [rest, extra] of Object.entries(options.extra ?? {})) {
     const gql = graphqlFieldName(rest);
     cls.restFields.set(gql, { rest, operators: false });
@@ -141,6 +137,25 @@ export function filterInputType(name: string, fields: FilterFields, options: Fil
   InputType(name, { description: options.description })(cls);
   return cls;
 }
+
+/**
+ * Adds operator fields for REST fields the input does not have yet (filters other plugins contribute
+ * to a collection), before the schema is built (GRAPHQL_SCHEMA_HOOKS). Never removes one.
+ */
+export function addFilterFields(cls: FilterInputClass, fields: FilterFields, operatorTypes?: Record<string, Function>, descriptions: Record<string, string> = {}): void {
+  for (const [rest, field] of Object.entries(fields)) {
+    const gql = graphqlFieldName(rest);
+    if (cls.restFields.has(gql)) continue;
+    cls.restFields.set(gql, { rest, operators: true });
+    Field(() => operatorTypes?.[rest] ?? OPERATOR_TYPES[field.type], { nullable: true, description: descriptions[rest] ?? `REST \`${rest}\`` })(cls.prototype, gql);
+  }
+}
+
+/**
+ * Run just before the GraphQL schema is built (contributions are all known then): a plugin adds to
+ * its types what other plugins contributed (the match filters of MATCH_FILTERS). Declared by core.
+ */
+export const GRAPHQL_SCHEMA_HOOKS = createExtensionPoint<() => void>('core.graphql-schema-hooks');
 
 const text = (v: unknown) => (Array.isArray(v) ? v.map(String).join(',') : String(v));
 

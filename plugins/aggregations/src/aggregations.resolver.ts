@@ -63,7 +63,7 @@ class AggregationPageType {
 }
 
 /** Every filter of the three aggregations (the site and page ones are refused where they do not apply, as in REST). */
-const AggregationFilter = filterInputType('AggregationFilter', aggregationFields(AGGREGATIONS['group-site-path-pageurl']), {
+export const AggregationFilter = filterInputType('AggregationFilter', aggregationFields(AGGREGATIONS['group-site-path-pageurl']), {
   description: 'The filters of GET /api/v3/aggregations/<name>/: site* on the site groups, pageUrl on group-site-path-pageurl.',
 });
 
@@ -95,7 +95,7 @@ export class AggregationsResolver {
   ): Promise<AggregationPageType> {
     const p = requirePrincipal(ctx);
     const def = definition(name);
-    const conditions = aggregationFilters(def, filterToQuery(filter, AggregationFilter));
+    const conditions = aggregationFilters(def, filterToQuery(filter, AggregationFilter), this.query.contributedFields());
     const request = pageRequest(page ?? 1, graphqlPageSize(pageSize));
     const { rows, count } = await this.query.list(p.accountId, def, conditions, request.offset, request.pageSize);
     return { count, page: request.page, pageSize: request.pageSize, results: rows.map((r) => aggregationObject(def, r, ctx.baseUrl)) };

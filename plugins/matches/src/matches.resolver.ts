@@ -5,7 +5,7 @@ import {
   type GraphQLContext, type MediaRecord,
 } from '@filigrane/core';
 import { mediaObject } from '@filigrane/plugin-media';
-import { parseV3Filters, parseV4Filters, V3_FIELDS, V4_FIELDS } from './match-filters.js';
+import { parseV3Filters, V3_FIELDS, V4_FIELDS } from './match-filters.js';
 import { MatchQueryService, type MatchRow } from './match-query.service.js';
 import { parseMatchChange } from './match-change.js';
 import { matchMediaV4, matchV3, matchV4 } from './match-view.js';
@@ -13,8 +13,11 @@ import { Match, MatchMedia, MatchPage, V3Match, V3MatchPage } from './match-obje
 
 const blacklist = { type: () => Boolean, description: 'true leaves out matches on your blacklisted domains (REST `blacklist`).' };
 
-/** Every filter of GET /api/v4/matches/, with typed operators (the REST parser reads them). */
-const MatchFilter = filterInputType('MatchFilter', V4_FIELDS, {
+/**
+ * Every filter of GET /api/v4/matches/, with typed operators (the REST parser reads them); the filters
+ * other plugins contribute (MATCH_FILTERS: `reviewState`) are added before the schema is built.
+ */
+export const MatchFilter = filterInputType('MatchFilter', V4_FIELDS, {
   description: 'The filters of GET /api/v4/matches/: one operator object per field (dates as ISO dates or date-times).',
   extra: { blacklist },
 });
@@ -45,7 +48,7 @@ export class MatchesResolver {
   ): Promise<MatchPage> {
     const p = requirePrincipal(ctx);
     const size = graphqlPageSize(pageSize);
-    const page = await this.query.list(p.accountId, parseV4Filters(filterToQuery(filter, MatchFilter)), cursor ?? undefined, size);
+    const page = await this.query.list(p.accountId, this.query.v4Filters(filterToQuery(filter, MatchFilter)), cursor ?? undefined, size);
     return {
       count: page.count,
       next: page.next && encodeCursor(page.next),
