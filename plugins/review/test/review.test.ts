@@ -278,7 +278,7 @@ test.serial('GraphQL, match.reviewed to a webhook, and the digest counts', async
   t.is(listed.data?.matchReviewList.results.length, 2);
   t.is(listed.data?.matchReviewList.next, listed.data?.matchReviewList.results[1].matchId);
   const denied = await gql(bob, `{ matchReviewHistory(matchId: "${ids.lemonde}") { state } }`);
-  t.is(denied.errors?.[0]?.extensions?.code, 'not_found');
+  t.is(denied.errors?.[0]?.extensions?.code, 'NOT_FOUND');
   const lic = await gql(alice, 'mutation { createLicensee(input: { name: "Agence", domain: "agence.example", validUntil: "bad" }) { id } }');
   t.is(lic.errors?.[0]?.extensions?.status_code, 400);
   const lics = await gql(alice, '{ licensees { count results { name domain includeSubdomains } } }');
