@@ -220,5 +220,5 @@ test('a crawled copy: automatic and asked-for packs, read back with unzip and wa
   t.is((await bob.call('GET', `/api/v4/evidence/${pack.id}/`)).status, 404);
   t.is((await bob.call('GET', `/api/v4/evidence/${pack.id}/download`)).status, 404);
   t.like((await bob.call('POST', '/api/v4/evidence/', { json: { matches: [match.id] } })).json, { status_code: 400 });
-  t.is((await bob.call('POST', '/graphql', { json: { query: `{ evidencePack(id: "${pack.id}") { id } }` } })).json.data.evidencePack, null);
+  t.like((await bob.call('POST', '/graphql', { json: { query: `{ evidencePack(id: "${pack.id}") { id } }` } })).json.errors[0], { extensions: { code: 'NOT_FOUND', status_code: 404 } });
 });
