@@ -100,10 +100,11 @@ export class VisualIndexPostings1764300001000 implements MigrationInterface {
         PRIMARY KEY (account_id, bucket)
       ) WITH (fillfactor = 70)`);
     await q.query(`
+      -- (PostgreSQL's | and << share one precedence: every shift is parenthesised.)
       CREATE FUNCTION visual_postings_without(p bytea, gone bigint[]) RETURNS bytea LANGUAGE sql IMMUTABLE AS $$
         SELECT coalesce(string_agg(substring(p FROM i FOR 12), ''::bytea ORDER BY i), ''::bytea)
         FROM generate_series(1, octet_length(p), 12) AS i
-        WHERE (get_byte(p, i - 1)::bigint | get_byte(p, i)::bigint << 8 | get_byte(p, i + 1)::bigint << 16 | get_byte(p, i + 2)::bigint << 24) <> ALL (gone)
+        WHERE (get_byte(p, i - 1)::bigint | (get_byte(p, i)::bigint << 8) | (get_byte(p, i + 1)::bigint << 16) | (get_byte(p, i + 2)::bigint << 24)) <> ALL (gone)
       $$`);
     // Whoever deletes a media (or its row directly), its postings go in the same transaction. Rows
     // of a deleted account are skipped: its postings go with it. Locks are taken in bucket order,

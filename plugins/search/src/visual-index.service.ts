@@ -212,15 +212,21 @@ export class VisualIndexService implements MediaEventsListener {
     if (!n || !f.count) return [];
     const bits = sharedBits(n);
     const ranges = queryRanges(f.descriptors, f.count, bits);
-    const rows: { r: number; postings: Buffer }[] = await this.db.query(
-      `WITH q AS (SELECT lo, hi, r::int - 1 AS r FROM unnest($2::int[], $3::int[]) WITH ORDINALITY AS q(lo, hi, r)),
-       kept AS (
-         SELECT q.r FROM q JOIN visual_postings p ON p.account_id = $1 AND p.bucket >= q.lo AND p.bucket < q.hi
-         GROUP BY q.r HAVING sum(p.n_postings) <= $4)
-       SELECT q.r, p.postings FROM kept JOIN q ON q.r = kept.r
-         JOIN visual_postings p ON p.account_id = $1 AND p.bucket >= q.lo AND p.bucket < q.hi`,
+    // JIT off: the planner cannot know a range holds a handful of rows and would spend more time
+    // compiling the statement (~0.9 s measured) than running it.
+    const rows: { r: number; postings: Buffer }[] = await this.db.transaction(async (m) => {
+      await m.query('SET LOCAL jit = off');
+      return m.query(
+      // One index probe per range; a range's total is a window over its rows, and the postings of a
+      // stop-word range are never read (TOASTed values are only fetched for the rows returned).
+      `SELECT r, postings FROM (
+         SELECT q.r::int - 1 AS r, p.postings, sum(p.n_postings) OVER (PARTITION BY q.r) AS total
+         FROM unnest($2::int[], $3::int[]) WITH ORDINALITY AS q(lo, hi, r)
+         JOIN visual_postings p ON p.account_id = $1 AND p.bucket >= q.lo AND p.bucket < q.hi) x
+       WHERE total <= $4`,
       [accountId, ranges.lo, ranges.hi, sharedCap(n, bits)],
-    );
+      );
+    });
     const tally = new VoteTally(f.descriptors, f.count, ranges);
     for (const row of rows) tally.add(row.r, row.postings);
     // A few more than asked: entries of rows deleted since are dropped by the resolution.
