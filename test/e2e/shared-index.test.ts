@@ -12,8 +12,11 @@ import { getSharp, syntheticPhoto } from '@filigrane/vision';
 
 const CLI = resolve(dirname(require.resolve('@filigrane/gateway')), '..', '..', 'bin', 'filigrane.js');
 
-let server: TestServer | undefined;
+let server: TestServer;
 let other: ChildProcess | undefined;
+test.before(async () => {
+  server = await startTestServer();
+});
 test.after.always(async () => {
   other?.kill('SIGKILL');
   await server?.close();
@@ -40,7 +43,6 @@ async function put(base: string, key: string, path: string, image: Buffer): Prom
 
 test('a deleted media leaves the shared index at once: its postings go, and it is found no more', async (t) => {
   t.timeout(120_000);
-  server = await startTestServer();
   const alice = await server.createAccount('alice');
   const index = server.get(VisualIndexService);
   const photo = await jpeg(31);
@@ -62,7 +64,6 @@ test('a deleted media leaves the shared index at once: its postings go, and it i
 if (process.env.DATABASE_URL) {
   test('two API processes share one index: registered through either, found through the other at once; deleted through one, gone from the other', async (t) => {
     t.timeout(150_000);
-    server ??= await startTestServer();
     const bob = await server.createAccount('bob');
     other = spawn(process.execPath, [CLI, 'start', '--no-workers'], {
       env: {

@@ -99,6 +99,9 @@ export class VisualIndexPostings1764300001000 implements MigrationInterface {
         n_postings integer GENERATED ALWAYS AS (octet_length(postings) / 12) STORED,
         PRIMARY KEY (account_id, bucket)
       ) WITH (fillfactor = 70)`);
+    // Descriptors, keypoints and postings are incompressible: stored out of line without pglz's attempt.
+    await q.query('ALTER TABLE visual_index ALTER COLUMN descriptors SET STORAGE EXTERNAL, ALTER COLUMN points SET STORAGE EXTERNAL');
+    await q.query('ALTER TABLE visual_postings ALTER COLUMN postings SET STORAGE EXTERNAL');
     await q.query(`
       -- (PostgreSQL's | and << share one precedence: every shift is parenthesised.)
       CREATE FUNCTION visual_postings_without(p bytea, gone bigint[]) RETURNS bytea LANGUAGE sql IMMUTABLE AS $$
