@@ -1,6 +1,7 @@
 import test from 'ava';
 import { ManualClock } from '@filigrane/core';
-import { createApp, defaultPlugins, startTestServer, call, type TestServer } from '../src/index.js';
+import { createApp, defaultPlugins, call } from '../src/index.js';
+import { startTestServer, type TestServer } from './support/test-server.js';
 
 // Time stands still, so every request of a test falls in the same one-second window.
 const clock = new ManualClock(new Date('2026-06-01T12:00:00.100Z'));

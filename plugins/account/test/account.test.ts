@@ -3,7 +3,7 @@ import { createPublicKey } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestServer, type TestServer } from '@filigrane/gateway';
+import { startTestServer, type TestServer } from '@filigrane/testing';
 
 const toolDir = mkdtempSync(join(tmpdir(), 'filigrane-tool-'));
 writeFileSync(join(toolDir, 'filigrane-mark-linux-x64'), Buffer.from('#!binary\n'));
@@ -12,7 +12,7 @@ let server: TestServer;
 let key: string;
 
 test.before(async () => {
-  server = await startTestServer({ config: { toolDir, toolVersion: '1.2.3' } });
+  server = await startTestServer({ plugins: ['account'], workers: false, config: { toolDir, toolVersion: '1.2.3' } });
   key = (await server.createAccount('acme', { imageQuota: 1000, diskQuota: 5_000_000 })).apiKey;
 });
 test.after.always(async () => server?.close());

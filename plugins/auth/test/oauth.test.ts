@@ -1,13 +1,13 @@
 import test from 'ava';
 import { ManualClock } from '@filigrane/core';
-import { startTestServer, type TestServer } from '@filigrane/gateway';
+import { startTestServer, type TestServer } from '@filigrane/testing';
 
 const clock = new ManualClock(new Date('2026-06-01T12:00:00Z'));
 let server: TestServer;
 let key: string;
 
 test.before(async () => {
-  server = await startTestServer({ clock });
+  server = await startTestServer({ plugins: ['auth'], workers: false, clock });
   key = (await server.createAccount('oauthuser')).apiKey;
 });
 test.after.always(async () => server?.close());

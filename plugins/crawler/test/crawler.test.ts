@@ -5,7 +5,7 @@ import sharp from 'sharp';
 import tar from 'tar-stream';
 import { WARCParser } from 'warcio';
 import { contribute, definePlugin, EVENT_LISTENERS, type DomainEvent } from '@filigrane/core';
-import { defaultPlugins, startTestServer, type TestServer } from '@filigrane/gateway';
+import { startTestServer, type TestServer } from '@filigrane/testing';
 import { syntheticPhoto } from '@filigrane/vision';
 import { embed, encodeLmk, generateKey } from '@filigrane/watermark';
 import { TestSite, waitFor } from './support/test-site.js';
@@ -56,7 +56,7 @@ test.before(async () => {
   }).start();
 
   server = await startTestServer({
-    plugins: [...defaultPlugins(), probe],
+    plugins: ['crawler', probe],
     workers: true,
     config: { extra: { ...process.env, FETCH_ALLOW_HOSTS: '127.0.0.1,localhost,::1', CRAWL_CONCURRENCY: '2' } },
   });

@@ -5,7 +5,7 @@ import test from 'ava';
 import sharp from 'sharp';
 import type { DataSource } from 'typeorm';
 import { contribute, definePlugin, EVENT_LISTENERS, TOKENS, type DomainEvent } from '@filigrane/core';
-import { defaultPlugins, startTestServer, type TestServer } from '@filigrane/gateway';
+import { startTestServer, type TestServer } from '@filigrane/testing';
 import { PressAnalysisService, PressInboxService } from '@filigrane/plugin-press';
 import { syntheticPhoto } from '@filigrane/vision';
 import { embed, encodeLmk, generateKey } from '@filigrane/watermark';
@@ -51,7 +51,7 @@ async function poll(path: string, key: string, done = (j: { status: string }) =>
 }
 
 test.before(async () => {
-  server = await startTestServer({ plugins: [...defaultPlugins(), eventRecorder], workers: true, env: { PRESS_INBOX_DIR: inbox } });
+  server = await startTestServer({ plugins: ['press', eventRecorder], workers: true, env: { PRESS_INBOX_DIR: inbox } });
   ops = await server.createAccount('ops');
   alice = await server.createAccount('alice');
   bob = await server.createAccount('bob');

@@ -1,6 +1,6 @@
 import test from 'ava';
 import sharp from 'sharp';
-import { startTestServer, type TestServer } from '@filigrane/gateway';
+import { startTestServer, type TestServer } from '@filigrane/testing';
 import { IdentificationService } from '@filigrane/plugin-search';
 import { loadOpenCv, syntheticPhoto, withMats } from '@filigrane/vision';
 import { embed, encodeLmk, generateKey } from '@filigrane/watermark';
@@ -57,7 +57,7 @@ function multipart(file: Buffer, filename: string, fields: Record<string, string
 }
 
 test.before(async () => {
-  server = await startTestServer({ workers: true });
+  server = await startTestServer({ plugins: ['search'], workers: true });
   alice = await server.createAccount('alice');
   bob = await server.createAccount('bob');
   const der = await fetch(new URL('/api/v4/account/download/public_key.der', server.url), { headers: { authorization: `Token ${alice.apiKey}` } });

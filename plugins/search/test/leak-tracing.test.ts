@@ -1,6 +1,6 @@
 import test from 'ava';
 import sharp from 'sharp';
-import { startTestServer, type TestServer } from '@filigrane/gateway';
+import { startTestServer, type TestServer } from '@filigrane/testing';
 import { MatchPipelineService } from '@filigrane/plugin-search';
 import { syntheticPhoto } from '@filigrane/vision';
 import { embed, encodeLmk, generateKey } from '@filigrane/watermark';
@@ -16,7 +16,7 @@ const leaked = new Map<string, Buffer>(); // media path -> the watermarked file 
 interface Found { watermarked: boolean; image: { media_path: string } }
 
 test.before(async () => {
-  server = await startTestServer({ workers: false });
+  server = await startTestServer({ plugins: ['search'], workers: false });
   alice = await server.createAccount('alice');
   const der = await fetch(new URL('/api/v4/account/download/public_key.der', server.url), { headers: { authorization: `Token ${alice.apiKey}` } });
   const publicKey = Buffer.from(await der.arrayBuffer());

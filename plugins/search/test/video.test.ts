@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TOKENS, type MatchPipeline } from '@filigrane/core';
-import { defaultPlugins, startTestServer, type TestServer } from '@filigrane/gateway';
+import { startTestServer, type TestServer } from '@filigrane/testing';
 import { FFMPEG } from '@filigrane/video';
 import { getSharp, syntheticPhoto } from '@filigrane/vision';
 
@@ -56,7 +56,7 @@ test.before(async () => {
   ff('-f', 'lavfi', '-i', 'sine=frequency=440', '-t', '2', '-c:a', 'aac', path('audio.m4a'));
   // Four hours, cheaply: 16x16 at 1 frame per second (about 200 KB).
   ff('-f', 'lavfi', '-i', 'color=c=gray:size=16x16:rate=1', '-t', '14400', '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '600', path('long.mp4'));
-  server = await startTestServer({ plugins: defaultPlugins(), workers: true });
+  server = await startTestServer({ plugins: ['search', 'aggregations'], workers: true });
   key = (await server.createAccount('vid')).apiKey;
   other = (await server.createAccount('vidother')).apiKey;
 });
