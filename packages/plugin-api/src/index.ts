@@ -46,7 +46,7 @@ export { canActOnHome, requirePrincipal, type Principal, type GraphQLContext } f
 // The platform's services: types, then the tokens that give them.
 export { systemClock, type Clock } from '@filigrane/core';
 export type { BlobStore, ByteRange } from '@filigrane/core';
-export type { JobQueue, JobSpec, JobContext, JobSendOptions } from '@filigrane/core';
+export type { JobQueue, JobSpec, JobContext, JobSendOptions, JobScheduleOptions } from '@filigrane/core';
 export type { Logger, LoggerFactory } from '@filigrane/core';
 export { isFetchFailure, type Fetcher, type FetchOptions, type FetchResult, type FetchFailure, type FetchFailureCode } from '@filigrane/core';
 export { EVENT_LISTENERS, onEvent, type EventPayloads, type EventType, type DomainEvent, type TypedEvent, type EventListener, type EventPublisher, type MatchEventData } from '@filigrane/core';

@@ -1,5 +1,6 @@
 import { ContainerModule } from 'inversify';
-import { definePlugin } from '@filigrane/core';
+import { ACCOUNT_DELETED_HOOKS, contribute, definePlugin, TOKENS } from '@filigrane/core';
+import type { DataSource } from 'typeorm';
 import { AggregationQueryService } from './aggregation-query.service.js';
 import { AggregationsInit1763900000000 } from './aggregations.migration.js';
 import { AggregationsResolver } from './aggregations.resolver.js';
@@ -16,6 +17,8 @@ export const aggregationsPlugin = definePlugin({
   bindings: new ContainerModule(({ bind }) => {
     bind(AggregationQueryService).toSelf().inSingletonScope();
   }),
+  // After matches' hook (this plugin loads after it): groups the triggers emptied, and those users edited, go.
+  contributions: [contribute(ACCOUNT_DELETED_HOOKS, (c) => async (accountId: number) => void (await c.get<DataSource>(TOKENS.DataSource).query('DELETE FROM aggregations WHERE account_id = $1', [accountId])))],
   routes: aggregationRoutes,
   resolvers: [AggregationsResolver],
 });

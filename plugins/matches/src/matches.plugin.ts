@@ -1,5 +1,5 @@
 import { ContainerModule } from 'inversify';
-import { definePlugin } from '@filigrane/core';
+import { ACCOUNT_DELETED_HOOKS, contribute, definePlugin } from '@filigrane/core';
 import { Match, Site } from './match.entity.js';
 import { CreditNamesService } from './credit-names.service.js';
 import { MatchQueryService } from './match-query.service.js';
@@ -19,6 +19,7 @@ export const matchesPlugin = definePlugin({
     bind(MatchQueryService).toSelf().inSingletonScope();
     bind(CreditNamesService).toSelf().inSingletonScope();
   }),
+  contributions: [contribute(ACCOUNT_DELETED_HOOKS, (c) => (accountId: number) => c.get(MatchRecorder).forgetAccount(accountId))],
   routes: matchRoutes,
   resolvers: [MatchesResolver],
 });

@@ -1,5 +1,5 @@
 import { ContainerModule } from 'inversify';
-import { contribute, CORE_API_VERSION, definePlugin, EVENT_LISTENERS, type JobSpec } from '@filigrane/core';
+import { ACCOUNT_DELETED_HOOKS, contribute, CORE_API_VERSION, definePlugin, EVENT_LISTENERS, type JobSpec } from '@filigrane/core';
 import { MEDIA_EVENTS } from '@filigrane/plugin-media';
 import { NotificationMatch, OutboxMessage } from './notification.entities.js';
 import { NotificationService, SEND_QUEUE } from './notification.service.js';
@@ -18,6 +18,7 @@ export const notificationsPlugin = definePlugin({
     bind(NotificationService).toSelf().inSingletonScope();
   }),
   contributions: [
+    contribute(ACCOUNT_DELETED_HOOKS, (c) => (accountId: number) => c.get(NotificationService).forgetAccount(accountId)),
     contribute(EVENT_LISTENERS, (c) => (event) => c.get(NotificationService).onEvent(event)),
     contribute(MEDIA_EVENTS, (c) => ({
       registered: ({ media }) => c.get(NotificationService).onRegistered(media.accountId, media.path),

@@ -1,5 +1,5 @@
 import { ContainerModule } from 'inversify';
-import { contribute, definePlugin, TOKENS, TRACKING_SOURCES, type ExtensionRegistry, type MatchPipeline } from '@filigrane/core';
+import { ACCOUNT_DELETED_HOOKS, contribute, definePlugin, TOKENS, TRACKING_SOURCES, type ExtensionRegistry, type MatchPipeline } from '@filigrane/core';
 import { Search } from './search.entity.js';
 import { SEARCH_EXECUTORS } from './search-executors.js';
 import { SearchInit1763700005000 } from './search.migration.js';
@@ -43,6 +43,7 @@ export const searchPlugin = definePlugin({
     contribute(SEARCH_EXECUTORS, (c) => c.get(ImageSearchExecutor)),
     contribute(SEARCH_EXECUTORS, (c) => c.get(VideoSearchExecutor)),
     contribute(MEDIA_EVENTS, (c) => c.get(VisualIndexService)),
+    contribute(ACCOUNT_DELETED_HOOKS, (c) => (accountId: number) => c.get(SearchService).forgetAccount(accountId)),
   ],
   routes: searchRoutes,
   resolvers: [SearchResolver],

@@ -27,6 +27,11 @@ export class SearchService {
     @inject(TOKENS.Loggers) private readonly loggers: LoggerFactory,
   ) {}
 
+  /** The account-deleted hook: its searches (a queued one finds its row gone and stops). */
+  async forgetAccount(accountId: number): Promise<void> {
+    await this.db.query('DELETE FROM searches WHERE account_id = $1', [accountId]);
+  }
+
   private executor(body: Record<string, unknown>): SearchExecutor {
     const executors = [...this.extensions.get(SEARCH_EXECUTORS)].sort((a, b) => (b.priority ?? 0) - (a.priority ?? 0));
     const executor = executors.find((e) => e.accepts(body));

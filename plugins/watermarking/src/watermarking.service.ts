@@ -272,6 +272,13 @@ export class WatermarkingService {
     }
   }
 
+  /** The account-deleted hook: its jobs' assets, then the rows (blobs first, as the purge does). Idempotent. */
+  async forgetAccount(accountId: number): Promise<void> {
+    const jobs: { id: string }[] = await this.db.query('SELECT id FROM watermarking_jobs WHERE account_id = $1', [accountId]);
+    for (const { id } of jobs) await this.blobs.deletePrefix(jobPrefix(id));
+    await this.db.query('DELETE FROM watermarking_jobs WHERE id = ANY($1::uuid[])', [jobs.map((j) => j.id)]);
+  }
+
   /**
    * Deletes expired jobs and their blobs; returns how many. Blobs first: if that fails, the row
    * stays and the next run retries, where the reverse order would orphan the files for ever.
