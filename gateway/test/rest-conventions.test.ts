@@ -30,7 +30,7 @@ test('framework errors use the error body: 404, 405 with Allow, 415, 411, 413, 4
   t.deepEqual(Object.keys(nf.json).sort(), ['code', 'details', 'status_code']);
   t.like(nf.json, { status_code: 404, code: 'not_found' });
 
-  const m = await server.call('DELETE', '/api/v4/account/', { key });
+  const m = await server.call('DELETE', '/api/v3/account/', { key });
   t.like(m.json, { status_code: 405, code: 'method_not_allowed' });
   t.is(m.headers.get('allow'), 'GET, HEAD, OPTIONS');
 
