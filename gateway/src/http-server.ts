@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Container } from 'inversify';
-import { ApiError, TOKENS, type Authenticator } from '@filigrane/core';
+import { ApiError, TOKENS, type Authenticator, type SessionAuthenticator } from '@filigrane/core';
 import type { GatewayConfig } from './config.js';
 import type { RateLimiter } from './rate-limit/rate-limiter.service.js';
 import { toApiError } from './rest/error-mapping.js';
@@ -45,7 +45,7 @@ export function mountedRoutes(app: FastifyInstance): MountedHttpRoute[] {
  */
 export function createHttpServer(config: GatewayConfig, container: Container, logger: boolean): FastifyInstance {
   const app = Fastify({
-    logger: logger ? { level: config.logLevel, redact: ['req.headers.authorization'] } : false,
+    logger: logger ? { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-csrf-token"]'] } : false,
     bodyLimit: config.bodyLimitBytes,
     genReqId: (req) => requestIdFor(req.headers['x-request-id']),
     requestIdHeader: false,
@@ -74,12 +74,18 @@ export function createHttpServer(config: GatewayConfig, container: Container, lo
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
 
   const authenticator = container.get<Authenticator>(TOKENS.Authenticator);
+  const sessions = container.isBound(TOKENS.Sessions) ? container.get<SessionAuthenticator>(TOKENS.Sessions) : null;
   const limiter = container.get<RateLimiter>(TOKENS.RateLimiter);
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
     try {
       req.principal = await authenticator.authenticate(req.headers.authorization, { address: req.ip });
+      // No Authorization header: a browser session cookie (the console), with CSRF checked on unsafe methods.
+      if (req.headers.authorization === undefined && req.headers.cookie && sessions) {
+        const csrf = req.headers['x-csrf-token'];
+        req.principal = await sessions.authenticate({ cookie: req.headers.cookie, method: req.method, csrfToken: typeof csrf === 'string' ? csrf : undefined, address: req.ip });
+      }
     } catch (err) {
       req.authError = toApiError(err);
     }

@@ -16,10 +16,11 @@ import { searchPlugin } from '@filigrane/plugin-search';
 import { watermarkingPlugin } from '@filigrane/plugin-watermarking';
 import { webhooksPlugin } from '@filigrane/plugin-webhooks';
 import { notificationsPlugin } from '@filigrane/plugin-notifications';
+import { casesPlugin } from '@filigrane/plugin-cases';
 
 /** The plugins `filigrane start` loads. Order does not matter: `requires` decides. */
 export function defaultPlugins(): FiligranePlugin[] {
-  return [authPlugin, accountPlugin, blacklistPlugin, mediaPlugin, matchesPlugin, aggregationsPlugin, searchPlugin, watermarkingPlugin, pressPlugin, webhooksPlugin, notificationsPlugin, crawlerPlugin];
+  return [authPlugin, accountPlugin, blacklistPlugin, mediaPlugin, matchesPlugin, aggregationsPlugin, searchPlugin, watermarkingPlugin, pressPlugin, webhooksPlugin, notificationsPlugin, crawlerPlugin, casesPlugin];
 }
 
 /**

@@ -1,3 +1,4 @@
 export { notificationsPlugin } from './notifications.plugin.js';
 export { NotificationService, type Period } from './notification.service.js';
 export { NOTIFICATIONS_SETTINGS } from './notifications.settings.js';
+export { MAILER, type Mailer, type MailMessage, type MailAttachment, type MailResult } from './mailer.js';

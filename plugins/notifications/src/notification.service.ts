@@ -5,6 +5,7 @@ import { TOKENS, type Clock, type DomainEvent, type JobQueue } from '@filigrane/
 import { AccountService } from '@filigrane/plugin-account';
 import { OutboxMessage } from './notification.entities.js';
 import { texts } from './mail-texts.js';
+import type { Mailer, MailMessage, MailResult } from './mailer.js';
 import { NOTIFICATIONS_SETTINGS, type NotificationsSettings } from './notifications.settings.js';
 
 export const SEND_QUEUE = 'notifications.send';
@@ -26,7 +27,7 @@ interface Recipient {
  * notif_site_countries when that list is not empty. Mails go to the outbox table, then to SMTP.
  */
 @injectable()
-export class NotificationService {
+export class NotificationService implements Mailer {
   private transport: Transporter | null = null;
 
   constructor(
@@ -147,6 +148,43 @@ export class NotificationService {
       await repo.update({ id }, { status: 'sent', sentAt: this.clock.now(), error: null });
     } catch (err) {
       await repo.update({ id }, { status: 'failed', error: (err as Error).message.slice(0, 500) });
+    }
+  }
+
+  get configured(): boolean {
+    return !!this.settings.smtpUrl;
+  }
+
+  /**
+   * The MAILER interface: one mail sent now (the caller reports the outcome to its user), logged in
+   * the outbox with its outcome. Attachments are sent, not kept: the caller stores what it sends.
+   */
+  async sendNow(message: MailMessage): Promise<MailResult> {
+    if (!this.settings.smtpUrl) throw new Error('no SMTP_URL is set: mails cannot be sent');
+    const repo = this.db.getRepository(OutboxMessage);
+    const names = (message.attachments ?? []).map((a) => a.filename);
+    const row = await repo.save(
+      repo.create({
+        accountId: message.accountId, reason: message.reason, toAddress: message.to, subject: message.subject,
+        body: names.length ? `${message.text}
+
+[attached: ${names.join(', ')}]
+` : message.text, status: 'pending', error: null, sentAt: null,
+      }),
+    );
+    this.transport ??= createTransport(this.settings.smtpUrl);
+    try {
+      const info = await this.transport.sendMail({
+        from: this.settings.from, to: message.to, replyTo: message.replyTo, subject: message.subject, text: message.text,
+        attachments: (message.attachments ?? []).map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content })),
+      });
+      const sentAt = this.clock.now();
+      await repo.update({ id: row.id }, { status: 'sent', sentAt, error: null });
+      return { id: row.id, status: 'sent', error: null, messageId: (info as { messageId?: string }).messageId ?? null, sentAt };
+    } catch (err) {
+      const error = (err as Error).message.slice(0, 500);
+      await repo.update({ id: row.id }, { status: 'failed', error });
+      return { id: row.id, status: 'failed', error, messageId: null, sentAt: null };
     }
   }
 

@@ -3,6 +3,7 @@ import { ACCOUNT_DELETED_HOOKS, contribute, CORE_API_VERSION, definePlugin, EVEN
 import { MEDIA_EVENTS } from '@filigrane/plugin-media';
 import { NotificationMatch, OutboxMessage } from './notification.entities.js';
 import { NotificationService, SEND_QUEUE } from './notification.service.js';
+import { MAILER } from './mailer.js';
 import { NotificationsInit1764000010000 } from './notifications.migration.js';
 import { NOTIFICATIONS_SETTINGS, type NotificationsSettings } from './notifications.settings.js';
 
@@ -16,6 +17,7 @@ export const notificationsPlugin = definePlugin({
   migrations: [NotificationsInit1764000010000],
   bindings: new ContainerModule(({ bind }) => {
     bind(NotificationService).toSelf().inSingletonScope();
+    bind(MAILER).toService(NotificationService);
   }),
   contributions: [
     contribute(ACCOUNT_DELETED_HOOKS, (c) => (accountId: number) => c.get(NotificationService).forgetAccount(accountId)),
