@@ -60,9 +60,8 @@ test.before(async () => {
     workers: true,
     config: { extra: { ...process.env, FETCH_ALLOW_HOSTS: '127.0.0.1,localhost,::1', CRAWL_CONCURRENCY: '2' } },
   });
-  const account = await server.createAccount('lumen');
+  const account = await server.createAccount('lumen', { fullName: 'Studio Lumen' });
   key = account.apiKey;
-  await server.app.dataSource.query(`UPDATE accounts SET full_name = 'Studio Lumen' WHERE id = $1`, [account.id]);
   const der = Buffer.from(await (await fetch(`${server.url}/api/v4/account/download/public_key.der`, { headers: { authorization: `Token ${key}` } })).arrayBuffer());
   const reg = await server.call('PUT', '/api/v4/media/lumen/photo.png', { key, body: encodeLmk(marked.registration, der), headers: { 'content-type': 'application/lmk' } });
   if (reg.status !== 201) throw new Error(reg.text);

@@ -52,12 +52,10 @@ async function poll(path: string, key: string, done = (j: { status: string }) =>
 
 test.before(async () => {
   server = await startTestServer({ plugins: ['press', eventRecorder], workers: true, env: { PRESS_INBOX_DIR: inbox } });
-  ops = await server.createAccount('ops');
+  ops = await server.createAccount('ops', { permissions: ['press:ingest'] });
   alice = await server.createAccount('alice');
   bob = await server.createAccount('bob');
   carol = await server.createAccount('carol');
-  const db = server.app.container.get<DataSource>(TOKENS.DataSource);
-  await db.query(`INSERT INTO account_permissions (account_id, permission) VALUES ($1, 'press:ingest')`, [ops.id]);
   for (const [key, flag] of [[alice.apiKey, 'notify_pdf'], [bob.apiKey, 'notify_pdf_weekly']] as const) {
     const res = await server.call('POST', '/api/v4/account/settings/', { key, json: { notifications: { [flag]: true } } });
     if (res.status !== 200) throw new Error(res.text);
