@@ -1,7 +1,11 @@
 export { matchesPlugin } from './matches.plugin.js';
 export { MatchRecorder, sightedImage, type MatchInput, type RecordedMatch } from './match-recorder.service.js';
-export { MatchQueryService } from './match-query.service.js';
+export { MatchQueryService, type MatchRef } from './match-query.service.js';
+export { MATCH_FILTERS, type MatchFilterContribution } from './match-filter-extension.js';
 export { CreditNamesService } from './credit-names.service.js';
 export type { SightedImage } from './match-types.js';
 export { siteOf } from './site-info.js';
 export { MATCH_ROW_CONTRACT, type MatchRowColumn } from './match-row-contract.js';
+// GraphQL object types: other plugins add fields to them (`@Resolver(() => Match)` + `@FieldResolver`).
+export { Match, MatchMedia, MatchSite, MatchWebPage, MatchPage, V3Match, V3MatchPage, V3MatchImage } from './match-object-types.js';
+export { matchObject } from './matches.resolver.js';

@@ -1,8 +1,9 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
 import { createTransport, type Transporter } from 'nodemailer';
-import { TOKENS, type Clock, type DomainEvent, type JobQueue } from '@filigrane/core';
+import { TOKENS, type Clock, type DomainEvent, type ExtensionRegistry, type JobQueue } from '@filigrane/core';
 import { AccountService } from '@filigrane/plugin-account';
+import { DIGEST_SECTIONS } from './digest-sections.js';
 import { OutboxMessage } from './notification.entities.js';
 import { texts } from './mail-texts.js';
 import type { Mailer, MailMessage, MailResult } from './mailer.js';
@@ -36,6 +37,7 @@ export class NotificationService implements Mailer {
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(AccountService) private readonly accounts: AccountService,
     @inject(NOTIFICATIONS_SETTINGS.token) private readonly settings: NotificationsSettings,
+    @inject(TOKENS.Extensions) private readonly extensions: ExtensionRegistry,
   ) {}
 
   /** The account-deleted hook: its mails (sent or not, so none leaves after) and its digest entries. */
@@ -119,6 +121,10 @@ export class NotificationService implements Mailer {
       if (wantSites && web.length) sections.push(`${t.bySite}\n${group(web, (m) => (m.country ? `${m.domain} (${m.country})` : (m.domain ?? '?'))).join('\n')}`);
       if (wantPress && press.length) sections.push(`${t.press}\n${group(press, (m) => m.page_url ?? m.domain ?? '?').join('\n')}`);
       if (sections.length === 0) continue;
+      for (const section of this.extensions.get(DIGEST_SECTIONS)) {
+        const text = await section({ accountId, period, since, until: now, lang: r.lang });
+        if (text) sections.push(text.trimEnd());
+      }
       const count = (wantPages || wantSites ? web.length : 0) + (wantPress ? press.length : 0);
       await this.mail(accountId, `digest_${period}`, r.email, t.digestSubject(period, count), `${sections.join('\n\n')}\n\n${t.footer}\n`);
       sent++;

@@ -1,6 +1,7 @@
 import { ContainerModule } from 'inversify';
 import { ACCOUNT_DELETED_HOOKS, contribute, CORE_API_VERSION, definePlugin, EVENT_LISTENERS, type JobSpec } from '@filigrane/core';
 import { MEDIA_EVENTS } from '@filigrane/plugin-media';
+import { DIGEST_SECTIONS } from './digest-sections.js';
 import { NotificationMatch, OutboxMessage } from './notification.entities.js';
 import { NotificationService, SEND_QUEUE } from './notification.service.js';
 import { MAILER } from './mailer.js';
@@ -13,6 +14,7 @@ export const notificationsPlugin = definePlugin({
   coreApi: CORE_API_VERSION,
   requires: ['account', 'media'],
   settings: NOTIFICATIONS_SETTINGS,
+  extensionPoints: [DIGEST_SECTIONS],
   entities: [NotificationMatch, OutboxMessage],
   migrations: [NotificationsInit1764000010000],
   bindings: new ContainerModule(({ bind }) => {

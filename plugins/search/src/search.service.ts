@@ -105,7 +105,7 @@ export class SearchService {
   private async complete(search: Search, outcome: Partial<Search>): Promise<void> {
     const done = { ...search, ...outcome } as Search;
     const stored = await this.db.transaction(async (m) => {
-      const updated = await m.update(Search, { id: search.id }, outcome);
+      const updated = await m.update(Search, { id: search.id }, outcome as never);
       if (!updated.affected) return false;
       await this.events.enqueue(
         {

@@ -220,7 +220,7 @@ export class WatermarkingService {
   /** The running job's outcome and its `watermarking.completed` event, in one transaction (the outbox); false when it was purged meanwhile. */
   private async finish(job: WatermarkingJob, outcome: Partial<WatermarkingJob>, error: WatermarkingError | null): Promise<boolean> {
     const done = await this.db.transaction(async (m) => {
-      const updated = await m.update(WatermarkingJob, { id: job.id, status: 'running' }, outcome);
+      const updated = await m.update(WatermarkingJob, { id: job.id, status: 'running' }, outcome as never);
       if (!updated.affected) return false;
       await this.events.enqueue({ type: 'watermarking.completed', accountId: job.accountId, data: { id: job.id, status: outcome.status, error } }, m, { key: `watermarking:${job.id}` });
       return true;
