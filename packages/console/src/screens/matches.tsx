@@ -4,6 +4,7 @@ import { matchView, MATCH_SELECTION, type MatchFilterInput, type MatchView } fro
 import { formatDate, formatNumber, useLang, useT } from '../i18n';
 import { go, href, type Route } from '../router';
 import { ErrorBox, Loading, useAction, useLoad } from '../ui';
+import { ImageSearch } from './image-search';
 
 const ROW = 72;
 const PAGE = 100;
@@ -124,6 +125,7 @@ function MatchList({ query }: { query: URLSearchParams }) {
   return (
     <>
       <h1>{t('matches.title')}</h1>
+      <ImageSearch />
       <Filters query={query} />
       <p class="muted" role="status">
         {count !== null && t('matches.count', { count: formatNumber(lang, count) })} · {t('matches.shortcuts')}
@@ -141,7 +143,6 @@ function MatchList({ query }: { query: URLSearchParams }) {
                   tabIndex={i === active ? 0 : -1}
                   onFocus={() => setActive(i)}
                   class="row"
-                  aria-label={t('matches.open', { id: m.id })}
                 >
                   {m.media ? <img src={m.media.thumbnail} alt="" width={56} height={56} loading="lazy" /> : <span class="noimg" />}
                   <span class="cell grow">

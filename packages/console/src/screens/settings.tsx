@@ -60,6 +60,7 @@ function Profile({ me, onLang }: { me: Me; onLang: (l: Lang) => void }) {
     data.set({ ...data.data!, accountSettings: updateAccountSettings });
     if (input.lang) onLang(updateAccountSettings.lang === 'fr' ? 'fr' : 'en');
     setSaved(true);
+    return true;
   });
   const s = data.data?.accountSettings;
   return (
@@ -95,7 +96,17 @@ function Profile({ me, onLang }: { me: Me; onLang: (l: Lang) => void }) {
             <legend>{t('settings.notifications')}</legend>
             {NOTIFICATIONS.map((n) => (
               <label class="check" key={n}>
-                <input type="checkbox" name={n} checked={Boolean(s.notifications[n])} onChange={(e) => save.call({ notifications: { [n]: e.currentTarget.checked } })} />
+                <input
+                  type="checkbox"
+                  name={n}
+                  checked={Boolean(s.notifications[n])}
+                  onChange={(e) => {
+                    // Shown at once; the answer of the save replaces it (or the error says why not).
+                    const checked = e.currentTarget.checked;
+                    data.set({ ...data.data!, accountSettings: { ...s, notifications: { ...s.notifications, [n]: checked } } });
+                    void save.call({ notifications: { [n]: checked } }).then((ok) => ok || data.reload());
+                  }}
+                />
                 {t(`notif.${n}` as Key)}
               </label>
             ))}
