@@ -143,6 +143,7 @@ async function assemble(
   await dataSource.runMigrations();
   container.bind(TOKENS.DataSource).toConstantValue(dataSource);
   container.bind(TOKENS.SecretBox).toConstantValue(new SecretBox(await settleMasterKey(dataSource, options.masterKey)));
+  container.bind(TOKENS.Secrets).toService(TOKENS.SecretBox);
 
   extensions.declare(EVENT_LISTENERS, 'core');
   extensions.declare(ACCOUNT_DELETED_HOOKS, 'core');
