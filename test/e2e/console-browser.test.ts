@@ -63,7 +63,7 @@ async function checkScreen(t: ExecutionContext, name: string): Promise<void> {
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
 
-run('the console: sign in, watermark, register, search, review a crawled match side by side, settings, axe on every screen', async (t) => {
+run('the console: sign in, watermark, register, search, review a crawled match side by side and set its state, settings, axe on every screen', async (t) => {
   t.timeout(150_000);
   const base = server.url;
   const scripts: { url: string; bytes: Buffer }[] = [];
@@ -167,8 +167,14 @@ run('the console: sign in, watermark, register, search, review a crawled match s
     if (tags.length === 0) await new Promise((r) => setTimeout(r, 200));
   }
   t.deepEqual(tags, ['todo', 'harbour'], 'the tags set in the console, seen through REST');
+  // Triage from the keyboard: `i` marks the match infringing (the review plugin), seen through REST.
+  await page.locator('body').press('i');
+  await page.locator('.review button[aria-pressed=true]', { hasText: 'Infringing' }).waitFor();
+  const infringing = await alice.call('GET', '/api/v4/matches/?review_state=infringing');
+  t.is(infringing.json.count, 1, infringing.text);
   await checkScreen(t, 'match');
   await page.keyboard.press('Escape');
+  await page.locator('.vlist a.row .badge.review-infringing').first().waitFor();
   await page.locator('.vlist a.row').first().waitFor();
 
   // Settings: the language changes the whole interface and is the account's (REST agrees).

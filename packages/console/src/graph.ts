@@ -13,8 +13,8 @@ export interface MatchView {
   media: { id: string; path: string; thumbnail: string; image: string } | null;
 }
 
-/** The selection of a Match (the graph gives v4 matches as their REST object for now). */
-export const MATCH_SELECTION = '';
+/** The selection of a Match the screens use. */
+export const MATCH_SELECTION = '{ id dateCreated watermarked tags export sessions site { domain name country } page { url headline image { url } } media { id path thumbnail image } }';
 
 type Raw = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -35,14 +35,23 @@ export function matchView(r: Raw): MatchView {
   };
 }
 
-/** The MatchFilter of the graph from the console's filter form. */
+/** The graph's MatchFilter (operators per field), as far as the console uses it. */
 export interface MatchFilterInput {
-  siteDomain?: string;
-  watermarked?: boolean;
-  dateCreatedGte?: string;
-  dateCreatedLte?: string;
-  tags?: string[];
-  mediaPath?: string;
-  id?: string;
-  sessions?: number[];
+  siteDomain?: { equals: string };
+  watermarked?: { equals: boolean };
+  dateCreated?: { gte?: string; lte?: string; lt?: string };
+  tags?: { in: string[] };
+  mediaPath?: { startsWith: string };
+  reviewState?: { equals: string };
 }
+
+/** Review states (the review plugin), with the key that sets each in the side-by-side view. */
+export const REVIEW_STATES = [
+  { state: 'NEW', key: 'n' },
+  { state: 'UNSURE', key: 'u' },
+  { state: 'LICENSED', key: 'l' },
+  { state: 'INFRINGING', key: 'i' },
+  { state: 'NOT_A_MATCH', key: 'x' },
+  { state: 'IGNORED', key: 'g' },
+] as const;
+export type ReviewState = (typeof REVIEW_STATES)[number]['state'];

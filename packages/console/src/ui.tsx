@@ -99,8 +99,8 @@ export function Progress({ value, label }: { value: number | null; label: string
 export const fieldError = (error: unknown, field: string): string | undefined =>
   error instanceof ConsoleError ? error.fields[field]?.join(' ') : undefined;
 
-export function Field(props: { label: string; name: string; error?: unknown; children: (id: string, describedBy?: string) => ComponentChildren }) {
-  const id = `f-${props.name}`;
+export function Field(props: { label: string; name: string; id?: string; error?: unknown; children: (id: string, describedBy?: string) => ComponentChildren }) {
+  const id = props.id ?? `f-${props.name}`;
   const message = fieldError(props.error, props.name);
   return (
     <div class="field">

@@ -13,7 +13,7 @@ interface Count {
 interface Batch {
   id: number;
   ctime: string;
-  crawl_cycle: number;
+  crawlCycle: number;
   images: Count;
   pages: Count;
   videos: Count;
@@ -24,15 +24,16 @@ interface Session {
   url: string;
   ctime: string;
   state: string;
-  cycle_count: number;
+  cycleCount: number;
   search: boolean;
-  start_urls: string[];
+  startUrls: string[];
   reason: string | null;
-  next_crawl: string | null;
-  batches?: Batch[];
+  nextCrawl: string | null;
+  progress: { pages: number; images: number };
+  batches?: { nodes: Batch[] };
 }
 
-const SESSION_FIELDS = 'id url ctime state cycle_count search start_urls reason next_crawl';
+const SESSION_FIELDS = 'id url ctime state cycleCount search startUrls reason nextCrawl progress { pages images }';
 const BATCH_FIELDS = (k: string) => `${k} { count log tar warc }`;
 const active = (s: Session) => s.state === 'running' || s.state === 'pending';
 
@@ -52,7 +53,7 @@ function usePolling(live: boolean, reload: () => void) {
 function CrawlList() {
   const t = useT();
   const lang = useLang();
-  const list = useLoad(() => gql<{ crawlSessions: Session[] }>(`{ crawlSessions { ${SESSION_FIELDS} } }`).then((d) => d.crawlSessions));
+  const list = useLoad(() => gql<{ crawlSessions: { nodes: Session[] } }>(`{ crawlSessions(first: 100) { nodes { ${SESSION_FIELDS} } } }`).then((d) => d.crawlSessions.nodes));
   usePolling(Boolean(list.data?.some(active)), list.reload);
   const [url, setUrl] = useState('');
   const [search, setSearch] = useState(true);
@@ -101,12 +102,12 @@ function CrawlList() {
             {list.data.map((s) => (
               <tr key={s.id}>
                 <td>
-                  <a href={href(['crawls', String(s.id)])}>{s.start_urls[0] ?? `#${s.id}`}</a>
+                  <a href={href(['crawls', String(s.id)])}>{s.startUrls[0] ?? `#${s.id}`}</a>
                 </td>
                 <td>
                   <State state={s.state} />
                 </td>
-                <td>{formatNumber(lang, s.cycle_count)}</td>
+                <td>{formatNumber(lang, s.cycleCount)}</td>
                 <td>{formatDate(lang, s.ctime)}</td>
               </tr>
             ))}
@@ -124,7 +125,7 @@ function State({ state }: { state: string }) {
 function CrawlDetail({ id }: { id: number }) {
   const t = useT();
   const lang = useLang();
-  const q = `query($id: Int!) { crawlSession(id: $id) { ${SESSION_FIELDS} batches { id ctime crawl_cycle ${['images', 'pages', 'videos', 'documents'].map(BATCH_FIELDS).join(' ')} } } }`;
+  const q = `query($id: Int!) { crawlSession(id: $id) { ${SESSION_FIELDS} batches(first: 100) { nodes { id ctime crawlCycle ${['images', 'pages', 'videos', 'documents'].map(BATCH_FIELDS).join(' ')} } } } }`;
   const s = useLoad(() => gql<{ crawlSession: Session }>(q, { id }).then((d) => d.crawlSession), [id]);
   usePolling(Boolean(s.data && active(s.data)), s.reload);
   const act = useAction(async (mutation: string) => {
@@ -145,14 +146,18 @@ function CrawlDetail({ id }: { id: number }) {
       {s.loading && !data && <Loading />}
       {data && (
         <>
-          <h1>{data.start_urls[0] ?? `#${data.id}`}</h1>
+          <h1>{data.startUrls[0] ?? `#${data.id}`}</h1>
           <dl class="facts">
             <dt>{t('crawls.state')}</dt>
             <dd>
               <State state={data.state} /> {data.reason ?? ''}
             </dd>
             <dt>{t('crawls.cycles')}</dt>
-            <dd>{formatNumber(lang, data.cycle_count)}</dd>
+            <dd>{formatNumber(lang, data.cycleCount)}</dd>
+            <dt>{t('crawls.pages')}</dt>
+            <dd>{formatNumber(lang, data.progress.pages)}</dd>
+            <dt>{t('crawls.images')}</dt>
+            <dd>{formatNumber(lang, data.progress.images)}</dd>
             <dt>{t('crawls.created')}</dt>
             <dd>{formatDate(lang, data.ctime)}</dd>
           </dl>
@@ -184,7 +189,7 @@ function CrawlDetail({ id }: { id: number }) {
           </div>
           <ErrorBox error={act.error} />
           <h2>{t('crawls.batches')}</h2>
-          {(data.batches ?? []).length === 0 ? (
+          {(data.batches?.nodes ?? []).length === 0 ? (
             <p>{t('common.none')}</p>
           ) : (
             <table class="table">
@@ -200,10 +205,10 @@ function CrawlDetail({ id }: { id: number }) {
                 </tr>
               </thead>
               <tbody>
-                {data.batches!.map((b) => (
+                {data.batches!.nodes.map((b) => (
                   <tr key={b.id}>
                     <td>
-                      {b.id} ({b.crawl_cycle})
+                      {b.id} ({b.crawlCycle})
                     </td>
                     <td>{formatDate(lang, b.ctime)}</td>
                     {(['pages', 'images', 'videos', 'documents'] as const).map((k) => (

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ConsoleError, gql } from '../api';
-import { matchView, MATCH_SELECTION, type MatchFilterInput, type MatchView } from '../graph';
+import { matchView, MATCH_SELECTION, REVIEW_STATES, type MatchFilterInput, type MatchView, type ReviewState } from '../graph';
 import { formatDate, formatNumber, useLang, useT } from '../i18n';
 import { go, href, type Route } from '../router';
 import { ErrorBox, Loading, useAction, useLoad } from '../ui';
@@ -11,16 +11,16 @@ const PAGE = 100;
 const OVERSCAN = 8;
 
 /** The filter form's fields, kept in the address (so a filtered list can be bookmarked and shared). */
-const FILTER_KEYS = ['site', 'watermarked', 'from', 'to', 'tag', 'mediaPath'] as const;
+const FILTER_KEYS = ['site', 'watermarked', 'review', 'from', 'to', 'tag', 'mediaPath'] as const;
 
 function filterOf(q: URLSearchParams): MatchFilterInput {
   const f: MatchFilterInput = {};
-  if (q.get('site')) f.siteDomain = q.get('site')!;
-  if (q.get('watermarked') === 'true' || q.get('watermarked') === 'false') f.watermarked = q.get('watermarked') === 'true';
-  if (q.get('from')) f.dateCreatedGte = q.get('from')!;
-  if (q.get('to')) f.dateCreatedLte = q.get('to')!;
-  if (q.get('tag')) f.tags = [q.get('tag')!];
-  if (q.get('mediaPath')) f.mediaPath = q.get('mediaPath')!;
+  if (q.get('site')) f.siteDomain = { equals: q.get('site')! };
+  if (q.get('watermarked') === 'true' || q.get('watermarked') === 'false') f.watermarked = { equals: q.get('watermarked') === 'true' };
+  if (q.get('from') || q.get('to')) f.dateCreated = { ...(q.get('from') ? { gte: q.get('from')! } : {}), ...(q.get('to') ? { lte: q.get('to')! } : {}) };
+  if (q.get('tag')) f.tags = { in: [q.get('tag')!] };
+  if (q.get('mediaPath')) f.mediaPath = { startsWith: q.get('mediaPath')! };
+  if (q.get('review')) f.reviewState = { equals: q.get('review')!.toLowerCase() };
   return f;
 }
 
@@ -38,12 +38,26 @@ interface Page {
   results: Record<string, unknown>[];
 }
 
+/** Review states of these matches (the review plugin); NEW for those nobody reviewed. */
+async function reviewsOf(ids: string[]): Promise<Map<string, ReviewState>> {
+  if (!ids.length) return new Map();
+  const { matchReviews } = await gql<{ matchReviews: { matchId: string; state: ReviewState }[] }>('query($ids: [ID!]!) { matchReviews(matchIds: $ids) { matchId state } }', { ids });
+  return new Map(matchReviews.map((r) => [String(r.matchId), r.state]));
+}
+
+function ReviewBadge({ state }: { state: ReviewState | undefined }) {
+  const t = useT();
+  const s = state ?? 'NEW';
+  return <span class={`badge review-${s.toLowerCase()}`}>{t(`review.${s}`)}</span>;
+}
+
 function MatchList({ query }: { query: URLSearchParams }) {
   const t = useT();
   const lang = useLang();
   const filter = filterOf(query);
   const key = JSON.stringify(filter);
   const [rows, setRows] = useState<MatchView[]>([]);
+  const [reviews, setReviews] = useState<Map<string, ReviewState>>(new Map());
   const [count, setCount] = useState<number | null>(null);
   const [next, setNext] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -65,6 +79,10 @@ function MatchList({ query }: { query: URLSearchParams }) {
       });
       if (gen !== generation.current) return;
       const more = matches.results.map(matchView);
+      void reviewsOf(more.map((m) => m.id)).then(
+        (r) => gen === generation.current && setReviews((old) => new Map([...(reset ? [] : old), ...r])),
+        () => undefined,
+      );
       setRows((r) => (reset ? more : [...r, ...more]));
       setCount(matches.count);
       setNext(matches.next);
@@ -150,7 +168,8 @@ function MatchList({ query }: { query: URLSearchParams }) {
                     <span class="muted ellipsis">{m.page.headline ?? m.page.url ?? ''}</span>
                   </span>
                   <span class="cell hide-narrow ellipsis">{m.media?.path ?? ''}</span>
-                  <span class={`badge ${m.watermarked ? 'ok' : ''}`}>{m.watermarked ? t('matches.verdictYes') : t('matches.verdictNo')}</span>
+                  <ReviewBadge state={reviews.get(m.id)} />
+                  <span class={`badge hide-narrow-badge ${m.watermarked ? 'ok' : ''}`}>{m.watermarked ? t('matches.verdictYes') : t('matches.verdictNo')}</span>
                   <span class="cell date">{formatDate(lang, m.dateCreated)}</span>
                 </a>
               </li>
@@ -191,6 +210,17 @@ function Filters({ query }: { query: URLSearchParams }) {
         </select>
       </label>
       <label>
+        {t('review.title')}
+        <select name="review" value={values.review} onChange={set('review')}>
+          <option value="">{t('matches.any')}</option>
+          {REVIEW_STATES.map((r) => (
+            <option key={r.state} value={r.state.toLowerCase()}>
+              {t(`review.${r.state}`)}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
         {t('matches.from')}
         <input type="date" name="from" value={values.from} onInput={set('from')} />
       </label>
@@ -223,9 +253,10 @@ function MatchDetail({ id }: { id: string }) {
   const lang = useLang();
   const { data, error, loading, reload, set } = useLoad(
     () =>
-      gql<{ matches: Page }>(`query($id: String) { matches(pageSize: 1, filter: { id: $id }) { count next results ${MATCH_SELECTION} } }`, { id }).then((d) =>
-        d.matches.results[0] ? matchView(d.matches.results[0]) : null,
-      ),
+      gql<{ match: Record<string, unknown> | null; matchReviews: { state: ReviewState; note: string | null }[] }>(
+        `query($id: String!, $ids: [ID!]!) { match(id: $id) ${MATCH_SELECTION} matchReviews(matchIds: $ids) { state note } }`,
+        { id, ids: [id] },
+      ).then((d) => (d.match ? { ...matchView(d.match), review: d.matchReviews[0]?.state ?? ('NEW' as ReviewState) } : null)),
     [id],
   );
   const heading = useRef<HTMLHeadingElement>(null);
@@ -235,13 +266,33 @@ function MatchDetail({ id }: { id: string }) {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if ((e.target as HTMLElement).tagName === 'INPUT') return;
+      if (e.ctrlKey || e.metaKey || e.altKey) return;
+      const shortcut = REVIEW_STATES.find((r) => r.key === e.key);
+      if (shortcut && data) return void review.call(shortcut.state);
       if (e.key === 'Escape') back();
       else if ((e.key === 'j' || e.key === 'ArrowRight') && index >= 0 && lastList[index + 1]) go(['matches', lastList[index + 1]!]);
       else if ((e.key === 'k' || e.key === 'ArrowLeft') && index > 0) go(['matches', lastList[index - 1]!]);
     };
     addEventListener('keydown', onKey);
     return () => removeEventListener('keydown', onKey);
-  }, [id, index]);
+  }, [id, index, data]);
+  const review = useAction(async (state: ReviewState) => {
+    await gql('mutation($ids: [ID!], $state: ReviewState!) { reviewMatches(matchIds: $ids, state: $state) { changed } }', { ids: [id], state });
+    set({ ...data!, review: state });
+    return true;
+  });
+  const rights = useAction(async (what: 'evidence' | 'case') => {
+    if (what === 'evidence') {
+      const { captureEvidence } = await gql<{ captureEvidence: { id: string; status: string } }>('mutation($ids: [ID!]!) { captureEvidence(matchIds: $ids) { id status } }', { ids: [id] });
+      return t('rights.evidenceQueued', { id: captureEvidence.id, status: captureEvidence.status });
+    }
+    const { createCase } = await gql<{ createCase: { id: string } }>('mutation($ids: [ID!]!, $title: String) { createCase(matchIds: $ids, title: $title) { id } }', {
+      ids: [id],
+      title: data?.site?.domain ?? undefined,
+    });
+    return t('rights.caseCreated', { id: createCase.id });
+  });
+  const [rightsDone, setRightsDone] = useState<string | null>(null);
   const [tags, setTags] = useState('');
   useEffect(() => setTags(data?.tags.join(', ') ?? ''), [data]);
   const save = useAction(async (patch: { tags?: string[]; export?: boolean }) => {
@@ -249,7 +300,7 @@ function MatchDetail({ id }: { id: string }) {
       id,
       ...patch,
     });
-    set(matchView(updateMatch));
+    set({ ...matchView(updateMatch), review: data!.review });
   });
   return (
     <>
@@ -267,6 +318,24 @@ function MatchDetail({ id }: { id: string }) {
           <p class={`verdict ${data.watermarked ? 'ok' : ''}`}>
             <strong>{t('matches.verdict')}:</strong> {data.watermarked ? t('matches.verdictYes') : t('matches.verdictNo')}
           </p>
+          <fieldset class="review">
+            <legend>
+              {t('review.title')}: <ReviewBadge state={data.review} />
+            </legend>
+            {REVIEW_STATES.map((r) => (
+              <button
+                key={r.state}
+                type="button"
+                aria-pressed={data.review === r.state}
+                aria-keyshortcuts={r.key}
+                disabled={review.busy}
+                onClick={() => review.call(r.state)}
+              >
+                {t(`review.${r.state}`)} <kbd>{r.key}</kbd>
+              </button>
+            ))}
+            <ErrorBox error={review.error} />
+          </fieldset>
           <div class="side-by-side">
             <figure>
               <figcaption>{t('matches.original')}</figcaption>
@@ -334,7 +403,17 @@ function MatchDetail({ id }: { id: string }) {
             </button>
           </form>
           <ErrorBox error={save.error} />
-          <p class="muted">{t('matches.shortcuts')}</p>
+          <div class="actions">
+            <button type="button" disabled={rights.busy} onClick={() => rights.call('evidence').then((m) => m && setRightsDone(m))}>
+              {t('rights.capture')}
+            </button>
+            <button type="button" disabled={rights.busy} onClick={() => rights.call('case').then((m) => m && setRightsDone(m))}>
+              {t('rights.openCase')}
+            </button>
+          </div>
+          {rightsDone && <p role="status">{rightsDone}</p>}
+          <ErrorBox error={rights.error} />
+          <p class="muted">{t('matches.shortcuts')} {t('review.shortcuts')}</p>
         </article>
       )}
     </>

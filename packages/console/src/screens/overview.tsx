@@ -22,27 +22,27 @@ async function load(): Promise<Data> {
   const days = Array.from({ length: DAYS }, (_, i) => new Date(today.getTime() - (DAYS - 1 - i) * 86_400_000));
   // One request: the counts per day are aliases of the matches field with a date range each.
   const perDay = days
-    .map((d, i) => `d${i}: matches(pageSize: 1, filter: { dateCreatedGte: "${d.toISOString()}", dateCreatedLt: "${new Date(d.getTime() + 86_400_000).toISOString()}" }) { count }`)
+    .map((d, i) => `d${i}: matches(pageSize: 1, filter: { dateCreated: { gte: "${d.toISOString()}", lt: "${new Date(d.getTime() + 86_400_000).toISOString()}" } }) { count }`)
     .join('\n');
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const data = await gql<Record<string, any>>(`{
     account { imageCount }
     all: matches(pageSize: 6) { count results ${MATCH_SELECTION} }
-    wm: matches(pageSize: 1, filter: { watermarked: true }) { count }
-    crawlSessions { id }
-    sites: aggregations(name: "group-site-path", pageSize: 100) { results }
+    wm: matches(pageSize: 1, filter: { watermarked: { equals: true } }) { count }
+    crawlSessions(first: 100) { nodes { id } }
+    sites: aggregations(name: "group-site-path", pageSize: 100) { results { site { domain } matchCount } }
     ${perDay}
   }`);
   const bySite = new Map<string, number>();
-  for (const r of data.sites.results as { site?: { domain?: string }; match_count?: number }[]) {
+  for (const r of data.sites.results as { site: { domain: string | null } | null; matchCount: number }[]) {
     const domain = r.site?.domain;
-    if (domain) bySite.set(domain, (bySite.get(domain) ?? 0) + (r.match_count ?? 0));
+    if (domain) bySite.set(domain, (bySite.get(domain) ?? 0) + r.matchCount);
   }
   return {
     media: data.account.imageCount,
     matches: data.all.count,
     watermarked: data.wm.count,
-    crawls: data.crawlSessions.length,
+    crawls: data.crawlSessions.nodes.length,
     recent: data.all.results.map(matchView),
     days: days.map((d, i) => ({ day: d.toISOString().slice(0, 10), count: data[`d${i}`].count as number })),
     sites: [...bySite].map(([domain, count]) => ({ domain, count })).sort((a, b) => b.count - a.count).slice(0, 8),

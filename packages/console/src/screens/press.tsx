@@ -11,7 +11,7 @@ interface Issue {
   date: string;
   status: string;
   pages: { done: number; total: number | null };
-  matches_found: number;
+  matchesFound: number;
   created: string;
 }
 
@@ -19,7 +19,7 @@ export function PressScreen({ me }: { me: Me }) {
   const t = useT();
   const lang = useLang();
   const allowed = me.permissions.includes('press:ingest');
-  const list = useLoad(() => (allowed ? gql<{ pressIssues: Issue[] }>('{ pressIssues(pageSize: 100) }').then((d) => d.pressIssues) : Promise.resolve([])), [allowed]);
+  const list = useLoad(() => (allowed ? gql<{ pressIssues: { nodes: Issue[] } }>('{ pressIssues(first: 100) { nodes { id name date status pages { done total } matchesFound created } } }').then((d) => d.pressIssues.nodes) : Promise.resolve([])), [allowed]);
   const live = Boolean(list.data?.some((i) => i.status === 'pending' || i.status === 'running'));
   useEffect(() => {
     if (!live) return;
@@ -106,7 +106,7 @@ export function PressScreen({ me }: { me: Me }) {
                 <td>
                   {i.pages.total === null ? '—' : <progress max={i.pages.total || 1} value={i.pages.done} aria-label={`${t('press.pages')} ${i.pages.done}/${i.pages.total}`} />} {i.pages.done}/{i.pages.total ?? '?'}
                 </td>
-                <td>{i.matches_found}</td>
+                <td>{i.matchesFound}</td>
               </tr>
             ))}
           </tbody>

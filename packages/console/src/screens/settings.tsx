@@ -36,6 +36,7 @@ export function SettingsScreen({ me, onLang }: { me: Me; onLang: (l: Lang) => vo
         <ApiKey />
         <OAuthApps />
         <Webhooks />
+        <Licensees />
         <Sessions />
       </div>
     </>
@@ -394,6 +395,56 @@ function Sessions() {
       <button type="button" disabled={act.busy} onClick={() => act.call('others')}>
         {t('settings.signOutOthers')}
       </button>
+    </Section>
+  );
+}
+
+function Licensees() {
+  const t = useT();
+  const list = useLoad(() => gql<{ licensees: { results: { id: string; name: string; domain: string; includeSubdomains: boolean }[] } }>('{ licensees(pageSize: 100) { results { id name domain includeSubdomains } } }').then((d) => d.licensees.results));
+  const [name, setName] = useState('');
+  const [domain, setDomain] = useState('');
+  const add = useAction(async () => {
+    await gql('mutation($input: LicenseeInput!) { createLicensee(input: $input) { id } }', { input: { name, domain } });
+    setName('');
+    setDomain('');
+    list.reload();
+  });
+  const remove = useAction(async (id: string) => {
+    await gql('mutation($id: ID!) { deleteLicensee(id: $id) }', { id });
+    list.reload();
+  });
+  return (
+    <Section title={t('settings.licensees')} id="licensees">
+      <ErrorBox error={list.error} onRetry={list.reload} />
+      <ul class="plain">
+        {list.data?.map((l) => (
+          <li key={l.id}>
+            <strong>{l.name}</strong> <code>{l.domain}</code>{' '}
+            <button type="button" class="link-button" aria-label={`${t('common.delete')} ${l.name}`} onClick={() => remove.call(l.id)}>
+              {t('common.delete')}
+            </button>
+          </li>
+        ))}
+      </ul>
+      <form
+        class="inline-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void add.call();
+        }}
+      >
+        <Field label={t('settings.licenseeName')} name="name" id="licensee-name" error={add.error}>
+          {(id, d) => <input id={id} required aria-describedby={d} value={name} onInput={(e) => setName(e.currentTarget.value)} />}
+        </Field>
+        <Field label={t('settings.licenseeDomain')} name="domain" id="licensee-domain" error={add.error}>
+          {(id, d) => <input id={id} required placeholder="example.com" aria-describedby={d} value={domain} onInput={(e) => setDomain(e.currentTarget.value)} />}
+        </Field>
+        <button type="submit" disabled={add.busy}>
+          {t('settings.licenseeAdd')}
+        </button>
+      </form>
+      <ErrorBox error={add.error ?? remove.error} />
     </Section>
   );
 }
