@@ -35,3 +35,7 @@ export * from './media-views.js';
 export * from './media-metadata.js';
 export * from './temp-file.js';
 export * from './search-path.js';
+export * from './graphql-filters.js';
+export * from './graphql-paging.js';
+export * from './graphql-loaders.js';
+export * from './graphql-objects.js';

@@ -47,12 +47,19 @@ export { csvExport, wantsCsv, type CsvExport } from '@filigrane/core';
 // The filter language of collections (`field=v`, `!field=v`, `field__in=a,b`...): field types for filters a plugin contributes.
 export type { FilterField, FilterFields, FilterOp, FilterType, FilterValue } from '@filigrane/core';
 export { canActOnHome, requirePrincipal, type Principal, type GraphQLContext, type SessionAuthenticator, type SessionRequest } from '@filigrane/core';
+// GraphQL building blocks: typed filters translated to the REST filter language, connections,
+// page sizes as REST checks them, per-request DataLoaders, REST views as camelCase objects.
+export {
+  filterInputType, filterToQuery, graphqlFieldName, StringFilter, IntFilter, DateFilter, DateRangeFilter, BooleanFilter, StringListFilter, IntListFilter,
+  connectionType, offsetConnection, offsetAfter, offsetCursor, connectionFirst, graphqlPageSize, PageInfo, requestLoader, mediaLoader, camelCaseKeys,
+  addFilterFields, GRAPHQL_SCHEMA_HOOKS, type Connection, type FilterInputClass, type FilterInputOptions,
+} from '@filigrane/core';
 
 // The platform's services: types, then the tokens that give them.
 export { systemClock, type Clock } from '@filigrane/core';
 export type { SecretSealer } from '@filigrane/core';
 export type { BlobStore, ByteRange } from '@filigrane/core';
-export type { JobQueue, JobSpec, JobContext, JobSendOptions } from '@filigrane/core';
+export type { JobQueue, JobSpec, JobContext, JobSendOptions, JobScheduleOptions } from '@filigrane/core';
 export type { Logger, LoggerFactory } from '@filigrane/core';
 export { isFetchFailure, type Fetcher, type FetchOptions, type FetchResult, type FetchFailure, type FetchFailureCode } from '@filigrane/core';
 export { EVENT_LISTENERS, onEvent, type EventPayloads, type EventType, type DomainEvent, type TypedEvent, type EventListener, type EventPublisher, type MatchEventData } from '@filigrane/core';

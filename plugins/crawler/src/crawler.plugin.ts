@@ -1,5 +1,5 @@
 import { ContainerModule } from 'inversify';
-import { contribute, definePlugin, TRACKING_SOURCES } from '@filigrane/core';
+import { ACCOUNT_DELETED_HOOKS, contribute, definePlugin, TRACKING_SOURCES } from '@filigrane/core';
 import { CRAWL_ARCHIVE, CrawlArchiveService } from './crawl-archive.service.js';
 import { CrawlRunner } from './crawl-runner.service.js';
 import { CRAWL_QUEUE, CrawlService } from './crawl.service.js';
@@ -7,7 +7,7 @@ import { crawlerSource } from './crawler-source.js';
 import { CRAWLER_SETTINGS } from './crawl-settings.js';
 import { CrawlBatch, CrawlSession } from './crawler.entities.js';
 import { CrawlerInit1763800008000 } from './crawler.migration.js';
-import { CrawlerResolver } from './crawler.resolver.js';
+import { CrawlBatchResolver, CrawlerResolver } from './crawler.resolver.js';
 import { crawlingRoutes } from './crawling.routes.js';
 
 /** The web crawler tracking source: v3 crawling sessions and batches, polite resumable crawls, web and credit sightings. */
@@ -23,8 +23,11 @@ export const crawlerPlugin = definePlugin({
     bind(CRAWL_ARCHIVE).to(CrawlArchiveService).inSingletonScope();
   }),
   routes: crawlingRoutes,
-  resolvers: [CrawlerResolver],
-  contributions: [contribute(TRACKING_SOURCES, () => crawlerSource)],
+  resolvers: [CrawlerResolver, CrawlBatchResolver],
+  contributions: [
+    contribute(TRACKING_SOURCES, () => crawlerSource),
+    contribute(ACCOUNT_DELETED_HOOKS, (c) => (accountId: number) => c.get(CrawlService).forgetAccount(accountId)),
+  ],
   jobs: (container) => [
     {
       queue: CRAWL_QUEUE,

@@ -1,12 +1,12 @@
 import { ContainerModule } from 'inversify';
-import { definePlugin } from '@filigrane/core';
+import { ACCOUNT_DELETED_HOOKS, addFilterFields, contribute, definePlugin, GRAPHQL_SCHEMA_HOOKS } from '@filigrane/core';
 import { Match, Site } from './match.entity.js';
 import { CreditNamesService } from './credit-names.service.js';
 import { MATCH_FILTERS } from './match-filter-extension.js';
 import { MatchQueryService } from './match-query.service.js';
 import { MatchRecorder } from './match-recorder.service.js';
 import { MatchesInit1763700008000, MatchesSightedImage1763800000000, MatchesSiteDirectory1764300003000, MatchesVideo1763850000000 } from './matches.migration.js';
-import { MatchesResolver } from './matches.resolver.js';
+import { MatchesResolver, MatchFilter } from './matches.resolver.js';
 import { matchRoutes } from './matches.routes.js';
 
 /** Where registered media were found: storage, v3 and v4 listings, tags and export. */
@@ -23,4 +23,12 @@ export const matchesPlugin = definePlugin({
   }),
   routes: matchRoutes,
   resolvers: [MatchesResolver],
+  contributions: [
+    contribute(ACCOUNT_DELETED_HOOKS, (c) => (accountId: number) => c.get(MatchRecorder).forgetAccount(accountId)),
+    // The contributed filters (review_state) get their typed GraphQL field too (MatchFilter.reviewState).
+    contribute(GRAPHQL_SCHEMA_HOOKS, (container) => () => {
+      const contributed = container.get(MatchQueryService).contributedFields();
+      addFilterFields(MatchFilter, contributed);
+    }),
+  ],
 });
