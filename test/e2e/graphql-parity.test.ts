@@ -102,6 +102,8 @@ const COUNTERPARTS: Record<string, string> = {
 /** Operations without a GraphQL counterpart, and why. */
 const EXCEPTIONS: Record<string, string> = {
   'GET /schema/': 'the OpenAPI document itself (GraphQL has introspection)',
+  'GET /': 'the console web app (HTML)',
+  'GET /console/{asset}': 'the console web app\'s files',
   'GET /docs/': 'the API documentation page',
   'GET /docs/{asset}': 'the API documentation page',
   'POST /o/token/': 'OAuth 2 token endpoint (RFC 6749): a credentials exchange, not a resource',
@@ -128,6 +130,7 @@ const EXCEPTIONS: Record<string, string> = {
  */
 const KNOWN_GAPS: Record<string, string> = {
   'DELETE /media/{path}': 'no deleteMedia mutation yet',
+  'DELETE /account/': 'no deleteAccount mutation yet (issue 17)',
   'GET /searches/': 'no list of searches in GraphQL yet (search(id) reads one)',
   'GET /watermarking/': 'no list of watermarking jobs in GraphQL yet (watermarkingJob(id) reads one)',
   'PATCH /account/webhooks/{id}/': 'no updateWebhookEndpoint mutation yet',
@@ -184,7 +187,7 @@ test('every REST operation of the OpenAPI document has a GraphQL counterpart (or
   t.deepEqual(Object.keys({ ...COUNTERPARTS, ...EXCEPTIONS, ...KNOWN_GAPS }).filter((k) => !keys.has(k)), []);
 });
 
-test('every REST filter, with each of its operators, and every query parameter has its GraphQL argument or filter field', (t) => {
+test('every REST filter, with each of its operators, and every query parameter has its GraphQL argument or filter field', async (t) => {
   const missing: string[] = [];
   let checked = 0;
   for (const { key, op } of operations()) {
@@ -215,6 +218,11 @@ test('every REST filter, with each of its operators, and every query parameter h
   }
   t.deepEqual(missing, []);
   t.true(checked > 40, `${checked} filters and parameters checked`);
+  // Filters other plugins contribute to matches (MATCH_FILTERS, not in the OpenAPI document) are typed too.
+  const matchFilter = schema.getType('MatchFilter');
+  t.true(isInputObjectType(matchFilter) && 'reviewState' in matchFilter.getFields(), 'MatchFilter.reviewState');
+  const byState = await alice.call('POST', '/graphql', { json: { query: '{ matches(filter: { reviewState: { in: ["new", "unsure"] } }) { count } }' } });
+  t.is(byState.json.data?.matches?.count, 0, byState.text);
 });
 
 test('the same isolation as REST: account B reads none of account A\'s objects through GraphQL', async (t) => {
