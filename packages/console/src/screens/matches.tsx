@@ -3,7 +3,7 @@ import { ConsoleError, gql } from '../api';
 import { matchView, MATCH_SELECTION, REVIEW_STATES, type MatchFilterInput, type MatchView, type ReviewState } from '../graph';
 import { formatDate, formatNumber, useLang, useT } from '../i18n';
 import { go, href, type Route } from '../router';
-import { ErrorBox, Loading, useAction, useLoad } from '../ui';
+import { ErrorBox, InlineForm, Loading, useAction, useLoad } from '../ui';
 import { ImageSearch } from './image-search';
 
 const ROW = 72;
@@ -383,13 +383,7 @@ function MatchDetail({ id }: { id: string }) {
               </>
             )}
           </dl>
-          <form
-            class="inline-form"
-            onSubmit={(e) => {
-              e.preventDefault();
-              void save.call({ tags: tags.split(',').map((s) => s.trim()).filter(Boolean) });
-            }}
-          >
+          <InlineForm onSubmit={() => save.call({ tags: tags.split(',').map((s) => s.trim()).filter(Boolean) })}>
             <label>
               {t('matches.tags')}
               <input name="tags" value={tags} onInput={(e) => setTags(e.currentTarget.value)} />
@@ -401,7 +395,7 @@ function MatchDetail({ id }: { id: string }) {
             <button type="submit" disabled={save.busy}>
               {save.busy ? t('common.saving') : t('common.save')}
             </button>
-          </form>
+          </InlineForm>
           <ErrorBox error={save.error} />
           <div class="actions">
             <button type="button" disabled={rights.busy} onClick={() => rights.call('evidence').then((m) => m && setRightsDone(m))}>
