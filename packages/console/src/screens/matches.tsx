@@ -146,7 +146,7 @@ function MatchList({ query }: { query: URLSearchParams }) {
       <ImageSearch />
       <Filters query={query} />
       <p class="muted" role="status">
-        {count !== null && t('matches.count', { count: formatNumber(lang, count) })} · {t('matches.shortcuts')}
+        {count !== null && t(count === 1 ? 'matches.countOne' : 'matches.count', { count: formatNumber(lang, count) })} · {t('matches.shortcuts')}
       </p>
       <ErrorBox error={error} onRetry={() => load(rows.length ? next : null, rows.length === 0)} />
       <div class="vlist" ref={box} onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)} onKeyDown={onKey}>
@@ -189,6 +189,8 @@ function Filters({ query }: { query: URLSearchParams }) {
   useEffect(() => setValues(Object.fromEntries(FILTER_KEYS.map((k) => [k, query.get(k) ?? '']))), [query.toString()]);
   const set = (k: string) => (e: Event) => setValues({ ...values, [k]: (e.currentTarget as HTMLInputElement).value });
   return (
+    <details class="filters-box" open={matchMedia('(min-width: 701px)').matches || FILTER_KEYS.some((k) => query.get(k))}>
+      <summary>{t('matches.filters')}</summary>
     <form
       class="filters"
       aria-label={t('matches.filters')}
@@ -245,6 +247,7 @@ function Filters({ query }: { query: URLSearchParams }) {
         </button>
       </div>
     </form>
+    </details>
   );
 }
 
