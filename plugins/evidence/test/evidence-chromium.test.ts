@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import sharp from 'sharp';
 import { WARCParser } from 'warcio';
+import { createBlobStore, startTestS3Server } from '@filigrane/db';
 import { MatchRecorder } from '@filigrane/plugin-matches';
 import { syntheticPhoto } from '@filigrane/vision';
 import { serveSite, startTestServer } from '@filigrane/testing';
@@ -14,11 +15,12 @@ import { evidencePlugin } from '../src/index.js';
 // The real Chromium (Debian's /usr/bin/chromium) renders the copy's page for the pack: a full-page
 // screenshot whose pixels show the page's CSS, every request of the browser fetched through the
 // SSRF-safe fetcher (a private address refused) and recorded in the pack's WARC. It runs once, in
-// the embedded-database suite (skipped when DATABASE_URL is set), with its own timeout.
+// the embedded-database suite (skipped when DATABASE_URL is set), with its own timeout. The packs
+// go to a real S3 server (s3rver) here, so the blob store's other backend is exercised too.
 
 const zipRead = (file: string, name: string) => execFileSync('unzip', ['-p', file, name], { maxBuffer: 256 * 1024 * 1024 });
 
-(process.env.DATABASE_URL ? test.skip : test)('Chromium screenshots the page through the SSRF-safe fetcher; its requests are in the WARC', async (t) => {
+(process.env.DATABASE_URL ? test.skip : test)('Chromium screenshots the page through the SSRF-safe fetcher; its requests are in the WARC; the pack is stored on S3', async (t) => {
   t.timeout(150_000);
   const dir = mkdtempSync(join(tmpdir(), 'filigrane-evidence-chromium-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -35,7 +37,10 @@ const zipRead = (file: string, name: string) => execFileSync('unzip', ['-p', fil
     '/img/photo.jpg': { type: 'image/jpeg', body: photo },
   });
   t.teardown(() => site.close());
-  const server = await startTestServer({ plugins: [evidencePlugin] });
+  const s3 = await startTestS3Server();
+  t.teardown(() => s3.close());
+  Object.assign(process.env, s3.env()); // the S3 client reads its credentials from the process environment
+  const server = await startTestServer({ plugins: [evidencePlugin], env: s3.env('deployment') });
   t.teardown(() => server.close());
   const alice = await server.createAccount('alice');
   const put = await alice.call('PUT', '/api/v4/media/alice/photo.jpg', { body: photo, headers: { 'content-type': 'image/jpeg' } });
@@ -56,6 +61,8 @@ const zipRead = (file: string, name: string) => execFileSync('unzip', ['-p', fil
   const wacz = Buffer.from(await (await fetch(pack.download, { headers: { authorization: `Token ${alice.apiKey}` } })).arrayBuffer());
   const file = join(dir, 'pack.wacz');
   writeFileSync(file, wacz);
+  const store = createBlobStore({ url: `s3://${s3.bucket}/deployment`, endpoint: s3.endpoint, forcePathStyle: true, dataDir: dir });
+  t.true((await store.get(`evidence/${alice.id}/${pack.id}.wacz`))?.equals(wacz), 'the WACZ is the object in the S3 bucket');
 
   // The screenshot: a PNG of the whole page (taller than the viewport), painted with the page's CSS.
   const facts = JSON.parse(zipRead(file, 'evidence/facts.json').toString('utf8'));

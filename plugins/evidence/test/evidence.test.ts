@@ -73,7 +73,7 @@ test.before(async () => {
       });
     },
   });
-  server = await startTestServer({ plugins: ['crawler', evidencePlugin], env: { TSA_URL: tsa.url, CHROMIUM_PATH: join(dir, 'no-chromium') } });
+  server = await startTestServer({ plugins: ['crawler', evidencePlugin], env: { TSA_URL: tsa.url, CHROMIUM_PATH: join(dir, 'no-chromium'), EVIDENCE_AUTO_CAPTURE_DELAY_SECONDS: '2' } });
   alice = await server.createAccount('alice');
   const der = Buffer.from(await (await fetch(`${server.url}/api/v4/account/download/public_key.der`, { headers: { authorization: `Token ${alice.apiKey}` } })).arrayBuffer());
   const reg = await alice.call('PUT', '/api/v4/media/alice/photo.png', { body: encodeLmk(watermarked.registration, der), headers: { 'content-type': 'application/lmk' } });
@@ -108,6 +108,7 @@ test('a crawled copy: automatic and asked-for packs, read back with unzip and wa
     return list.find((p) => p.automatic && p.status !== 'pending');
   });
   t.like(auto, { automatic: true, status: 'complete', matches: [match.id] });
+  t.true((auto as unknown as { contents: { crawl_records: number } }).contents.crawl_records >= 1, 'the automatic pack waited for the crawl\'s records');
 
   // Asked for: 202, then complete.
   const askedAt = Date.now();
