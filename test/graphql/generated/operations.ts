@@ -292,6 +292,13 @@ export type TakedownNoticeInput = {
   explanation?: InputMaybe<Scalars['String']['input']>;
 };
 
+export type CaseRightsHolderInput = {
+  name?: InputMaybe<Scalars['String']['input']>;
+  email?: InputMaybe<Scalars['String']['input']>;
+  address?: InputMaybe<Scalars['String']['input']>;
+  phone?: InputMaybe<Scalars['String']['input']>;
+};
+
 export type SiteReportQueryVariables = Exact<{
   minMatches: number;
   notDomain?: string | null | undefined;
