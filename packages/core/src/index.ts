@@ -35,3 +35,6 @@ export * from './media-views.js';
 export * from './media-metadata.js';
 export * from './temp-file.js';
 export * from './search-path.js';
+export * from './live-events.js';
+export * from './signed-urls.js';
+export * from './live-event-types.js';

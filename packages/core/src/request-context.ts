@@ -5,7 +5,8 @@ export interface Principal {
   home: string;
   /** Grants such as `home:/other` (act on another user's home directory). */
   permissions: string[];
-  scheme: 'token' | 'bearer';
+  /** How it proved itself: API key, OAuth token, a signed file URL (GET of that one file only), or a plugin's credential. */
+  scheme: 'token' | 'bearer' | 'signed-url' | (string & {});
   applicationId?: number;
 }
 
@@ -16,6 +17,8 @@ export interface Authenticator {
    * client's address has failed too often: `client.address` is counted against).
    */
   authenticate(authorization: string | undefined, client?: { address: string }): Promise<Principal | null>;
+  /** The principal of an account that proved itself another way (signed URL, session); null when the account is gone. */
+  principalOf?(accountId: number, scheme: Principal['scheme']): Promise<Principal | null>;
 }
 
 export const homePermission = (home: string) => `home:${home}`;
