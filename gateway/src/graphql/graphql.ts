@@ -40,6 +40,14 @@ export async function buildGraphQLSchema(plugins: FiligranePlugin[], container: 
     validate: false,
     globalMiddlewares: [refuseNulArguments],
     directives: [...specifiedDirectives, SIGNED_URLS_DIRECTIVE],
+    // type-graphql insists on a PubSub once there are subscriptions; ours each bring their own
+    // `subscribe` (the outbox tail, LIVE_EVENTS), so topics are refused.
+    pubSub: {
+      publish: () => undefined,
+      subscribe: () => {
+        throw new Error('subscriptions declare their own subscribe function (LIVE_EVENTS)');
+      },
+    },
   });
 }
 
@@ -144,6 +152,13 @@ export async function mountGraphQL(
         }
         params.query = browser.trusted.resolve({ ...params, extensions });
         delete params.documentId;
+        if (req.method === 'GET') {
+          // Apollo reads a GET's parameters from the URL itself.
+          const search = new URLSearchParams((req.raw.url ?? '').split('?')[1] ?? '');
+          search.delete('documentId');
+          search.set('query', params.query as string);
+          req.raw.url = `${req.raw.url!.split('?')[0]}?${search}`;
+        }
       }
       const cost = checkQuery(params?.query, params?.operationName);
       // The request was counted once on arrival; a costly query counts as several.
