@@ -48,10 +48,16 @@ function sameOrAllowed(req: IncomingMessage, allowed: (origin: string | undefine
   }
 }
 
+/** graphql-ws sends an error as its toJSON(): the same shape as HTTP's errors (formatError). */
+const withFormat = (error: GraphQLError, format: SubscriptionOptions['formatError']): GraphQLError => {
+  const formatted = format(error.toJSON(), error);
+  return Object.assign(error, { toJSON: () => formatted });
+};
+
 const asErrors = (err: unknown, format: SubscriptionOptions['formatError']): GraphQLError[] => {
   const api = toApiError(err);
   const error = new GraphQLError(typeof api.details === 'string' ? api.details : api.code, { originalError: api });
-  return [Object.assign(error, { toJSON: () => format(error.toJSON(), error) })];
+  return [withFormat(error, format)];
 };
 
 /**
@@ -138,7 +144,7 @@ export function mountSubscriptions(app: FastifyInstance, options: SubscriptionOp
       },
       onNext: (_ctx, _id, _payload, _args, result) => {
         if (!result.errors?.length) return result;
-        return { ...result, errors: result.errors.map((e) => Object.assign(e, { toJSON: () => options.formatError(e.toJSON(), e) })) };
+        return { ...result, errors: result.errors.map((e) => withFormat(e, options.formatError)) };
       },
       onError: (_ctx, _id, _payload, errors) => errors.map((e) => options.formatError(e.toJSON(), e)),
     },
