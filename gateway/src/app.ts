@@ -10,7 +10,6 @@ import {
   FILE_URL_SIGNER,
   LIVE_EVENTS,
   loggerFactory,
-  REQUEST_CREDENTIALS,
   parseSettings,
   ExtensionRegistry,
   resolvePlugins,
@@ -24,6 +23,7 @@ import {
   type LoggerFactory,
   type PluginContext,
   type Authenticator,
+  type SessionAuthenticator,
 } from '@filigrane/core';
 import { RequestAuthentication } from './auth/request-authentication.js';
 import { browserPlugin } from './browser/browser.plugin.js';
@@ -163,7 +163,6 @@ async function assemble(
 
   extensions.declare(EVENT_LISTENERS, 'core');
   extensions.declare(ACCOUNT_DELETED_HOOKS, 'core');
-  extensions.declare(REQUEST_CREDENTIALS, 'core');
   for (const p of plugins) {
     for (const point of p.extensionPoints ?? []) extensions.declare(point, p.id);
     if (p.bindings) await container.load(p.bindings);
@@ -179,7 +178,11 @@ async function assemble(
   const routes: { method: string; url: string }[] = [];
   let apollo: ApolloServer<GraphQLContext> | null = null;
   if (options.http !== false) {
-    const authentication = new RequestAuthentication(container.get<Authenticator>(TOKENS.Authenticator), () => extensions.get(REQUEST_CREDENTIALS), signer);
+    const authentication = new RequestAuthentication(
+      container.get<Authenticator>(TOKENS.Authenticator),
+      container.isBound(TOKENS.Sessions) ? container.get<SessionAuthenticator>(TOKENS.Sessions) : null,
+      signer,
+    );
     const server = await createHttpServer(options.config, container, options.logger ?? false, authentication);
     http = server.app;
     metrics.instrument(http);

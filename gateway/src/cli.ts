@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { AccountService } from '@filigrane/plugin-account';
 import { NotificationService } from '@filigrane/plugin-notifications';
-import { ApiKeyService, IdentityService } from '@filigrane/plugin-auth';
+import { ApiKeyService, checkPassword, IdentityService, PasswordService } from '@filigrane/plugin-auth';
 import { PressIssueService } from '@filigrane/plugin-press';
 import { boot, ensureDemoAccount } from './server.js';
 import { buildGraphQLSchema } from './graphql/graphql.js';
@@ -23,8 +23,12 @@ Commands:
   worker [--queues P[,P...]]    job workers only (needs DATABASE_URL); --queues: only the queues these
                                 patterns name (\`*\` matches anything: --queues 'crawler.*,search.run')
   migrate                       apply database migrations and exit
-  account create --username U --email E [--full-name F] [--image-quota N] [--disk-quota BYTES] [--json]
-                                create an account and print its API key
+  account create --username U --email E [--full-name F] [--image-quota N] [--disk-quota BYTES]
+                 [--password P | --password-stdin] [--json]
+                                create an account and print its API key (a password lets it sign in to the console)
+  account set-password --username U [--password P]
+                                set the password the account signs in to the console with (read from standard
+                                input without --password); its other browser sessions end
   account rotate-key --username U [--json]
                                 issue a new API key for the account (the old one stops working at once)
   account grant --username U --permission P
@@ -62,6 +66,7 @@ async function main(argv: string[]): Promise<number> {
     case 'account':
       if (rest[0] === 'create') return createAccount(rest.slice(1));
       if (rest[0] === 'rotate-key') return rotateKey(rest.slice(1));
+      if (rest[0] === 'set-password') return setPassword(rest.slice(1));
       if (rest[0] === 'grant') return grantPermission(rest.slice(1));
       break;
     case 'press':
@@ -125,9 +130,12 @@ async function start(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { 'no-workers': { type: 'boolean', default: false } }, strict: true });
   const config = loadConfig();
   const running = await boot('start', config, { workers: !values['no-workers'] });
-  const demoKey = await ensureDemoAccount(running.app);
+  const demo = await ensureDemoAccount(running.app);
   console.log(`Filigrane listening on ${running.url} (database: ${running.db.embedded ? 'embedded, under DATA_DIR' : 'DATABASE_URL'}; files: ${config.blobStoreUrl ?? 'DATA_DIR/blobs'}; ${values['no-workers'] ? 'API only, no job workers' : 'API and job workers'})`);
-  if (demoKey) console.log(`Created account "demo". API key: ${demoKey}\n  curl -H "Authorization: Token ${demoKey}" ${running.url}/api/v4/account/`);
+  if (demo) {
+    console.log(`Created account "demo". API key: ${demo.apiKey}\n  curl -H "Authorization: Token ${demo.apiKey}" ${running.url}/api/v4/account/`);
+    console.log(`Console: open ${running.url}/ and sign in as "demo" with the password ${demo.password}\n  (change it in the console's settings, or: npx filigrane account set-password --username demo)`);
+  }
   const tool = buildToolInBackground(config, (line) => console.log(line));
   const signal = await untilSignal();
   console.log(`${signal}: stopping`);
@@ -156,6 +164,8 @@ async function createAccount(args: string[]): Promise<number> {
       'full-name': { type: 'string' },
       'image-quota': { type: 'string' },
       'disk-quota': { type: 'string' },
+      password: { type: 'string' },
+      'password-stdin': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
     },
     strict: true,
@@ -169,12 +179,15 @@ async function createAccount(args: string[]): Promise<number> {
     if (!/^\d+$/.test(v)) throw new Error(`--${name} must be a whole number`);
     return Number(v);
   };
+  const password = values['password-stdin'] ? await readPassword() : values.password;
+  if (password !== undefined) checkPassword(password);
   const running = await boot('migrate');
   try {
     const { account, apiKey } = await running.app.container.get(AccountService).create(
       { username: values.username, email: values.email, fullName: values['full-name'] },
       { imageQuota: quota(values['image-quota'], 'image-quota'), diskQuota: quota(values['disk-quota'], 'disk-quota') },
     );
+    if (password !== undefined) await running.app.container.get(PasswordService).set(account.id, password);
     if (values.json) console.log(JSON.stringify({ username: account.username, email: account.email, home: account.home, api_key: apiKey }));
     else console.log(`Created account "${account.username}" (home ${account.home}).\nAPI key: ${apiKey}`);
     return 0;
@@ -205,6 +218,49 @@ async function rotateKey(args: string[]): Promise<number> {
     const apiKey = await running.app.container.get(ApiKeyService).rotate(account.id);
     if (values.json) console.log(JSON.stringify({ username: account.username, api_key: apiKey }));
     else console.log(`New API key for "${account.username}" (the previous key no longer works):\n${apiKey}`);
+    return 0;
+  } finally {
+    await running.stop();
+  }
+}
+
+/** A password from standard input: everything up to the end (or the first line on a terminal), without its line break. */
+async function readPassword(): Promise<string> {
+  if (process.stdin.isTTY) process.stderr.write('Password (shown as you type; pipe it to hide it): ');
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) {
+    chunks.push(chunk as Buffer);
+    if (process.stdin.isTTY && String(chunk).includes('\n')) break;
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  return (process.stdin.isTTY ? text.split('\n')[0]! : text).replace(/\r?\n$/, '');
+}
+
+async function setPassword(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { username: { type: 'string' }, password: { type: 'string' } }, strict: true });
+  if (!values.username) {
+    console.error('account set-password needs --username (the password comes from standard input, or --password)');
+    return 2;
+  }
+  const password = values.password ?? (await readPassword());
+  try {
+    checkPassword(password);
+  } catch (err) {
+    if (err instanceof ApiError) {
+      console.error(`error: ${Object.values(err.details as Record<string, string[]>).flat().join(' ')}`);
+      return 1;
+    }
+    throw err;
+  }
+  const running = await boot('migrate');
+  try {
+    const account = await running.app.container.get(IdentityService).findByUsername(values.username);
+    if (!account) {
+      console.error(`error: no account named "${values.username}"`);
+      return 1;
+    }
+    await running.app.container.get(PasswordService).set(account.id, password);
+    console.log(`Password set for "${account.username}": it signs in to the console with it (its other browser sessions have ended).`);
     return 0;
   } finally {
     await running.stop();

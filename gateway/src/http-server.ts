@@ -47,7 +47,7 @@ export function mountedRoutes(app: FastifyInstance): MountedHttpRoute[] {
  */
 export async function createHttpServer(config: GatewayConfig, container: Container, logger: boolean, authentication: RequestAuthentication): Promise<{ app: FastifyInstance; originAllowed: (origin: string | undefined) => boolean }> {
   const app = Fastify({
-    logger: logger ? { level: config.logLevel, redact: ['req.headers.authorization'] } : false,
+    logger: logger ? { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-csrf-token"]'] } : false,
     bodyLimit: config.bodyLimitBytes,
     genReqId: (req) => requestIdFor(req.headers['x-request-id']),
     requestIdHeader: false,

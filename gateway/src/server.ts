@@ -1,4 +1,5 @@
-import { IdentityService } from '@filigrane/plugin-auth';
+import { randomBytes } from 'node:crypto';
+import { IdentityService, PasswordService } from '@filigrane/plugin-auth';
 import { AccountService } from '@filigrane/plugin-account';
 import { checkBoot, createApp, type FiligraneApp } from './app.js';
 import { loadConfig, masterKeySource, type GatewayConfig } from './config.js';
@@ -62,9 +63,14 @@ export async function boot(mode: 'start' | 'worker' | 'migrate', config: Gateway
   };
 }
 
-/** On a first start with an empty database, a `demo` account so the service can be tried at once. */
-export async function ensureDemoAccount(app: FiligraneApp): Promise<string | null> {
+/**
+ * On a first start with an empty database, a `demo` account so the service can be tried at once:
+ * its API key and a generated console password (printed once, stored hashed).
+ */
+export async function ensureDemoAccount(app: FiligraneApp): Promise<{ apiKey: string; password: string } | null> {
   if ((await app.container.get(IdentityService).count()) > 0) return null;
-  const { apiKey } = await app.container.get(AccountService).create({ username: 'demo', email: 'demo@example.com', fullName: 'Demo account' });
-  return apiKey;
+  const { account, apiKey } = await app.container.get(AccountService).create({ username: 'demo', email: 'demo@example.com', fullName: 'Demo account' });
+  const password = randomBytes(12).toString('base64url');
+  await app.container.get(PasswordService).set(account.id, password);
+  return { apiKey, password };
 }

@@ -27,6 +27,24 @@ test('while the server runs, account create goes through its database; a second 
     t.is(res.status, 200, 'the running server accepts the key');
     t.like(await res.json(), { username: 'operator' });
 
+    // Console passwords: set from standard input, then a browser signs in with it; the first start's demo account can too.
+    const signIn = (username: string, password: string) =>
+      fetch(`${server.url}/api/v4/session/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) });
+    t.is((await signIn('operator', 'operator passphrase 1')).status, 401, 'no password yet');
+    const set = await runCli(['account', 'set-password', '--username', 'operator'], env, 'operator passphrase 1\n');
+    t.is(set.code, 0, set.stderr);
+    const signedIn = await signIn('operator', 'operator passphrase 1');
+    t.is(signedIn.status, 201);
+    const cookie = signedIn.headers.getSetCookie()[0]!.split(';')[0]!;
+    t.like(await (await fetch(`${server.url}/api/v4/account/`, { headers: { cookie } })).json(), { username: 'operator' });
+    const short = await runCli(['account', 'set-password', '--username', 'operator', '--password', 'short'], env);
+    t.is(short.code, 1);
+    t.regex(short.stderr, /at least 10 characters/);
+    const demoPassword = /sign in as "demo" with the password (\S+)/.exec(server.output())?.[1];
+    t.truthy(demoPassword, server.output());
+    t.is((await signIn('demo', demoPassword!)).status, 201, 'the demo account signs in as printed');
+    lap('passwords');
+
     const second = await runCli(['start'], env);
     lap('second start refused');
     t.is(second.code, 1);

@@ -175,13 +175,23 @@ test.serial('no or wrong credentials close the socket; queries and mutations sta
   await t.throwsAsync(() => unknown.next(1), { message: /Cannot query field/ });
 });
 
-test.serial('a browser page from an unlisted origin cannot ride on cookies; its own key still works', async (t) => {
-  // No cookie credential is registered here, so only the key path shows: an Origin header alone changes nothing for keys.
-  const keyed = connect({ authorization: `Token ${alice.apiKey}` }, { origin: 'https://evil.example' });
-  const sub = subscribe(keyed.client, 'subscription { matchEvents { matchId } }');
+test.serial('the console\'s session cookie opens a subscription from its own origin, never from another', async (t) => {
+  const set = await alice.call('POST', '/graphql', { json: { query: 'mutation { changePassword(newPassword: "correct horse battery") }' } });
+  t.falsy(set.json.errors, set.text);
+  const signIn = await server.call('POST', '/api/v4/session/', { json: { username: 'alice', password: 'correct horse battery' } });
+  t.is(signIn.status, 201, signIn.text);
+  const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+  const own = connect(undefined, { cookie, origin: server.url });
+  const sub = subscribe(own.client, 'subscription { matchEvents { matchId } }');
   await settle();
   const m = await record(sighting(alice.id, 'https://news.example.com/cookie'));
   t.is((await sub.next(1)).data!.matchEvents.matchId, String(m.id));
-  const anonymous = connect(undefined, { origin: 'https://evil.example', cookie: 'session=whatever' });
-  t.is((await anonymous.closed).code, 4401);
+
+  const hijack = connect(undefined, { cookie, origin: 'https://evil.example' });
+  t.is((await hijack.closed).code, 4401, 'a cross-site page cannot ride on the cookie');
+  // A page anywhere may still use its own key: the key is its credential, not the browser's.
+  const keyed = subscribe(connect({ authorization: `Token ${alice.apiKey}` }, { origin: 'https://evil.example' }).client, 'subscription { matchEvents { matchId } }');
+  await settle();
+  const again = await record(sighting(alice.id, 'https://news.example.com/cookie2'));
+  t.is((await keyed.next(1)).data!.matchEvents.matchId, String(again.id));
 });

@@ -28,6 +28,8 @@ export const TOKENS = {
   JobQueue: token<JobQueue>('JobQueue'),
   Extensions: token<ExtensionRegistry>('Extensions'),
   Authenticator: token<unknown>('Authenticator'),
+  /** Browser sessions (SessionAuthenticator), bound by the auth plugin. */
+  Sessions: token<unknown>('Sessions'),
   RateLimiter: token<unknown>('RateLimiter'),
   BlobStore: token<BlobStore>('BlobStore'),
   MatchPipeline: token<MatchPipeline>('MatchPipeline'),

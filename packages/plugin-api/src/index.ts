@@ -41,7 +41,7 @@ export {
   type QueryValue,
 } from '@filigrane/core';
 export { parsePage, pageEnvelope, MAX_PAGE_SIZE, type PageRequest, type PageEnvelope } from '@filigrane/core';
-export { canActOnHome, requirePrincipal, type Principal, type GraphQLContext } from '@filigrane/core';
+export { canActOnHome, requirePrincipal, type Principal, type GraphQLContext, type SessionAuthenticator, type SessionRequest } from '@filigrane/core';
 
 // The platform's services: types, then the tokens that give them.
 export { systemClock, type Clock } from '@filigrane/core';
@@ -86,6 +86,8 @@ export const TOKENS = {
   MediaReader: ALL_TOKENS.MediaReader,
   /** Client-given URLs: SSRF-safe, the service's own URLs read locally (requires the media plugin). */
   ClientUrls: ALL_TOKENS.ClientUrls,
+  /** Browser sessions (SessionAuthenticator, bound by the auth plugin): a Principal from a request's session cookie. */
+  Sessions: ALL_TOKENS.Sessions,
 } as const;
 
 // Dependency injection: the container's own decorators and module class (no inversify of your own).

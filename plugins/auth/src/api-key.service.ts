@@ -6,12 +6,13 @@ import { AuthenticatorService } from './authenticator.service.js';
 import { newSecret } from './secrets.js';
 
 /**
- * Only a caller holding the API key itself (the `Token` scheme) may see or replace it: a bearer
- * token is a delegated machine credential and must not be able to escalate to the permanent key.
+ * Only a caller holding the API key itself (the `Token` scheme) or signed in with the account's
+ * password (a browser session) may see or replace it: a bearer token is a delegated machine
+ * credential and must not be able to escalate to the permanent key.
  */
 export function requireTokenScheme(principal: Principal): void {
-  if (principal.scheme !== 'token') {
-    throw forbidden('The API key can only be read or rotated with the API key itself (Authorization: Token), not with a bearer token.');
+  if (principal.scheme === 'bearer') {
+    throw forbidden('The API key can only be read or rotated with the API key itself (Authorization: Token) or in the console, not with a bearer token.');
   }
 }
 

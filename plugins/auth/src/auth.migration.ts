@@ -101,3 +101,30 @@ export class AuthAccountDirectory1764300001000 implements MigrationInterface {
     await q.query('DROP VIEW account_directory');
   }
 }
+
+/** Passwords (browser sign-in) and browser sessions: PasswordService, SessionService. */
+export class AuthSessions1764900001000 implements MigrationInterface {
+  name = 'AuthSessions1764900001000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query('ALTER TABLE accounts ADD COLUMN password_hash text, ADD COLUMN password_changed timestamptz');
+    await q.query(`
+      CREATE TABLE auth_sessions (
+        id serial PRIMARY KEY,
+        account_id integer NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        token_hash text NOT NULL UNIQUE,
+        created timestamptz NOT NULL,
+        last_seen timestamptz NOT NULL,
+        expires timestamptz NOT NULL,
+        user_agent text NOT NULL DEFAULT '',
+        address text NOT NULL DEFAULT ''
+      )`);
+    await q.query('CREATE INDEX auth_sessions_account ON auth_sessions(account_id, last_seen)');
+    await q.query('CREATE INDEX auth_sessions_expires ON auth_sessions(expires)');
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('DROP TABLE auth_sessions');
+    await q.query('ALTER TABLE accounts DROP COLUMN password_hash, DROP COLUMN password_changed');
+  }
+}
