@@ -38,3 +38,4 @@ export * from './search-path.js';
 export * from './live-events.js';
 export * from './signed-urls.js';
 export * from './live-event-types.js';
+export * from './tag-edits.js';

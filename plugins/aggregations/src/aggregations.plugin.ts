@@ -3,6 +3,7 @@ import { definePlugin } from '@filigrane/core';
 import { AggregationQueryService } from './aggregation-query.service.js';
 import { AggregationsInit1763900000000 } from './aggregations.migration.js';
 import { AggregationsResolver } from './aggregations.resolver.js';
+import { AggregationBulkResolver } from './aggregation-bulk.resolver.js';
 import { aggregationRoutes } from './aggregations.routes.js';
 
 /**
@@ -17,5 +18,5 @@ export const aggregationsPlugin = definePlugin({
     bind(AggregationQueryService).toSelf().inSingletonScope();
   }),
   routes: aggregationRoutes,
-  resolvers: [AggregationsResolver],
+  resolvers: [AggregationsResolver, AggregationBulkResolver],
 });

@@ -5,3 +5,7 @@ export { CreditNamesService } from './credit-names.service.js';
 export type { SightedImage } from './match-types.js';
 export { siteOf } from './site-info.js';
 export { MATCH_ROW_CONTRACT, type MatchRowColumn } from './match-row-contract.js';
+// Bulk actions by ids and/or the listing's filters (review states reuse `select`), and histograms.
+export { MatchBulkService, MAX_IDS, MAX_SELECTED, type MatchSelection, type MatchBulkChange, type MatchBulkResult } from './match-bulk.service.js';
+export { MatchHistogramService, type Histogram, type HistogramRequest } from './match-histogram.service.js';
+export { MatchFilter, matchFilterQuery } from './match-filter-arg.js';

@@ -8,7 +8,7 @@ import { parseMatchChange } from './match-change.js';
 import { matchV3, matchV4 } from './match-view.js';
 
 @InputType('MatchFilter', { description: 'The filters of GET /api/v4/matches/ (dates as ISO dates or date-times).' })
-class MatchFilterInput {
+export class MatchFilterInput {
   @Field(() => String, { nullable: true }) id?: string;
   @Field(() => String, { nullable: true }) dateCreated?: string;
   @Field(() => String, { nullable: true }) dateCreatedGte?: string;
@@ -60,7 +60,7 @@ const KEYS: Record<string, string> = {
 };
 
 /** The GraphQL filter as the REST query string, so both go through one parser. */
-function toQuery(filter: MatchFilterInput | undefined): Record<string, QueryValue> {
+export function toQuery(filter: MatchFilterInput | undefined): Record<string, QueryValue> {
   const q: Record<string, QueryValue> = {};
   for (const [k, v] of Object.entries(filter ?? {})) {
     if (v === undefined || v === null) continue;
