@@ -16,10 +16,12 @@ import { searchPlugin } from '@filigrane/plugin-search';
 import { watermarkingPlugin } from '@filigrane/plugin-watermarking';
 import { webhooksPlugin } from '@filigrane/plugin-webhooks';
 import { notificationsPlugin } from '@filigrane/plugin-notifications';
+import { reviewPlugin } from '@filigrane/plugin-review';
+import { casesPlugin } from '@filigrane/plugin-cases';
 
 /** The plugins `filigrane start` loads. Order does not matter: `requires` decides. */
 export function defaultPlugins(): FiligranePlugin[] {
-  return [authPlugin, accountPlugin, blacklistPlugin, mediaPlugin, matchesPlugin, aggregationsPlugin, searchPlugin, watermarkingPlugin, pressPlugin, webhooksPlugin, notificationsPlugin, crawlerPlugin];
+  return [authPlugin, accountPlugin, blacklistPlugin, mediaPlugin, matchesPlugin, aggregationsPlugin, searchPlugin, watermarkingPlugin, pressPlugin, webhooksPlugin, notificationsPlugin, crawlerPlugin, reviewPlugin, casesPlugin];
 }
 
 /**

@@ -40,7 +40,12 @@ export {
   type UploadedFile,
   type QueryValue,
 } from '@filigrane/core';
-export { parsePage, pageEnvelope, MAX_PAGE_SIZE, type PageRequest, type PageEnvelope } from '@filigrane/core';
+export { parsePage, pageRequest, pageEnvelope, pageSchema, MAX_PAGE_SIZE, type PageRequest, type PageEnvelope } from '@filigrane/core';
+// CSV answers (format=csv on a route that declares `formats: ['csv']`): the service's one CSV rule
+// (flattened columns, formulas neutralised, streamed batch by batch).
+export { csvExport, wantsCsv, type CsvExport } from '@filigrane/core';
+// The filter language of collections (`field=v`, `!field=v`, `field__in=a,b`...): field types for filters a plugin contributes.
+export type { FilterField, FilterFields, FilterOp, FilterType, FilterValue } from '@filigrane/core';
 export { canActOnHome, requirePrincipal, type Principal, type GraphQLContext, type SessionAuthenticator, type SessionRequest } from '@filigrane/core';
 
 // The platform's services: types, then the tokens that give them.
@@ -52,6 +57,8 @@ export { isFetchFailure, type Fetcher, type FetchOptions, type FetchResult, type
 export { EVENT_LISTENERS, onEvent, type EventPayloads, type EventType, type DomainEvent, type TypedEvent, type EventListener, type EventPublisher, type MatchEventData } from '@filigrane/core';
 export { TRACKING_SOURCES, type TrackingSource, type MatchPipeline, type Sighting, type SightingMatch, type SubmitOptions } from '@filigrane/core';
 export type { SqlRunner } from '@filigrane/core';
+// TypeORM answers UPDATE/DELETE ... RETURNING with [rows, count]: the rows whatever the statement.
+export { returnedRows } from '@filigrane/core';
 
 // Media, read through the media plugin's interface, and the views every plugin showing media uses.
 export type { MediaReader, MediaRecord, MediaNodeType, MediaKeyReference, ReducedOriginalPixels, ClientUrlResolver, Metadata, MetadataValue } from '@filigrane/core';
@@ -111,4 +118,4 @@ export {
 } from 'typeorm';
 
 // GraphQL: type-graphql's decorators, for `resolvers`.
-export { Resolver, Query, Mutation, Arg, Args, ArgsType, Ctx, ObjectType, InputType, Field, ID, Int, Float } from 'type-graphql';
+export { Resolver, Query, Mutation, Arg, Args, ArgsType, Ctx, ObjectType, InputType, Field, ID, Int, Float, FieldResolver, Root, registerEnumType } from 'type-graphql';

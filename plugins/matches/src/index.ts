@@ -1,6 +1,7 @@
 export { matchesPlugin } from './matches.plugin.js';
 export { MatchRecorder, sightedImage, type MatchInput, type RecordedMatch } from './match-recorder.service.js';
-export { MatchQueryService } from './match-query.service.js';
+export { MatchQueryService, type MatchRef } from './match-query.service.js';
+export { MATCH_FILTERS, type MatchFilterContribution } from './match-filter-extension.js';
 export { CreditNamesService } from './credit-names.service.js';
 export type { SightedImage } from './match-types.js';
 export { siteOf } from './site-info.js';

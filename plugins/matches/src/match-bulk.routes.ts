@@ -1,6 +1,5 @@
 import { badRequest, isEmptyTagEdit, notFound, ok, parseTagEdit, queryString, type QueryValue, type RouteContext, type RouteSpec } from '@filigrane/core';
 import { MatchBulkService } from './match-bulk.service.js';
-import { parseV4Filters } from './match-filters.js';
 import { checkTimeZone, MatchHistogramService, type HistogramDate, type HistogramGroup, type HistogramInterval } from './match-histogram.service.js';
 import { MatchQueryService } from './match-query.service.js';
 import { matchV4 } from './match-view.js';
@@ -105,7 +104,7 @@ export const matchBulkRoutes: RouteSpec[] = [
       const limitText = queryString(ctx.query, 'limit');
       const limit = limitText === undefined ? 20 : Number(limitText);
       if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw badRequest('invalid', { limit: ['limit is 1 to 100.'] });
-      const h = await ctx.container.get(MatchHistogramService).histogram(ctx.principal!.accountId, parseV4Filters(filters), {
+      const h = await ctx.container.get(MatchHistogramService).histogram(ctx.principal!.accountId, ctx.container.get(MatchQueryService).v4Filters(filters), {
         interval: pick<HistogramInterval>('interval', ['day', 'week', 'month']),
         groupBy: pick<HistogramGroup>('group_by', ['site', 'country', 'source', 'watermarked', 'kind', 'media']),
         date: pick<HistogramDate>('date', ['date_created', 'date_updated', 'page.date_published']) ?? 'date_created',

@@ -1,7 +1,6 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
 import { badRequest, MAX_TAGS, returnedRows, tagEditSql, TOKENS, validationError, type QueryValue, type TagEdit } from '@filigrane/core';
-import { parseV4Filters } from './match-filters.js';
 import { FROM, MatchQueryService } from './match-query.service.js';
 
 /**
@@ -53,7 +52,7 @@ export class MatchBulkService {
     if (ids !== undefined && (ids.length === 0 || ids.length > MAX_IDS || !ids.every((id) => /^\d{1,15}$/.test(id)))) {
       throw validationError([{ field: 'ids', code: 'invalid', details: `ids is a list of 1 to ${MAX_IDS} match ids.` }]);
     }
-    const where = await this.query.where(accountId, parseV4Filters(query ?? {}), params);
+    const where = await this.query.where(accountId, this.query.v4Filters(query ?? {}), params);
     if (ids !== undefined) {
       params.push(ids);
       where.push(`m.id = ANY($${params.length}::bigint[])`);

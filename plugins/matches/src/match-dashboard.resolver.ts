@@ -3,7 +3,7 @@ import { Arg, Ctx, Field, ID, Int, Mutation, ObjectType, Query, registerEnumType
 import { badRequest, isEmptyTagEdit, notFound, parseTagEdit, requirePrincipal, type GraphQLContext } from '@filigrane/core';
 import { MatchBulkService } from './match-bulk.service.js';
 import { MatchFilter, matchFilterQuery } from './match-filter-arg.js';
-import { parseV4Filters } from './match-filters.js';
+import { MatchQueryService } from './match-query.service.js';
 import { checkTimeZone, MatchHistogramService, type HistogramDate, type HistogramGroup, type HistogramInterval } from './match-histogram.service.js';
 
 enum Interval {
@@ -73,6 +73,7 @@ export class MatchDashboardResolver {
   constructor(
     @inject(MatchHistogramService) private readonly histograms: MatchHistogramService,
     @inject(MatchBulkService) private readonly bulk: MatchBulkService,
+    @inject(MatchQueryService) private readonly query: MatchQueryService,
   ) {}
 
   @Query(() => HistogramType, {
@@ -92,7 +93,7 @@ export class MatchDashboardResolver {
   ): Promise<HistogramType> {
     const p = requirePrincipal(ctx);
     if (limit !== undefined && limit !== null && (limit < 1 || limit > 100)) throw badRequest('invalid', { limit: ['limit is 1 to 100.'] });
-    return this.histograms.histogram(p.accountId, parseV4Filters(matchFilterQuery(filter)), {
+    return this.histograms.histogram(p.accountId, this.query.v4Filters(matchFilterQuery(filter)), {
       interval: (interval ?? undefined) as HistogramInterval | undefined,
       groupBy: (groupBy ?? undefined) as HistogramGroup | undefined,
       timeZone: checkTimeZone(timeZone ?? 'UTC'),

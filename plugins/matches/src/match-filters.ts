@@ -52,11 +52,13 @@ export const V4_FIELDS: FilterFields = {
 
 const V4_NOT_FILTERABLE = ['url', 'payload', 'media', 'site', 'page', 'media.type', 'media.thumbnail', 'media.image', 'page.type', 'page.headline'];
 
-/** GET /api/v4/matches/ filters: the spec's list, with every operator of the filter language. */
-export function parseV4Filters(query: Record<string, QueryValue>): MatchFilters {
+/** GET /api/v4/matches/ filters: the spec's list and the contributed ones, with every operator of the filter language. */
+export function parseV4Filters(query: Record<string, QueryValue>, contributed: FilterFields = {}): MatchFilters {
+  // Contributed fields (MATCH_FILTERS) come after the built-in ones and never replace them.
+  const fields = Object.keys(contributed).length ? { ...contributed, ...V4_FIELDS } : V4_FIELDS;
   return {
-    conditions: parseFilterQuery(query, V4_FIELDS, { reserved: ['blacklist'], notFilterable: V4_NOT_FILTERABLE }),
-    fields: V4_FIELDS,
+    conditions: parseFilterQuery(query, fields, { reserved: ['blacklist'], notFilterable: V4_NOT_FILTERABLE }),
+    fields,
     excludeBlacklisted: parseBoolean(queryString(query, 'blacklist'), 'blacklist') ?? false,
   };
 }

@@ -1,9 +1,23 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
 import type { MediaCsvFields } from './match-view.js';
-import { decodeCursor, filterSql, keysetBatches, returnedRows, TOKENS, type Cursor, type CursorKeyType, type MediaReader, type MediaRecord } from '@filigrane/core';
+import {
+  decodeCursor,
+  filterSql,
+  keysetBatches,
+  returnedRows,
+  TOKENS,
+  type Cursor,
+  type CursorKeyType,
+  type ExtensionRegistry,
+  type FilterFields,
+  type MediaReader,
+  type MediaRecord,
+  type QueryValue,
+} from '@filigrane/core';
 import { BlacklistService } from '@filigrane/plugin-blacklist';
-import { byId, type MatchFilters } from './match-filters.js';
+import { MATCH_FILTERS } from './match-filter-extension.js';
+import { byId, parseV4Filters, V4_FIELDS, type MatchFilters } from './match-filters.js';
 import type { SightedImage, VideoAlignment } from './match.entity.js';
 
 /** A match row joined with its site and media, as the views need it. */
@@ -41,6 +55,19 @@ export interface MatchRow {
   site_country: string | null;
 }
 
+/** What another plugin may know of a match it acts on (ids as the REST API shows them). */
+export interface MatchRef {
+  id: string;
+  mediaId: string | null;
+  kind: 'web' | 'press' | 'credit';
+  /** Lower-case host of the page (or of the image when no page): null for press matches. */
+  host: string | null;
+  pageUrl: string | null;
+  imageUrl: string;
+  siteDomain: string | null;
+  dateCreated: Date;
+}
+
 export interface MatchPage {
   rows: MatchRow[];
   count: number;
@@ -61,7 +88,67 @@ export class MatchQueryService {
     @inject(TOKENS.DataSource) private readonly db: DataSource,
     @inject(BlacklistService) private readonly blacklist: BlacklistService,
     @inject(TOKENS.MediaReader) private readonly media: MediaReader,
+    @inject(TOKENS.Extensions) private readonly extensions: ExtensionRegistry,
   ) {}
+
+  private contributed: FilterFields | null = null;
+
+  /** The filters other plugins contribute (MATCH_FILTERS), checked once: a built-in name is a boot mistake. */
+  contributedFields(): FilterFields {
+    if (this.contributed) return this.contributed;
+    const fields: FilterFields = {};
+    for (const { pluginId, value } of this.extensions.entries(MATCH_FILTERS)) {
+      if (Object.hasOwn(V4_FIELDS, value.name) || Object.hasOwn(fields, value.name)) {
+        throw new Error(`plugin "${pluginId}" contributes the match filter "${value.name}", which already exists`);
+      }
+      fields[value.name] = value.field;
+    }
+    return (this.contributed = fields);
+  }
+
+  /** GET /api/v4/matches/ filters from a query string, the contributed ones included (400 invalid_filter on a mistake). */
+  v4Filters(query: Record<string, QueryValue>): MatchFilters {
+    return parseV4Filters(query, this.contributedFields());
+  }
+
+  /**
+   * The account's v4 matches for a filter query (the list's query string: `site.domain=x.com`,
+   * `review_state__in=new,unsure`...), in id order from `afterId`: what bulk actions and other
+   * plugins walk, batch after batch. Ids are those the REST API shows.
+   */
+  async refs(accountId: number, query: Record<string, QueryValue>, options: { afterId?: string; limit?: number } = {}): Promise<MatchRef[]> {
+    const params: unknown[] = [];
+    const where = await this.where(accountId, this.v4Filters(query), params);
+    if (options.afterId !== undefined) {
+      params.push(options.afterId);
+      where.push(`m.id > $${params.length}::bigint`);
+    }
+    params.push(Math.max(1, Math.min(options.limit ?? 1000, 10_000)));
+    const rows: { id: string; media_id: string | null; kind: MatchRef['kind']; host: string | null; page_url: string; query_url: string; site_domain: string | null; date_created: Date }[] =
+      await this.db.query(
+        `SELECT m.id::text AS id, m.media_id::text AS media_id, m.kind, m.host, m.page_url, m.query_url, s.domain AS site_domain, m.date_created
+         ${FROM} WHERE ${where.join(' AND ')} ORDER BY m.id LIMIT $${params.length}`,
+        params,
+      );
+    return rows.map((r) => ({
+      id: r.id,
+      mediaId: r.media_id,
+      kind: r.kind,
+      host: r.host,
+      pageUrl: r.page_url || null,
+      imageUrl: r.query_url,
+      siteDomain: r.site_domain,
+      dateCreated: new Date(r.date_created),
+    }));
+  }
+
+  /** How many of the account's v4 matches a filter query selects. */
+  async count(accountId: number, query: Record<string, QueryValue>): Promise<number> {
+    const params: unknown[] = [];
+    const where = await this.where(accountId, this.v4Filters(query), params);
+    const rows: { n: number }[] = await this.db.query(`SELECT count(*)::int AS n ${FROM} WHERE ${where.join(' AND ')}`, params);
+    return rows[0]!.n;
+  }
 
   /** The WHERE conditions of a listing (over FROM's m, s, md), parameters appended to `params`: bulk edits and histograms share them. */
   async where(accountId: number, f: MatchFilters, params: unknown[]): Promise<string[]> {

@@ -2,6 +2,7 @@ import { ContainerModule } from 'inversify';
 import { definePlugin } from '@filigrane/core';
 import { Match, Site } from './match.entity.js';
 import { CreditNamesService } from './credit-names.service.js';
+import { MATCH_FILTERS } from './match-filter-extension.js';
 import { MatchQueryService } from './match-query.service.js';
 import { MatchRecorder } from './match-recorder.service.js';
 import { MatchesInit1763700008000, MatchesSightedImage1763800000000, MatchesSiteDirectory1764300003000, MatchesVideo1763850000000 } from './matches.migration.js';
@@ -16,6 +17,7 @@ import { MatchHistogramService } from './match-histogram.service.js';
 export const matchesPlugin = definePlugin({
   id: 'matches',
   requires: ['media', 'blacklist'],
+  extensionPoints: [MATCH_FILTERS],
   entities: [Site, Match],
   migrations: [MatchesInit1763700008000, MatchesSightedImage1763800000000, MatchesVideo1763850000000, MatchesSiteDirectory1764300003000],
   bindings: new ContainerModule(({ bind }) => {

@@ -2,7 +2,7 @@ import { inject, injectable } from 'inversify';
 import { Arg, Ctx, Field, InputType, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { encodeCursor, notFound, requirePrincipal, type GraphQLContext, type QueryValue } from '@filigrane/core';
-import { parseV3Filters, parseV4Filters } from './match-filters.js';
+import { parseV3Filters } from './match-filters.js';
 import { MatchQueryService } from './match-query.service.js';
 import { parseMatchChange } from './match-change.js';
 import { matchV3, matchV4 } from './match-view.js';
@@ -82,7 +82,7 @@ export class MatchesResolver {
     @Arg('pageSize', () => Int, { nullable: true }) pageSize?: number,
   ): Promise<MatchPageType> {
     const p = requirePrincipal(ctx);
-    const page = await this.query.list(p.accountId, parseV4Filters(toQuery(filter)), cursor ?? undefined, Math.min(100, Math.max(1, pageSize ?? 100)));
+    const page = await this.query.list(p.accountId, this.query.v4Filters(toQuery(filter)), cursor ?? undefined, Math.min(100, Math.max(1, pageSize ?? 100)));
     return {
       count: page.count,
       next: page.next && encodeCursor(page.next),

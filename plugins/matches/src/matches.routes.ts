@@ -16,7 +16,7 @@ import {
 } from '@filigrane/core';
 import { parseMatchChange } from './match-change.js';
 import { matchesCsv } from './match-csv.js';
-import { parseV3Filters, parseV4Filters } from './match-filters.js';
+import { parseV3Filters } from './match-filters.js';
 import { MatchQueryService, type MatchPage, type MatchRow } from './match-query.service.js';
 import { matchV3, matchV4 } from './match-view.js';
 import { MATCH_V4_SCHEMA, V3_MATCH_SCHEMAS } from './matches.schemas.js';
@@ -80,7 +80,7 @@ export const matchRoutes: RouteSpec[] = [
     summary: 'Matches with filters, newest first, cursor pagination',
     responses: { 200: { schema: pageSchema(MATCH_V4_SCHEMA) } },
     async handler(ctx) {
-      const filters = parseV4Filters(ctx.query);
+      const filters = ctx.container.get(MatchQueryService).v4Filters(ctx.query);
       if (wantsCsv(ctx)) return csvExport(matchesCsv(ctx, filters, 'v4'));
       const page = await ctx.container.get(MatchQueryService).list(ctx.principal!.accountId, filters, queryString(ctx.query, 'cursor'), parsePage(ctx).pageSize);
       return ok(await envelope(ctx, page, matchV4));

@@ -1,10 +1,12 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
 import { createTransport, type Transporter } from 'nodemailer';
-import { TOKENS, type Clock, type DomainEvent, type JobQueue } from '@filigrane/core';
+import { TOKENS, type Clock, type DomainEvent, type ExtensionRegistry, type JobQueue } from '@filigrane/core';
 import { AccountService } from '@filigrane/plugin-account';
+import { DIGEST_SECTIONS } from './digest-sections.js';
 import { OutboxMessage } from './notification.entities.js';
 import { texts } from './mail-texts.js';
+import type { Mailer, MailMessage, MailResult } from './mailer.js';
 import { NOTIFICATIONS_SETTINGS, type NotificationsSettings } from './notifications.settings.js';
 
 export const SEND_QUEUE = 'notifications.send';
@@ -26,7 +28,7 @@ interface Recipient {
  * notif_site_countries when that list is not empty. Mails go to the outbox table, then to SMTP.
  */
 @injectable()
-export class NotificationService {
+export class NotificationService implements Mailer {
   private transport: Transporter | null = null;
 
   constructor(
@@ -35,6 +37,7 @@ export class NotificationService {
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(AccountService) private readonly accounts: AccountService,
     @inject(NOTIFICATIONS_SETTINGS.token) private readonly settings: NotificationsSettings,
+    @inject(TOKENS.Extensions) private readonly extensions: ExtensionRegistry,
   ) {}
 
   private async recipient(accountId: number): Promise<Recipient> {
@@ -112,6 +115,10 @@ export class NotificationService {
       if (wantSites && web.length) sections.push(`${t.bySite}\n${group(web, (m) => (m.country ? `${m.domain} (${m.country})` : (m.domain ?? '?'))).join('\n')}`);
       if (wantPress && press.length) sections.push(`${t.press}\n${group(press, (m) => m.page_url ?? m.domain ?? '?').join('\n')}`);
       if (sections.length === 0) continue;
+      for (const section of this.extensions.get(DIGEST_SECTIONS)) {
+        const text = await section({ accountId, period, since, until: now, lang: r.lang });
+        if (text) sections.push(text.trimEnd());
+      }
       const count = (wantPages || wantSites ? web.length : 0) + (wantPress ? press.length : 0);
       await this.mail(accountId, `digest_${period}`, r.email, t.digestSubject(period, count), `${sections.join('\n\n')}\n\n${t.footer}\n`);
       sent++;
@@ -141,6 +148,43 @@ export class NotificationService {
       await repo.update({ id }, { status: 'sent', sentAt: this.clock.now(), error: null });
     } catch (err) {
       await repo.update({ id }, { status: 'failed', error: (err as Error).message.slice(0, 500) });
+    }
+  }
+
+  get configured(): boolean {
+    return !!this.settings.smtpUrl;
+  }
+
+  /**
+   * The MAILER interface: one mail sent now (the caller reports the outcome to its user), logged in
+   * the outbox with its outcome. Attachments are sent, not kept: the caller stores what it sends.
+   */
+  async sendNow(message: MailMessage): Promise<MailResult> {
+    if (!this.settings.smtpUrl) throw new Error('no SMTP_URL is set: mails cannot be sent');
+    const repo = this.db.getRepository(OutboxMessage);
+    const names = (message.attachments ?? []).map((a) => a.filename);
+    const row = await repo.save(
+      repo.create({
+        accountId: message.accountId, reason: message.reason, toAddress: message.to, subject: message.subject,
+        body: names.length ? `${message.text}
+
+[attached: ${names.join(', ')}]
+` : message.text, status: 'pending', error: null, sentAt: null,
+      }),
+    );
+    this.transport ??= createTransport(this.settings.smtpUrl);
+    try {
+      const info = await this.transport.sendMail({
+        from: this.settings.from, to: message.to, replyTo: message.replyTo, subject: message.subject, text: message.text,
+        attachments: (message.attachments ?? []).map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content })),
+      });
+      const sentAt = this.clock.now();
+      await repo.update({ id: row.id }, { status: 'sent', sentAt, error: null });
+      return { id: row.id, status: 'sent', error: null, messageId: (info as { messageId?: string }).messageId ?? null, sentAt };
+    } catch (err) {
+      const error = (err as Error).message.slice(0, 500);
+      await repo.update({ id: row.id }, { status: 'failed', error });
+      return { id: row.id, status: 'failed', error, messageId: null, sentAt: null };
     }
   }
 

@@ -1,8 +1,10 @@
 import { ContainerModule } from 'inversify';
 import { contribute, CORE_API_VERSION, definePlugin, EVENT_LISTENERS, type JobSpec } from '@filigrane/core';
 import { MEDIA_EVENTS } from '@filigrane/plugin-media';
+import { DIGEST_SECTIONS } from './digest-sections.js';
 import { NotificationMatch, OutboxMessage } from './notification.entities.js';
 import { NotificationService, SEND_QUEUE } from './notification.service.js';
+import { MAILER } from './mailer.js';
 import { NotificationsInit1764000010000 } from './notifications.migration.js';
 import { NOTIFICATIONS_SETTINGS, type NotificationsSettings } from './notifications.settings.js';
 
@@ -12,10 +14,12 @@ export const notificationsPlugin = definePlugin({
   coreApi: CORE_API_VERSION,
   requires: ['account', 'media'],
   settings: NOTIFICATIONS_SETTINGS,
+  extensionPoints: [DIGEST_SECTIONS],
   entities: [NotificationMatch, OutboxMessage],
   migrations: [NotificationsInit1764000010000],
   bindings: new ContainerModule(({ bind }) => {
     bind(NotificationService).toSelf().inSingletonScope();
+    bind(MAILER).toService(NotificationService);
   }),
   contributions: [
     contribute(EVENT_LISTENERS, (c) => (event) => c.get(NotificationService).onEvent(event)),

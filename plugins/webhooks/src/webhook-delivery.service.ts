@@ -4,7 +4,7 @@ import { FetchError, safeFetch } from '@filigrane/net';
 import { CORE_SETTINGS, TOKENS, type Clock, type CoreSettings, type DomainEvent, type JobQueue } from '@filigrane/core';
 import { WebhookDelivery, WebhookEndpoint, type DeliveryAttempt, type DeliveryStatus } from './webhook.entities.js';
 import { WebhookEndpointService } from './webhook-endpoint.service.js';
-import { isWebhookEvent, PING_EVENT } from './webhook-events.js';
+import { PING_EVENT } from './webhook-events.js';
 import { newMessageId, signedHeaders } from './webhook-signer.js';
 import { retryDelays, WEBHOOKS_SETTINGS, type WebhooksSettings } from './webhooks.settings.js';
 
@@ -40,7 +40,7 @@ export class WebhookDeliveryService {
 
   /** The EVENT_LISTENERS contribution: one delivery per enabled endpoint of the account subscribed to the type. */
   async enqueue(event: DomainEvent): Promise<number> {
-    if (!isWebhookEvent(event.type)) return 0;
+    if (!this.endpoints.eventTypes().includes(event.type)) return 0;
     const endpoints: { id: number }[] = await this.db.query(
       'SELECT id FROM webhook_endpoints WHERE account_id = $1 AND enabled AND $2 = ANY(events) ORDER BY id',
       [event.accountId, event.type],

@@ -1,4 +1,6 @@
-/** The domain events an endpoint may subscribe to (core `EventType`s that leave the service). */
+import { createExtensionPoint } from '@filigrane/core';
+
+/** The platform's domain events an endpoint may subscribe to (core `EventType`s that leave the service). */
 export const WEBHOOK_EVENTS = [
   'match.created',
   'match.updated',
@@ -9,7 +11,17 @@ export const WEBHOOK_EVENTS = [
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
 
+/**
+ * Event types other plugins publish to webhooks (`review` contributes `match.reviewed`):
+ * `contribute(WEBHOOK_EVENT_TYPES, () => ['my-plugin.done'])`. Subscriptions accept them and the
+ * deliveries carry them like the built-in ones.
+ */
+export const WEBHOOK_EVENT_TYPES = createExtensionPoint<readonly string[]>('webhooks.event-types');
+
 /** The event type of a test ping; never a subscription. */
 export const PING_EVENT = 'webhook.test';
 
-export const isWebhookEvent = (type: string): type is WebhookEventType => (WEBHOOK_EVENTS as readonly string[]).includes(type);
+/** The built-in event types followed by the contributed ones, without duplicates. */
+export function webhookEventTypes(contributed: readonly (readonly string[])[]): string[] {
+  return [...new Set([...WEBHOOK_EVENTS, ...contributed.flat()])].filter((t) => t !== PING_EVENT);
+}

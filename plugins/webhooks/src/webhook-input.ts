@@ -1,6 +1,5 @@
 import { AllowList, checkTarget, FetchError } from '@filigrane/net';
 import { validationError, type ErrorItem } from '@filigrane/core';
-import { isWebhookEvent, WEBHOOK_EVENTS } from './webhook-events.js';
 
 export interface EndpointInput {
   url?: string;
@@ -16,7 +15,7 @@ const FIELDS = ['url', 'events', 'description', 'enabled'];
  * checked here for what needs no DNS (http(s), no credentials, no private IP literal); the
  * fetcher checks again at every delivery, after resolution.
  */
-export function parseEndpointInput(body: unknown, partial: boolean, allowHosts: readonly string[]): EndpointInput {
+export function parseEndpointInput(body: unknown, partial: boolean, allowHosts: readonly string[], known: readonly string[]): EndpointInput {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw validationError([{ field: 'non_field_errors', code: 'invalid', details: 'Expected a JSON object.' }]);
   }
@@ -41,10 +40,10 @@ export function parseEndpointInput(body: unknown, partial: boolean, allowHosts: 
   if (b.events !== undefined || !partial) {
     const events = b.events;
     if (!Array.isArray(events) || events.length === 0 || !events.every((e) => typeof e === 'string')) {
-      errors.push({ field: 'events', code: 'required', details: `events is a non-empty list of: ${WEBHOOK_EVENTS.join(', ')}.` });
+      errors.push({ field: 'events', code: 'required', details: `events is a non-empty list of: ${known.join(', ')}.` });
     } else {
-      const unknown = (events as string[]).filter((e) => !isWebhookEvent(e));
-      if (unknown.length) errors.push({ field: 'events', code: 'invalid_choice', details: `Unknown event types: ${unknown.join(', ')} (known: ${WEBHOOK_EVENTS.join(', ')}).` });
+      const unknown = (events as string[]).filter((e) => !known.includes(e));
+      if (unknown.length) errors.push({ field: 'events', code: 'invalid_choice', details: `Unknown event types: ${unknown.join(', ')} (known: ${known.join(', ')}).` });
       else out.events = [...new Set(events as string[])];
     }
   }

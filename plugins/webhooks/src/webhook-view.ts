@@ -37,6 +37,8 @@ export function deliveryView(d: WebhookDelivery) {
   };
 }
 
+// Not an enum: plugins add event types at boot (WEBHOOK_EVENT_TYPES); the service checks the list.
+const EVENTS_DOC = `An event type: ${WEBHOOK_EVENTS.join(', ')}, or one a loaded plugin adds (match.reviewed...)`;
 const dateTime = { type: 'string', format: 'date-time' };
 const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
 
@@ -47,7 +49,7 @@ export const ENDPOINT_SCHEMA: JsonSchema = {
   properties: {
     id: { type: 'integer' },
     url: { type: 'string', format: 'uri' },
-    events: { type: 'array', items: { type: 'string', enum: [...WEBHOOK_EVENTS] } },
+    events: { type: 'array', items: { type: 'string', description: EVENTS_DOC } },
     description: { type: 'string' },
     enabled: { type: 'boolean' },
     disabled_reason: nullable({ type: 'string' }),
@@ -100,7 +102,7 @@ export const ENDPOINT_INPUT_SCHEMA: JsonSchema = {
   additionalProperties: false,
   properties: {
     url: { type: 'string', format: 'uri', maxLength: 2000 },
-    events: { type: 'array', minItems: 1, items: { type: 'string', enum: [...WEBHOOK_EVENTS] } },
+    events: { type: 'array', minItems: 1, items: { type: 'string', description: EVENTS_DOC } },
     description: { type: 'string', maxLength: 255 },
     enabled: { type: 'boolean', description: 'PATCH only: true re-enables a disabled endpoint' },
   },

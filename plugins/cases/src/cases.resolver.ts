@@ -1,0 +1,252 @@
+import { Arg, Ctx, Field, ID, inject, injectable, InputType, Int, Mutation, ObjectType, Query, requirePrincipal, Resolver, type GraphQLContext } from '@filigrane/plugin-api';
+import { CaseService, type Actor, type CaseRow } from './case.service.js';
+import { CASE_STATES, type CaseState } from './case-states.js';
+import { FieldReader, idParam } from './case-input.js';
+import { caseDetailView, noticeView } from './case-view.js';
+import { noticeInput } from './notice-input.js';
+import { NoticeService, type NoticeRow } from './notice.service.js';
+
+@ObjectType('CaseActor', { description: 'Who made a change: an account, one of its OAuth applications, or the service itself' })
+export class CaseActorType {
+  @Field(() => String) type!: string;
+  @Field(() => Int, { nullable: true }) accountId!: number | null;
+  @Field(() => Int, { nullable: true }) applicationId!: number | null;
+}
+
+@ObjectType('CaseMatch')
+export class CaseMatchType {
+  @Field(() => ID) id!: string;
+  @Field(() => ID, { nullable: true }) mediaId!: string | null;
+  @Field(() => String, { nullable: true }) site!: string | null;
+  @Field(() => String, { nullable: true }) pageUrl!: string | null;
+  @Field(() => String, { nullable: true }) imageUrl!: string | null;
+  @Field(() => Date, { nullable: true }) firstSeen!: Date | null;
+  @Field(() => Date, { nullable: true }) lastSeen!: Date | null;
+  @Field(() => Date) added!: Date;
+}
+
+@ObjectType('CaseEvidencePack', { description: 'An evidence pack of the evidence plugin, referenced by id with its SHA-256' })
+export class CaseEvidenceType {
+  @Field(() => ID) packId!: string;
+  @Field(() => String, { nullable: true, description: 'null while the pack is being captured' }) sha256!: string | null;
+  @Field(() => Int, { nullable: true }) size!: number | null;
+  @Field(() => Date, { nullable: true }) captured!: Date | null;
+  @Field(() => [ID]) matchIds!: string[];
+  @Field(() => Date) added!: Date;
+}
+
+@ObjectType('CaseHistoryEntry', { description: 'One change of a case: a transition (time, actor, note), matches added or removed, a notice made or sent' })
+export class CaseHistoryType {
+  @Field(() => Date) at!: Date;
+  @Field(() => String) action!: string;
+  @Field(() => String, { nullable: true }) fromState!: string | null;
+  @Field(() => String, { nullable: true }) toState!: string | null;
+  @Field(() => String, { nullable: true }) resolution!: string | null;
+  @Field(() => CaseActorType) actor!: CaseActorType;
+  @Field(() => String, { nullable: true }) note!: string | null;
+  @Field(() => [ID]) matchIds!: string[];
+  @Field(() => ID, { nullable: true }) noticeId!: string | null;
+  @Field(() => ID, { nullable: true }) packId!: string | null;
+}
+
+@ObjectType('TakedownNotice')
+export class TakedownNoticeType {
+  @Field(() => ID) id!: string;
+  @Field(() => ID) caseId!: string;
+  @Field(() => String, { description: 'dmca or dsa' }) type!: string;
+  @Field(() => String) lang!: string;
+  @Field(() => Date) created!: Date;
+  @Field(() => String, { description: 'URL of the PDF' }) pdfUrl!: string;
+  @Field(() => String, { description: 'URL of the text' }) textUrl!: string;
+  @Field(() => String) pdfSha256!: string;
+  @Field(() => Int) pdfSize!: number;
+  @Field(() => String, { description: 'The notice as text' }) body!: string;
+  @Field(() => Date, { nullable: true }) sentAt!: Date | null;
+  @Field(() => String, { nullable: true }) sentTo!: string | null;
+  @Field(() => String, { nullable: true, description: 'mail or manual' }) sentVia!: string | null;
+}
+
+@ObjectType('Case', { description: 'Infringing matches grouped for action: states open, notice_sent, resolved, closed' })
+export class CaseType {
+  @Field(() => ID) id!: string;
+  @Field(() => String) title!: string;
+  @Field(() => String, { nullable: true }) site!: string | null;
+  @Field(() => String) state!: string;
+  @Field(() => String, { nullable: true, description: 'removed, licensed_afterwards or paid (resolved cases)' }) resolution!: string | null;
+  @Field(() => Date) created!: Date;
+  @Field(() => Date) updated!: Date;
+  @Field(() => Int) matchCount!: number;
+  @Field(() => [CaseMatchType]) matches!: CaseMatchType[];
+  @Field(() => [CaseEvidenceType]) evidence!: CaseEvidenceType[];
+  @Field(() => [TakedownNoticeType]) notices!: TakedownNoticeType[];
+  @Field(() => [CaseHistoryType]) history!: CaseHistoryType[];
+}
+
+@InputType('TakedownNoticeInput')
+export class TakedownNoticeInput {
+  @Field(() => String, { description: 'dmca or dsa' }) type!: string;
+  @Field(() => String, { nullable: true, description: 'fr or en; default: the account\'s language' }) lang?: string;
+  @Field(() => String, { nullable: true }) rightsHolderName?: string;
+  @Field(() => String, { nullable: true }) rightsHolderEmail?: string;
+  @Field(() => String, { nullable: true }) rightsHolderAddress?: string;
+  @Field(() => String, { nullable: true }) rightsHolderPhone?: string;
+  @Field(() => String, { nullable: true }) signature?: string;
+  @Field(() => String, { nullable: true }) recipientName?: string;
+  @Field(() => String, { nullable: true }) recipientEmail?: string;
+  @Field(() => String, { nullable: true }) explanation?: string;
+}
+
+const actorType = (a: Actor): CaseActorType => ({ type: a.type, accountId: a.account_id, applicationId: a.application_id });
+const date = (v: string | null) => (v === null ? null : new Date(v));
+
+function noticeType(n: NoticeRow, baseUrl: string): TakedownNoticeType {
+  const v = noticeView(n, baseUrl);
+  return {
+    id: v.id, caseId: String(n.case_id), type: n.type, lang: n.lang, created: new Date(n.created), pdfUrl: v.pdf, textUrl: v.text, pdfSha256: n.pdf_sha256,
+    pdfSize: n.pdf_size, body: n.body, sentAt: n.sent_at && new Date(n.sent_at), sentTo: n.sent_to, sentVia: n.sent_via,
+  };
+}
+
+/** The same views as REST, in camelCase. */
+@injectable()
+@Resolver()
+export class CasesResolver {
+  constructor(
+    @inject(CaseService) private readonly service: CaseService,
+    @inject(NoticeService) private readonly notices: NoticeService,
+  ) {}
+
+  private async caseType(accountId: number, c: CaseRow, baseUrl: string): Promise<CaseType> {
+    const [matches, evidence, notices, history] = await Promise.all([this.service.caseMatches(c.id), this.service.evidencePacks(c.id), this.notices.list(accountId, c.id), this.service.history(c.id)]);
+    const v = caseDetailView(c, baseUrl, { matches, evidence, notices, history });
+    return {
+      id: v.id, title: v.title, site: v.site, state: v.state, resolution: v.resolution, created: new Date(c.created), updated: new Date(c.updated), matchCount: c.match_count,
+      matches: v.matches.map((m) => ({ id: m.id, mediaId: m.media_id, site: m.site, pageUrl: m.page_url, imageUrl: m.image_url, firstSeen: date(m.first_seen), lastSeen: date(m.last_seen), added: new Date(m.added!) })),
+      evidence: v.evidence.map((e) => ({ packId: e.pack_id, sha256: e.sha256, size: e.size, captured: date(e.captured), matchIds: e.match_ids, added: new Date(e.added!) })),
+      notices: notices.map((n) => noticeType(n, baseUrl)),
+      history: history.map((h) => ({
+        at: new Date(h.at), action: h.action, fromState: h.from_state, toState: h.to_state, resolution: h.resolution, actor: actorType(h.actor), note: h.note,
+        matchIds: (h.detail.match_ids as string[] | undefined) ?? [], noticeId: (h.detail.notice_id as string | undefined) ?? null, packId: (h.detail.pack_id as string | undefined) ?? null,
+      })),
+    };
+  }
+
+  @Query(() => [CaseType], { description: 'The account\'s cases, newest first.' })
+  async cases(
+    @Arg('state', () => String, { nullable: true }) state: string | undefined,
+    @Arg('site', () => String, { nullable: true }) site: string | undefined,
+    @Arg('first', () => Int, { defaultValue: 100 }) first: number,
+    @Arg('offset', () => Int, { defaultValue: 0 }) offset: number,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<CaseType[]> {
+    const p = requirePrincipal(ctx);
+    const r = new FieldReader({}, []);
+    if (state !== undefined && state !== null && !(CASE_STATES as readonly string[]).includes(state)) r.fail('state', 'invalid_choice', `state is one of ${CASE_STATES.join(', ')}.`);
+    if (first < 1 || first > 100) r.fail('first', 'invalid', 'first is between 1 and 100.');
+    if (offset < 0) r.fail('offset', 'invalid', 'offset is 0 or more.');
+    r.done();
+    const [rows] = await this.service.list(p.accountId, { state: (state ?? undefined) as CaseState | undefined, site: site ?? undefined }, offset, first);
+    return Promise.all(rows.map((c) => this.caseType(p.accountId, c, ctx.baseUrl)));
+  }
+
+  @Query(() => CaseType, { description: 'One case (NOT_FOUND for another account\'s).' })
+  async case(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<CaseType> {
+    const p = requirePrincipal(ctx);
+    return this.caseType(p.accountId, await this.service.get(p.accountId, idParam(id)), ctx.baseUrl);
+  }
+
+  @Mutation(() => CaseType, { description: 'Open a case from matches reviewed as infringing.' })
+  async createCase(
+    @Arg('matchIds', () => [ID]) matchIds: string[],
+    @Arg('title', () => String, { nullable: true }) title: string | undefined,
+    @Arg('note', () => String, { nullable: true }) note: string | undefined,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<CaseType> {
+    const p = requirePrincipal(ctx);
+    const r = new FieldReader({ match_ids: matchIds }, ['match_ids']);
+    const ids = r.matchIds('match_ids');
+    const t = r.text('title', { max: 200 }, title);
+    const n = r.text('note', { max: 2000, multiline: true }, note);
+    r.done();
+    const c = await this.service.create(p, { matchIds: ids!, title: t, note: n });
+    return this.caseType(p.accountId, c, ctx.baseUrl);
+  }
+
+  @Mutation(() => CaseType, { description: 'Add matches (infringing) to, or take matches out of, an open case.' })
+  async updateCaseMatches(
+    @Arg('id', () => ID) id: string,
+    @Arg('add', () => [ID], { nullable: true }) add: string[] | undefined,
+    @Arg('remove', () => [ID], { nullable: true }) remove: string[] | undefined,
+    @Arg('note', () => String, { nullable: true }) note: string | undefined,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<CaseType> {
+    const p = requirePrincipal(ctx);
+    const r = new FieldReader({ add, remove }, ['add', 'remove']);
+    const a = add?.length ? r.matchIds('add') : undefined;
+    const d = remove?.length ? r.matchIds('remove') : undefined;
+    const n = r.text('note', { max: 2000, multiline: true }, note);
+    if (!a && !d) r.fail('add', 'required', 'Give add or remove (lists of match ids).');
+    r.done();
+    if (a) await this.service.addMatches(p, idParam(id), a, n);
+    if (d) await this.service.removeMatches(p, idParam(id), d, n);
+    return this.caseType(p.accountId, await this.service.get(p.accountId, idParam(id)), ctx.baseUrl);
+  }
+
+  @Mutation(() => CaseType, { description: 'Move a case (open, resolved with a resolution, closed); notice_sent comes from sending a notice.' })
+  async transitionCase(
+    @Arg('id', () => ID) id: string,
+    @Arg('state', () => String) state: string,
+    @Arg('resolution', () => String, { nullable: true }) resolution: string | undefined,
+    @Arg('note', () => String, { nullable: true }) note: string | undefined,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<CaseType> {
+    const p = requirePrincipal(ctx);
+    const r = new FieldReader({}, []);
+    const n = r.text('note', { max: 2000, multiline: true }, note);
+    r.done();
+    const c = await this.service.transition(p, idParam(id), { state, resolution: resolution ?? undefined, note: n });
+    return this.caseType(p.accountId, c, ctx.baseUrl);
+  }
+
+  @Mutation(() => TakedownNoticeType, { description: 'Make a DMCA or DSA article 16 notice for a case (text and PDF).' })
+  async createTakedownNotice(@Arg('caseId', () => ID) caseId: string, @Arg('input', () => TakedownNoticeInput) input: TakedownNoticeInput, @Ctx() ctx: GraphQLContext): Promise<TakedownNoticeType> {
+    const p = requirePrincipal(ctx);
+    const holder = { name: input.rightsHolderName, email: input.rightsHolderEmail, address: input.rightsHolderAddress, phone: input.rightsHolderPhone };
+    const recipient = { name: input.recipientName, email: input.recipientEmail };
+    const clean = (o: Record<string, unknown>) => (Object.values(o).some((v) => v !== undefined && v !== null) ? Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== null)) : undefined);
+    const parsed = noticeInput({
+      type: input.type, lang: input.lang ?? undefined, rights_holder: clean(holder), recipient: clean(recipient), signature: input.signature ?? undefined, explanation: input.explanation ?? undefined,
+    });
+    return noticeType(await this.notices.create(p, idParam(caseId), parsed), ctx.baseUrl);
+  }
+
+  @Mutation(() => TakedownNoticeType, { description: 'Mail a notice (PDF attached) to `to`; the case moves to notice_sent.' })
+  async sendTakedownNotice(
+    @Arg('caseId', () => ID) caseId: string,
+    @Arg('noticeId', () => ID) noticeId: string,
+    @Arg('to', () => String) to: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<TakedownNoticeType> {
+    const p = requirePrincipal(ctx);
+    const r = new FieldReader({}, []);
+    const address = r.email('to', to, true);
+    r.done();
+    return noticeType(await this.notices.send(p, idParam(caseId), idParam(noticeId), address!), ctx.baseUrl);
+  }
+
+  @Mutation(() => TakedownNoticeType, { description: 'Record a notice as sent by other means; the case moves to notice_sent.' })
+  async recordTakedownNoticeSent(
+    @Arg('caseId', () => ID) caseId: string,
+    @Arg('noticeId', () => ID) noticeId: string,
+    @Arg('to', () => String, { nullable: true }) to: string | undefined,
+    @Arg('note', () => String, { nullable: true }) note: string | undefined,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<TakedownNoticeType> {
+    const p = requirePrincipal(ctx);
+    const r = new FieldReader({}, []);
+    const where = r.text('to', { max: 500 }, to);
+    const n = r.text('note', { max: 2000, multiline: true }, note);
+    r.done();
+    return noticeType(await this.notices.recordSent(p, idParam(caseId), idParam(noticeId), { to: where, note: n }), ctx.baseUrl);
+  }
+}
