@@ -1,8 +1,9 @@
 import { inject, injectable } from 'inversify';
 import { Arg, Ctx, Field, ObjectType, Query, Resolver } from 'type-graphql';
-import { definePlugin, ok, requirePrincipal, validationError, type ErrorItem, type GraphQLContext, type Principal } from '@filigrane/core';
+import { definePlugin, file, notFound, ok, requirePrincipal, validationError, type ErrorItem, type GraphQLContext, type Principal } from '@filigrane/core';
 import { FILE_URLS, type FileUrls } from './file-urls.js';
 import { LiveEventsResolver } from '../graphql/live-events.resolver.js';
+import { EXPLORER_ASSETS_PATH, explorerAsset } from '../graphql/explorer.js';
 
 const MAX_URLS = 500;
 
@@ -49,6 +50,19 @@ class SignedUrlsResolver {
 export const browserPlugin = definePlugin({
   id: 'browser',
   routes: [
+    {
+      method: 'GET',
+      path: `${EXPLORER_ASSETS_PATH}/:asset`,
+      auth: 'none',
+      tags: ['api-docs'],
+      summary: 'A static asset of the GraphQL explorer (GraphiQL from npm, served locally)',
+      responses: { 200: { description: 'CSS or JavaScript' } },
+      async handler(ctx) {
+        const asset = explorerAsset(ctx.params.asset ?? '');
+        if (!asset) throw notFound('No such explorer asset.');
+        return { ...file(asset.body, asset.type), headers: { 'cache-control': 'public, max-age=86400' } };
+      },
+    },
     {
       versions: ['v4'],
       method: 'POST',

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
 
 // GraphiQL (schema docs, completion, history, a headers editor for the credentials) from the
 // graphiql npm package's UMD build with React's: served from node_modules, no CDN, works offline.
@@ -57,7 +56,7 @@ const PAGE = `<!doctype html>
 <head>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
-  <title>Filigrane GraphQL explorer</title>
+  <title>Filigrane GraphQL</title>
   <link rel="stylesheet" href="${EXPLORER_ASSETS_PATH}/graphiql.min.css">
   <style>body { margin: 0; height: 100vh; } #graphiql { height: 100vh; }</style>
 </head>
@@ -74,18 +73,16 @@ const PAGE = `<!doctype html>
 
 export const EXPLORER_HTML = PAGE;
 
-/** The explorer's assets (read once, on first request), public like the page: they hold no data. */
-export function mountExplorerAssets(app: FastifyInstance): void {
-  const cache = new Map<string, Buffer>();
-  app.get(`${EXPLORER_ASSETS_PATH}/:file`, async (req, reply) => {
-    const name = (req.params as { file: string }).file;
-    const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name]! : null;
-    if (!asset) return reply.code(404).type('application/json; charset=utf-8').send(JSON.stringify({ status_code: 404, code: 'not_found', details: 'No such explorer file.' }));
-    let body = cache.get(name);
-    if (!body) {
-      body = name === 'explorer.js' ? Buffer.from(EXPLORER_JS) : readFileSync(asset.file());
-      cache.set(name, body);
-    }
-    return reply.type(asset.type).header('cache-control', 'public, max-age=86400').send(body);
-  });
+const cache = new Map<string, Buffer>();
+
+/** An explorer asset (read once, on first request), public like the page: they hold no data. null: no such file. */
+export function explorerAsset(name: string): { body: Buffer; type: string } | null {
+  const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name]! : null; // not `constructor`, `__proto__`...
+  if (!asset) return null;
+  let body = cache.get(name);
+  if (!body) {
+    body = name === 'explorer.js' ? Buffer.from(EXPLORER_JS) : readFileSync(asset.file());
+    cache.set(name, body);
+  }
+  return { body, type: asset.type };
 }

@@ -10,7 +10,7 @@ import { ApiError, rejectNul, TOKENS, type FiligranePlugin, type GraphQLContext 
 import type { RateLimiter } from '../rate-limit/rate-limiter.service.js';
 import { checkQuery, GRAPHQL_LIMITS } from './query-limits.js';
 import { toApiError } from '../rest/error-mapping.js';
-import { EXPLORER_HTML, mountExplorerAssets } from './explorer.js';
+import { EXPLORER_HTML } from './explorer.js';
 import type { RequestAuthentication } from '../auth/request-authentication.js';
 import type { FileUrls } from '../browser/file-urls.js';
 import { mountSubscriptions } from './subscriptions.js';
@@ -180,7 +180,6 @@ export async function mountGraphQL(
       return handler.call(this, req as never, reply as never);
     },
   });
-  mountExplorerAssets(app);
   mountSubscriptions(app, {
     schema,
     container,
