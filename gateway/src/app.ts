@@ -155,6 +155,7 @@ async function assemble(
   container.bind(TOKENS.DataSource).toConstantValue(dataSource);
   const masterKey = await settleMasterKey(dataSource, options.masterKey);
   container.bind(TOKENS.SecretBox).toConstantValue(new SecretBox(masterKey));
+  container.bind(TOKENS.Secrets).toService(TOKENS.SecretBox);
   const signer = new HmacFileUrlSigner(masterKey, options.config.signedUrlSeconds, options.clock ?? systemClock);
   container.bind(FILE_URL_SIGNER).toConstantValue(signer);
   const filePaths = plugins.flatMap((p) => (p.routes ?? []).filter(isFileRoute).flatMap((r) => fullPaths(r).map((f) => f.path)));

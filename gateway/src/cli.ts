@@ -14,6 +14,7 @@ import { settingsDocument } from './settings-document.js';
 import { loadConfig } from './config.js';
 import { buildToolInBackground } from './tool-build.js';
 import { pack, pluginNew } from './scaffold/scaffold-commands.js';
+import { evidenceVerify } from './evidence-command.js';
 
 const USAGE = `Usage: filigrane <command> [options]
 
@@ -36,6 +37,10 @@ Commands:
   press ingest FILE.pdf --name NAME --date YYYY-MM-DD [--domain D] [--wait] [--json]
                                 queue a press issue for analysis (workers of \`start\` or \`worker\` do it);
                                 --wait polls until it is complete or failed
+  evidence verify FILE.wacz [--key KEY.pem] [--tsa-ca CA.pem] [--require-time-stamp] [--json]
+                                check an evidence pack offline: every file's hash, the signature (by the key
+                                the pack names, or KEY.pem), the RFC 3161 time stamp (chained to CA.pem);
+                                exits 1 when any check fails (docs/rights.md)
   schema                        print the GraphQL schema (SDL)
   settings                      print every setting (environment variable) as a Markdown table
   outbox [--limit N]            print the latest notification mails (the outbox when SMTP_URL is unset)
@@ -79,6 +84,9 @@ async function main(argv: string[]): Promise<number> {
       break;
     case 'pack':
       return pack(rest);
+    case 'evidence':
+      if (rest[0] === 'verify') return evidenceVerify(rest.slice(1));
+      break;
     case 'settings':
       console.log(settingsDocument(await pluginsFromConfig()).trimEnd());
       return 0;

@@ -18,10 +18,11 @@ import { webhooksPlugin } from '@filigrane/plugin-webhooks';
 import { notificationsPlugin } from '@filigrane/plugin-notifications';
 import { reviewPlugin } from '@filigrane/plugin-review';
 import { casesPlugin } from '@filigrane/plugin-cases';
+import { evidencePlugin } from '@filigrane/plugin-evidence';
 
 /** The plugins `filigrane start` loads. Order does not matter: `requires` decides. */
 export function defaultPlugins(): FiligranePlugin[] {
-  return [authPlugin, accountPlugin, blacklistPlugin, mediaPlugin, matchesPlugin, aggregationsPlugin, searchPlugin, watermarkingPlugin, pressPlugin, webhooksPlugin, notificationsPlugin, crawlerPlugin, reviewPlugin, casesPlugin];
+  return [authPlugin, accountPlugin, blacklistPlugin, mediaPlugin, matchesPlugin, aggregationsPlugin, searchPlugin, watermarkingPlugin, pressPlugin, webhooksPlugin, notificationsPlugin, crawlerPlugin, reviewPlugin, casesPlugin, evidencePlugin];
 }
 
 /**

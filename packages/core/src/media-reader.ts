@@ -50,6 +50,8 @@ export interface MediaReader {
   reducedOriginal(mediaId: number): Promise<ReducedOriginalPixels>;
   /** The key reference of a watermarked media; null for plain media. */
   keyReference(mediaId: number): Promise<MediaKeyReference | null>;
+  /** The thumbnail JPEG shown for a registered media; a missing file throws BlobMissingError (a server fault). */
+  thumbnail(mediaId: number): Promise<Buffer>;
   /** Distinct credit lines of the account's media (credit matching). */
   credits(accountId: number): Promise<string[]>;
 }

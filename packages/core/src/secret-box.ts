@@ -1,10 +1,16 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 
+/** What a plugin may do with the master key: seal a secret for storage, open it again (TOKENS.Secrets). */
+export interface SecretSealer {
+  seal(plain: Buffer | string): string;
+  open(sealed: string): Buffer;
+}
+
 /**
  * Encrypts secrets at rest (API keys, private keys) with the service's master key:
  * AES-256-GCM, output `v1.<iv>.<tag>.<ciphertext>` in base64url.
  */
-export class SecretBox {
+export class SecretBox implements SecretSealer {
   private readonly key: Buffer;
 
   constructor(masterKey: Buffer) {

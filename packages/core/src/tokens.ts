@@ -3,7 +3,7 @@ import type { WorkPool } from './work-pool.js';
 // tokens for the services others may use; these are the ones the platform itself provides.
 import type { Clock } from './clock.js';
 import type { AppConfig } from './config.js';
-import type { SecretBox } from './secret-box.js';
+import type { SecretBox, SecretSealer } from './secret-box.js';
 import type { JobQueue } from './jobs.js';
 import type { ExtensionRegistry } from './extension-point.js';
 import type { BlobStore } from './blob-store.js';
@@ -25,6 +25,8 @@ export const TOKENS = {
   /** The one TypeORM DataSource (PostgreSQL): every plugin's entities, migrations already run. */
   DataSource: token<DataSource>('DataSource'),
   SecretBox: token<SecretBox>('SecretBox'),
+  /** Seals and opens a plugin's secrets with the master key (the SecretBox, seen through a narrow interface). */
+  Secrets: token<SecretSealer>('Secrets'),
   JobQueue: token<JobQueue>('JobQueue'),
   Extensions: token<ExtensionRegistry>('Extensions'),
   Authenticator: token<unknown>('Authenticator'),

@@ -50,6 +50,7 @@ export { canActOnHome, requirePrincipal, type Principal, type GraphQLContext, ty
 
 // The platform's services: types, then the tokens that give them.
 export { systemClock, type Clock } from '@filigrane/core';
+export type { SecretSealer } from '@filigrane/core';
 export type { BlobStore, ByteRange } from '@filigrane/core';
 export type { JobQueue, JobSpec, JobContext, JobSendOptions } from '@filigrane/core';
 export type { Logger, LoggerFactory } from '@filigrane/core';
@@ -91,6 +92,8 @@ export const TOKENS = {
   AccountLifecycle: ALL_TOKENS.AccountLifecycle,
   /** The read-only media interface (requires the media plugin). */
   MediaReader: ALL_TOKENS.MediaReader,
+  /** Seal a secret with the service's master key for storage, open it again (never log either). */
+  Secrets: ALL_TOKENS.Secrets,
   /** Client-given URLs: SSRF-safe, the service's own URLs read locally (requires the media plugin). */
   ClientUrls: ALL_TOKENS.ClientUrls,
   /** Browser sessions (SessionAuthenticator, bound by the auth plugin): a Principal from a request's session cookie. */

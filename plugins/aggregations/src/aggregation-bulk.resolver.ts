@@ -42,6 +42,6 @@ export class AggregationBulkResolver {
     if (isEmptyTagEdit(edit) && (exportFlag === undefined || exportFlag === null)) throw badRequest('invalid', { non_field_errors: ['Nothing to change: give tags, addTags, removeTags or export.'] });
     const query: Record<string, QueryValue> = {};
     for (const [k, v] of Object.entries(filter ?? {})) if (v !== undefined && v !== null) query[k] = Array.isArray(v) ? v.map(String) : String(v);
-    return this.query.bulkUpdate(p.accountId, def, { conditions: aggregationFilters(def, query), ids: ids ?? undefined }, { tags: isEmptyTagEdit(edit) ? undefined : edit, export: exportFlag ?? undefined });
+    return this.query.bulkUpdate(p.accountId, def, { conditions: aggregationFilters(def, query, this.query.contributedFields()), ids: ids ?? undefined }, { tags: isEmptyTagEdit(edit) ? undefined : edit, export: exportFlag ?? undefined });
   }
 }

@@ -54,7 +54,7 @@ export class AggregationsResolver {
     const def = definition(name);
     const query = toQuery(filter);
     for (const reserved of ['page', 'page_size', 'format', 'cursor']) if (reserved in query) throw badRequest('invalid_filter', { [reserved]: ['Not a filter.'] });
-    const conditions = aggregationFilters(def, query);
+    const conditions = aggregationFilters(def, query, this.query.contributedFields());
     const size = Math.min(Math.max(pageSize ?? MAX_PAGE_SIZE, 1), MAX_PAGE_SIZE);
     const number = Math.max(page ?? 1, 1);
     const { rows, count } = await this.query.list(p.accountId, def, conditions, (number - 1) * size, size);

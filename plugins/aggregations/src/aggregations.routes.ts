@@ -8,6 +8,7 @@ import {
   parsePage,
   wantsCsv,
   type FilterCondition,
+  type FilterFields,
   type RouteContext,
   type RouteSpec,
 } from '@filigrane/core';
@@ -24,8 +25,8 @@ function definition(ctx: Pick<RouteContext, 'params'>): AggregationDef {
 }
 
 /** The collection's filters, in the spec's filter language. */
-export function aggregationFilters(def: AggregationDef, query: RouteContext['query']): FilterCondition[] {
-  return parseFilterQuery(query, aggregationFields(def), { notFilterable: NOT_FILTERABLE });
+export function aggregationFilters(def: AggregationDef, query: RouteContext['query'], contributed: FilterFields = {}): FilterCondition[] {
+  return parseFilterQuery(query, { ...contributed, ...aggregationFields(def) }, { notFilterable: NOT_FILTERABLE });
 }
 
 async function found(ctx: RouteContext, def: AggregationDef): Promise<AggregationRow> {
@@ -62,7 +63,7 @@ export const aggregationRoutes: RouteSpec[] = [
     responses: { 200: { schema: AGGREGATION_PAGE_SCHEMA } },
     async handler(ctx) {
       const def = definition(ctx);
-      const conditions = aggregationFilters(def, ctx.query);
+      const conditions = aggregationFilters(def, ctx.query, service(ctx).contributedFields());
       const accountId = ctx.principal!.accountId;
       if (wantsCsv(ctx)) {
         const batches = service(ctx).exportBatches(accountId, def, conditions);

@@ -1,5 +1,6 @@
 import { ContainerModule } from 'inversify';
 import { contribute, definePlugin, TRACKING_SOURCES } from '@filigrane/core';
+import { CRAWL_ARCHIVE, CrawlArchiveService } from './crawl-archive.service.js';
 import { CrawlRunner } from './crawl-runner.service.js';
 import { CRAWL_QUEUE, CrawlService } from './crawl.service.js';
 import { crawlerSource } from './crawler-source.js';
@@ -19,6 +20,7 @@ export const crawlerPlugin = definePlugin({
   bindings: new ContainerModule(({ bind }) => {
     bind(CrawlService).toSelf().inSingletonScope();
     bind(CrawlRunner).toSelf().inSingletonScope();
+    bind(CRAWL_ARCHIVE).to(CrawlArchiveService).inSingletonScope();
   }),
   routes: crawlingRoutes,
   resolvers: [CrawlerResolver],

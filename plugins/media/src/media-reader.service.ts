@@ -55,6 +55,10 @@ export class MediaReaderService implements MediaReader {
     return { key: this.box.open(row.sealed_key), params: row.params };
   }
 
+  async thumbnail(mediaId: number): Promise<Buffer> {
+    return requireBlob(this.blobs, blobKeys(mediaId).thumbnail);
+  }
+
   async credits(accountId: number): Promise<string[]> {
     const rows: { credit: string }[] = await this.db.query(
       `SELECT DISTINCT credit FROM media WHERE account_id = $1 AND credit IS NOT NULL AND credit <> ''`,

@@ -23,7 +23,7 @@ import {
 import { parseLicensee, type LicenseeInput } from './licensee-input.js';
 import { LicenseeService, type LicenseeRow } from './licensee.service.js';
 import type { MatchReview, ReviewChange } from './review.api.js';
-import { matchIds } from './review-input.js';
+import { isMatchId, matchIds } from './review-input.js';
 import { ReviewStore } from './review.service.js';
 import type { ReviewState } from './review-states.js';
 
@@ -83,6 +83,13 @@ export class LicenseeType {
   @Field(() => Date) updated!: Date;
 }
 
+@ObjectType('MatchReviewPage', { description: 'Reviews of the matches a filter selects, in match id order' })
+export class MatchReviewPageType {
+  @Field(() => Int) count!: number;
+  @Field(() => String, { nullable: true, description: 'Cursor of the next page' }) next!: string | null;
+  @Field(() => [MatchReviewType]) results!: MatchReviewType[];
+}
+
 @ObjectType('LicenseePage')
 export class LicenseePageType {
   @Field(() => Int) count!: number;
@@ -115,6 +122,16 @@ const licenseeType = (r: LicenseeRow): LicenseeType => ({
   created: new Date(r.created), updated: new Date(r.updated),
 });
 
+/** Filter parameters as the REST query string (a repeated name is a list, as in a URL). */
+function queryOf(filter: MatchFilterParamInput[]): Record<string, QueryValue> {
+  const query: Record<string, QueryValue> = Object.create(null) as Record<string, QueryValue>;
+  for (const { name, value } of filter) {
+    const prev = query[name];
+    query[name] = prev === undefined ? value : [...(Array.isArray(prev) ? prev : [prev]), value];
+  }
+  return query;
+}
+
 /** The GraphQL input as the REST body, so both go through one parser (names in snake case; absent stays absent). */
 function licenseeBody(input: LicenseeInputType, partial: boolean): LicenseeInput {
   const keys: Record<string, string> = { includeSubdomains: 'include_subdomains', mediaPath: 'media_path', mediaId: 'media_id', validFrom: 'valid_from', validUntil: 'valid_until' };
@@ -140,6 +157,22 @@ export class ReviewResolver {
     return checked.filter((id) => states.has(id)).map((id) => reviewType(id, states.get(id)!));
   }
 
+  @Query(() => MatchReviewPageType, { description: 'Reviews of the matches the filters of GET /api/v4/matches/ select (review_state included), in match id order (GET /api/v4/matches/review/)' })
+  async matchReviewList(
+    @Ctx() ctx: GraphQLContext,
+    @Arg('filter', () => [MatchFilterParamInput], { nullable: true }) filter?: MatchFilterParamInput[],
+    @Arg('cursor', () => String, { nullable: true }) cursor?: string,
+    @Arg('pageSize', () => Int, { nullable: true }) pageSize?: number,
+  ): Promise<MatchReviewPageType> {
+    const accountId = requirePrincipal(ctx).accountId;
+    if (cursor != null && !isMatchId(cursor)) throw validationError([{ field: 'cursor', code: 'invalid_cursor', details: 'cursor is the value next carries.' }]);
+    const query = queryOf(filter ?? []);
+    const size = pageRequest(1, pageSize ?? 100).pageSize;
+    const [count, page] = await Promise.all([this.reviews.count(accountId, query), this.reviews.listPage(accountId, query, cursor ?? undefined, size)]);
+    const last = page.items[page.items.length - 1];
+    return { count, next: page.more && last ? last.ref.id : null, results: page.items.map((i) => reviewType(i.ref.id, i.review)) };
+  }
+
   @Query(() => [ReviewChangeType], { description: "A match's review history, oldest first" })
   async matchReviewHistory(@Arg('matchId', () => ID) matchId: string, @Ctx() ctx: GraphQLContext): Promise<ReviewChangeType[]> {
     const history = await this.reviews.history(requirePrincipal(ctx).accountId, matchId);
@@ -163,12 +196,7 @@ export class ReviewResolver {
     if (filter != null && licenseId != null) errors.push({ field: 'licenseId', code: 'invalid', details: 'licenseId goes with matchIds, not with a filter.' });
     if (errors.length) throw validationError(errors);
     if (checked) return { state, ...(await this.reviews.setState(p, checked, state, note ?? undefined, { licenseId: licenseId ?? undefined })) };
-    const query: Record<string, QueryValue> = {};
-    for (const { name, value } of filter!) {
-      const prev = query[name];
-      query[name] = prev === undefined ? value : [...(Array.isArray(prev) ? prev : [prev]), value];
-    }
-    return { state, ...(await this.reviews.setStateByFilter(p, query, state, note ?? undefined)) };
+    return { state, ...(await this.reviews.setStateByFilter(p, queryOf(filter!), state, note ?? undefined)) };
   }
 
   @Query(() => LicenseePageType)

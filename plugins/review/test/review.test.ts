@@ -71,7 +71,7 @@ async function receiver(): Promise<{ url: string; bodies: { type: string; data: 
 }
 
 test.before(async () => {
-  server = await startTestServer({ plugins: ['review'], clock: new Date('2026-11-20T09:00:00Z'), env: { REVIEW_LICENCE_SYNC_MAX: '3' }});
+  server = await startTestServer({ plugins: ['review', 'aggregations'], clock: new Date('2026-11-20T09:00:00Z'), env: { REVIEW_LICENCE_SYNC_MAX: '3' }});
   alice = await server.createAccount('alice');
   bob = await server.createAccount('bob');
   media = { a: await register(alice, '/alice/press/a.png', '#aa2200'), b: await register(alice, '/alice/b.png', '#0022aa'), bob: await register(bob, '/bob/c.png', '#00aa22') };
@@ -172,6 +172,14 @@ test.serial('bulk by any filter of the match list; the list, its CSV and the cou
   t.deepEqual(next.json.results.map((r: { match_id: string; state: string }) => [r.match_id, r.state]), [[ids.bbc, 'not_a_match']]);
   t.is(next.json.next, null);
 
+  // Aggregations: the groups with at least one match in the state.
+  const groups = async (name: string, query: string) => (await alice.call('GET', `/api/v3/aggregations/${name}/${query}`)).json;
+  t.is((await groups('group-site-path', '?review_state=not_a_match')).count, 2);
+  t.like((await groups('group-site-path', '?review_state=ignored')).results, [{ path: '/alice/press/a.png', site: { domain: 'example.com' } }]);
+  t.is((await groups('group-path', '?review_state__in=not_a_match,ignored')).count, 2);
+  t.is((await groups('group-path', '?review_state=unsure&media.id=' + media.b)).count, 0);
+  t.is((await alice.call('GET', '/api/v3/aggregations/group-path/?review_state=stolen')).status, 400);
+
   const csv = await alice.call('GET', '/api/v4/matches/review/?format=csv&review_state=not_a_match');
   t.is(csv.status, 200);
   t.regex(csv.headers.get('content-type') ?? '', /text\/csv/);
@@ -264,6 +272,10 @@ test.serial('GraphQL, match.reviewed to a webhook, and the digest counts', async
   });
   t.deepEqual(read.data?.matchReviews, [{ matchId: ids.lemonde, state: 'INFRINGING', note: 'bulk', automatic: false }], 'bob\'s id left out');
   t.like(read.data?.matchReviewHistory.at(-1), { state: 'INFRINGING', previousState: 'NEW', actor: { type: 'account', username: 'alice' } });
+  const listed = await gql(alice, '{ matchReviewList(filter: [{ name: "review_state", value: "infringing" }], pageSize: 2) { count next results { matchId state } } }');
+  t.is(listed.data?.matchReviewList.count, 3, JSON.stringify(listed));
+  t.is(listed.data?.matchReviewList.results.length, 2);
+  t.is(listed.data?.matchReviewList.next, listed.data?.matchReviewList.results[1].matchId);
   const denied = await gql(bob, `{ matchReviewHistory(matchId: "${ids.lemonde}") { state } }`);
   t.is(denied.errors?.[0]?.extensions?.code, 'not_found');
   const lic = await gql(alice, 'mutation { createLicensee(input: { name: "Agence", domain: "agence.example", validUntil: "bad" }) { id } }');

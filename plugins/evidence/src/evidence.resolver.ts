@@ -1,0 +1,98 @@
+import { Arg, Ctx, Field, Float, ID, inject, injectable, Int, Mutation, ObjectType, Query, Resolver, requirePrincipal, type GraphQLContext } from '@filigrane/plugin-api';
+import type { EvidencePack } from './evidence.entities.js';
+import { EvidencePackService } from './evidence.service.js';
+import { SigningKeyService } from './signing-key.service.js';
+
+@ObjectType('EvidenceTimeStamp', { description: 'The RFC 3161 time stamp of a pack' })
+export class EvidenceTimeStampType {
+  @Field(() => Date) time!: Date;
+  @Field(() => String) authority!: string;
+}
+
+@ObjectType('EvidencePack', { description: 'A signed, time-stamped WACZ proving what was seen of some matches, and when' })
+export class EvidencePackType {
+  @Field(() => ID) id!: string;
+  @Field(() => String, { description: 'pending, complete or failed' }) status!: string;
+  @Field(() => [ID]) matchIds!: string[];
+  @Field(() => Boolean) automatic!: boolean;
+  @Field(() => Date) createdAt!: Date;
+  @Field(() => Date, { nullable: true }) completedAt!: Date | null;
+  @Field(() => String, { nullable: true, description: 'SHA-256 (hex) of the WACZ file' }) sha256!: string | null;
+  @Field(() => Float, { nullable: true, description: 'Bytes of the WACZ file' }) size!: number | null;
+  @Field(() => String, { nullable: true, description: 'REST URL of the WACZ file, once complete' }) downloadUrl!: string | null;
+  @Field(() => String, { nullable: true }) error!: string | null;
+  @Field(() => Int) screenshots!: number;
+  @Field(() => String, { nullable: true, description: 'Why a screenshot is missing (no Chromium...)' }) screenshotMissing!: string | null;
+  @Field(() => EvidenceTimeStampType, { nullable: true }) timeStamp!: EvidenceTimeStampType | null;
+  @Field(() => String, { nullable: true, description: 'Why the pack has no time stamp' }) timeStampMissing!: string | null;
+}
+
+@ObjectType('EvidenceKey', { description: 'A public key that signs evidence packs' })
+export class EvidenceKeyType {
+  @Field(() => ID) id!: string;
+  @Field(() => String) algorithm!: string;
+  @Field(() => String, { description: 'PEM (SubjectPublicKeyInfo)' }) publicKey!: string;
+  @Field(() => Date) createdAt!: Date;
+}
+
+@ObjectType('EvidenceSettings')
+export class EvidenceSettingsType {
+  @Field(() => Boolean, { description: 'A pack of every match when it is first recorded' }) autoCapture!: boolean;
+}
+
+export function packType(p: EvidencePack, baseUrl: string): EvidencePackType {
+  const s = p.summary as { screenshots?: number; screenshotMissing?: string | null; timeStamp?: { genTime: string; authority: string } | null; timeStampMissing?: string | null };
+  return {
+    id: p.id, status: p.status, matchIds: p.matchIds, automatic: p.automatic, createdAt: p.created, completedAt: p.completed, sha256: p.sha256, size: p.size,
+    downloadUrl: p.status === 'complete' ? `${baseUrl}/api/v4/evidence/${p.id}/download` : null,
+    error: p.error, screenshots: s.screenshots ?? 0, screenshotMissing: s.screenshotMissing ?? null,
+    timeStamp: s.timeStamp ? { time: new Date(s.timeStamp.genTime), authority: s.timeStamp.authority } : null, timeStampMissing: s.timeStampMissing ?? null,
+  };
+}
+
+@injectable()
+@Resolver()
+export class EvidenceResolver {
+  constructor(
+    @inject(EvidencePackService) private readonly packs: EvidencePackService,
+    @inject(SigningKeyService) private readonly keys: SigningKeyService,
+  ) {}
+
+  @Query(() => [EvidencePackType], { description: "The account's evidence packs, newest first" })
+  async evidencePacks(
+    @Arg('first', () => Int, { defaultValue: 50 }) first: number,
+    @Arg('offset', () => Int, { defaultValue: 0 }) offset: number,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<EvidencePackType[]> {
+    const [rows] = await this.packs.list(requirePrincipal(ctx).accountId, Math.max(0, offset), Math.min(Math.max(1, first), 1000));
+    return rows.map((p) => packType(p, ctx.baseUrl));
+  }
+
+  @Query(() => EvidencePackType, { nullable: true, description: 'One evidence pack (null when it is not the account\'s)' })
+  async evidencePack(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<EvidencePackType | null> {
+    const pack = await this.packs.row(requirePrincipal(ctx).accountId, id);
+    return pack && packType(pack, ctx.baseUrl);
+  }
+
+  @Query(() => [EvidenceKeyType], { description: 'The public keys that sign evidence packs' })
+  async evidenceKeys(): Promise<EvidenceKeyType[]> {
+    return (await this.keys.publicKeys()).map((k) => ({ id: k.id, algorithm: k.algorithm, publicKey: k.publicKey, createdAt: k.created }));
+  }
+
+  @Query(() => EvidenceSettingsType)
+  async evidenceSettings(@Ctx() ctx: GraphQLContext): Promise<EvidenceSettingsType> {
+    return { autoCapture: (await this.packs.settings(requirePrincipal(ctx).accountId)).auto_capture };
+  }
+
+  @Mutation(() => EvidencePackType, { description: 'Ask for an evidence pack of 1 to 20 matches; a job builds it (status pending until then)' })
+  async captureEvidence(@Arg('matchIds', () => [ID]) matchIds: string[], @Ctx() ctx: GraphQLContext): Promise<EvidencePackType> {
+    const accountId = requirePrincipal(ctx).accountId;
+    const { id } = await this.packs.capture(accountId, matchIds, ctx.baseUrl);
+    return packType((await this.packs.row(accountId, id))!, ctx.baseUrl);
+  }
+
+  @Mutation(() => EvidenceSettingsType)
+  async updateEvidenceSettings(@Arg('autoCapture', () => Boolean) autoCapture: boolean, @Ctx() ctx: GraphQLContext): Promise<EvidenceSettingsType> {
+    return { autoCapture: (await this.packs.updateSettings(requirePrincipal(ctx).accountId, { auto_capture: autoCapture })).auto_capture };
+  }
+}

@@ -1,0 +1,193 @@
+import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { MatchQueryService } from '@filigrane/plugin-matches';
+import { conflict, inject, returnedRows, injectable, notFound, TOKENS, validationError, type BlobStore, type DataSource, type EventPublisher, type JobQueue, type Logger, type LoggerFactory, type ErrorItem } from '@filigrane/plugin-api';
+import { EvidenceAccountSettings, EvidencePack } from './evidence.entities.js';
+import type { EvidencePackSummary, EvidenceService } from './evidence-service.js';
+import { PackBuilder } from './pack-builder.service.js';
+import { sha256 } from './wacz-writer.js';
+
+export const BUILD_QUEUE = 'evidence.build';
+/** Matches in one pack: each one is fetched, rendered and screenshotted. */
+export const MAX_MATCHES = 20;
+const ATTEMPTS = 3;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+const summaryOf = (p: EvidencePack): EvidencePackSummary => ({
+  id: p.id, sha256: p.sha256, size: p.size, matchIds: p.matchIds, createdAt: p.created, completedAt: p.completed, status: p.status, error: p.error,
+});
+
+/** The account's evidence packs: asked for (REST, GraphQL, other plugins, match.created), built by a job, stored in the blob store. */
+@injectable()
+export class EvidencePackService implements EvidenceService {
+  private readonly log: Logger;
+
+  constructor(
+    @inject(TOKENS.DataSource) private readonly db: DataSource,
+    @inject(TOKENS.BlobStore) private readonly blobs: BlobStore,
+    @inject(TOKENS.JobQueue) private readonly jobs: JobQueue,
+    @inject(TOKENS.Events) private readonly events: EventPublisher,
+    @inject(MatchQueryService) private readonly matches: MatchQueryService,
+    @inject(PackBuilder) private readonly builder: PackBuilder,
+    @inject(TOKENS.Loggers) loggers: LoggerFactory,
+  ) {
+    this.log = loggers.for('evidence');
+  }
+
+  /** Checks the ids (strings of digits, the account's v4 matches, 1 to MAX_MATCHES, no repeats); 400 naming each bad one. */
+  async checkMatchIds(accountId: number, input: unknown): Promise<string[]> {
+    const errors: ErrorItem[] = [];
+    if (!Array.isArray(input) || input.length === 0) {
+      throw validationError([{ field: 'matches', code: 'required', details: `matches is a list of 1 to ${MAX_MATCHES} match ids.` }]);
+    }
+    if (input.length > MAX_MATCHES) throw validationError([{ field: 'matches', code: 'max_length', details: `A pack covers at most ${MAX_MATCHES} matches (got ${input.length}).` }]);
+    const ids: string[] = [];
+    for (const raw of input) {
+      const id = typeof raw === 'number' && Number.isSafeInteger(raw) ? String(raw) : raw;
+      if (typeof id !== 'string' || !/^[1-9]\d{0,15}$/.test(id)) {
+        errors.push({ field: 'matches', code: 'invalid', details: `${JSON.stringify(raw)?.slice(0, 40) ?? String(raw)} is not a match id.` });
+      } else if (ids.includes(id)) {
+        errors.push({ field: 'matches', code: 'duplicate', details: `Match ${id} is listed twice.` });
+      } else ids.push(id);
+    }
+    if (errors.length === 0) {
+      for (const id of ids) {
+        // Another account's match is unknown here, exactly like one that does not exist.
+        if (!(await this.matches.get(accountId, Number(id)))) errors.push({ field: 'matches', code: 'not_found', details: `No match ${id} in this account.` });
+      }
+    }
+    if (errors.length) throw validationError(errors);
+    return ids;
+  }
+
+  async capture(accountId: number, matchIds: string[], baseUrl = ''): Promise<{ id: string }> {
+    const ids = await this.checkMatchIds(accountId, matchIds);
+    const id = randomUUID();
+    await this.db.query('INSERT INTO evidence_packs (id, account_id, match_ids, status, base_url) VALUES ($1, $2, $3, $4, $5)', [id, accountId, ids, 'pending', baseUrl]);
+    await this.queue(id);
+    return { id };
+  }
+
+  /** The automatic pack of a new match (account setting): once per match, however often the event comes. */
+  async captureAutomatically(accountId: number, matchId: string): Promise<void> {
+    const [setting] = await this.db.query('SELECT auto_capture FROM evidence_settings WHERE account_id = $1', [accountId]) as { auto_capture: boolean }[];
+    if (!setting?.auto_capture) return;
+    await this.db.query(
+      `INSERT INTO evidence_packs (id, account_id, match_ids, status, automatic) VALUES ($1, $2, $3, 'pending', true)
+       ON CONFLICT (account_id, (match_ids[1])) WHERE automatic DO NOTHING`,
+      [randomUUID(), accountId, [matchId]],
+    );
+    // Queued again when the event comes twice (a crash between the insert and the send): the singleton key drops a duplicate.
+    const [pack] = await this.db.query(`SELECT id, status FROM evidence_packs WHERE account_id = $1 AND automatic AND match_ids[1] = $2`, [accountId, matchId]) as { id: string; status: string }[];
+    if (pack?.status === 'pending') await this.queue(pack.id);
+  }
+
+  private async queue(id: string): Promise<void> {
+    await this.jobs.send(BUILD_QUEUE, { packId: id }, { singletonKey: id, retryLimit: ATTEMPTS - 1, retryDelaySeconds: 30 });
+  }
+
+  async get(accountId: number, packId: string): Promise<EvidencePackSummary | null> {
+    const pack = await this.row(accountId, packId);
+    return pack && summaryOf(pack);
+  }
+
+  async row(accountId: number, packId: string): Promise<EvidencePack | null> {
+    if (typeof packId !== 'string' || !UUID.test(packId)) return null;
+    return this.db.getRepository(EvidencePack).findOneBy({ id: packId, accountId });
+  }
+
+  list(accountId: number, offset: number, limit: number): Promise<[EvidencePack[], number]> {
+    return this.db.getRepository(EvidencePack).findAndCount({ where: { accountId }, order: { created: 'DESC', id: 'ASC' }, skip: offset, take: limit });
+  }
+
+  /** The WACZ of a complete pack: 404 when not the account's, 409 while building or when it failed. */
+  async download(accountId: number, packId: string): Promise<{ stream: Readable; size: number; pack: EvidencePack }> {
+    const pack = await this.row(accountId, packId);
+    if (!pack) throw notFound('No such evidence pack.');
+    if (pack.status === 'pending') throw conflict('pack_pending', 'The evidence pack is still being built; its status says when it is complete.');
+    if (pack.status === 'failed') throw conflict('pack_failed', `The evidence pack could not be built: ${pack.error ?? 'unknown error'}`);
+    const opened = await this.blobs.open(pack.blobKey!);
+    // A complete pack whose file is gone is a server fault someone must see, never an empty download.
+    if (!opened) throw new Error(`evidence pack ${pack.id}: its file ${pack.blobKey} is missing from the blob store`);
+    return { stream: opened.stream, size: opened.size, pack };
+  }
+
+  /** The build job: the WACZ into the blob store, the row complete, `evidence.captured` through the outbox. */
+  async build(packId: string): Promise<void> {
+    const claimed = returnedRows<{ attempts: number }>(await this.db.query(
+      `UPDATE evidence_packs SET attempts = attempts + 1 WHERE id = $1 AND status = 'pending' RETURNING attempts`,
+      [packId],
+    ));
+    const attempt = claimed[0]?.attempts;
+    const pack = await this.db.getRepository(EvidencePack).findOneBy({ id: packId });
+    if (!pack || pack.status !== 'pending' || attempt === undefined) return;
+    try {
+      const started = Date.now();
+      const built = await this.builder.build({ id: pack.id, accountId: pack.accountId, matchIds: pack.matchIds, baseUrl: pack.baseUrl });
+      const key = `evidence/${pack.accountId}/${pack.id}.wacz`;
+      await this.blobs.put(key, built.wacz);
+      const digest = sha256(built.wacz);
+      await this.finish(pack, { status: 'complete', blobKey: key, sha256: digest, size: built.wacz.length, summary: { ...built.summary, buildMs: Date.now() - started }, error: null });
+      this.log.info(`evidence pack ${pack.id}: ${built.wacz.length} bytes in ${Date.now() - started} ms`);
+    } catch (err) {
+      const message = ((err as Error).message ?? String(err)).slice(0, 500);
+      if (attempt < ATTEMPTS) {
+        this.log.warn(`evidence pack ${pack.id}: attempt ${attempt} failed (${message}); retried`);
+        throw err;
+      }
+      this.log.error(`evidence pack ${pack.id} failed: ${message}`);
+      await this.finish(pack, { status: 'failed', blobKey: null, sha256: null, size: null, summary: {}, error: message });
+    }
+  }
+
+  private async finish(pack: EvidencePack, change: Pick<EvidencePack, 'status' | 'blobKey' | 'sha256' | 'size' | 'summary' | 'error'>): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const done = await tx.query(
+        `UPDATE evidence_packs SET status = $2, blob_key = $3, sha256 = $4, size = $5, summary = $6, error = $7, completed = now()
+         WHERE id = $1 AND status = 'pending' RETURNING completed`,
+        [pack.id, change.status, change.blobKey, change.sha256, change.size, JSON.stringify(change.summary), change.error],
+      );
+      if (!returnedRows(done).length) return;
+      await this.events.enqueue(
+        {
+          type: 'evidence.captured',
+          accountId: pack.accountId,
+          data: {
+            id: pack.id, status: change.status as 'complete' | 'failed', match_ids: pack.matchIds, sha256: change.sha256, size: change.size,
+            url: `${pack.baseUrl}/api/v4/evidence/${pack.id}/`, error: change.error,
+          },
+        },
+        tx,
+        { key: `evidence:${pack.id}` },
+      );
+    });
+    await this.events.flush();
+  }
+
+  async settings(accountId: number): Promise<{ auto_capture: boolean }> {
+    const [row] = await this.db.query('SELECT auto_capture FROM evidence_settings WHERE account_id = $1', [accountId]) as { auto_capture: boolean }[];
+    return { auto_capture: row?.auto_capture ?? false };
+  }
+
+  async updateSettings(accountId: number, body: unknown): Promise<{ auto_capture: boolean }> {
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw validationError([{ field: 'non_field_errors', code: 'invalid', details: 'Expected a JSON object.' }]);
+    const errors: ErrorItem[] = Object.keys(body).filter((k) => k !== 'auto_capture').map((k) => ({ field: k, code: 'unknown_field', details: `Unknown setting "${k.slice(0, 100)}".` }));
+    const value = (body as { auto_capture?: unknown }).auto_capture;
+    if (value !== undefined && typeof value !== 'boolean') errors.push({ field: 'auto_capture', code: 'invalid', details: 'auto_capture is a boolean.' });
+    if (errors.length) throw validationError(errors);
+    if (typeof value === 'boolean') {
+      await this.db.query(
+        'INSERT INTO evidence_settings (account_id, auto_capture) VALUES ($1, $2) ON CONFLICT (account_id) DO UPDATE SET auto_capture = EXCLUDED.auto_capture',
+        [accountId, value],
+      );
+    }
+    return this.settings(accountId);
+  }
+
+  /** The account-deleted hook: its packs' files, rows and settings (idempotent). */
+  async forgetAccount(accountId: number): Promise<void> {
+    await this.blobs.deletePrefix(`evidence/${accountId}`);
+    await this.db.query('DELETE FROM evidence_packs WHERE account_id = $1', [accountId]);
+    await this.db.query('DELETE FROM evidence_settings WHERE account_id = $1', [accountId]);
+  }
+}

@@ -1,0 +1,21 @@
+import { defineSettings, setting, type SettingValues } from '@filigrane/plugin-api';
+
+export const EVIDENCE_SETTINGS = defineSettings('evidence', {
+  tsaUrl: setting.optionalUrl({
+    env: 'TSA_URL',
+    description: 'RFC 3161 time stamp authority that stamps every evidence pack (an operator-trusted URL, e.g. https://freetsa.org/tsr); unset: packs say they carry no time stamp',
+  }),
+  chromiumPath: setting.string({
+    env: 'CHROMIUM_PATH',
+    default: '/usr/bin/chromium',
+    description: 'Headless Chromium for the screenshots of evidence packs (Debian package chromium); absent: packs say so instead of a screenshot',
+  }),
+  captureTimeoutMs: setting.integer({
+    env: 'EVIDENCE_CAPTURE_TIMEOUT_MS',
+    default: 45_000,
+    min: 1000,
+    description: "Deadline of one page's capture (fetches and screenshot) in an evidence pack",
+  }),
+});
+
+export type EvidenceSettings = SettingValues<typeof EVIDENCE_SETTINGS.specs>;
