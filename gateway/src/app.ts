@@ -5,6 +5,7 @@ import { Container } from 'inversify';
 import type { DataSource } from 'typeorm';
 import {
   ACCOUNT_DELETED_HOOKS,
+  GRAPHQL_SCHEMA_HOOKS,
   CORE_SETTINGS,
   EVENT_LISTENERS,
   FILE_URL_SIGNER,
@@ -164,6 +165,7 @@ async function assemble(
 
   extensions.declare(EVENT_LISTENERS, 'core');
   extensions.declare(ACCOUNT_DELETED_HOOKS, 'core');
+  extensions.declare(GRAPHQL_SCHEMA_HOOKS, 'core');
   for (const p of plugins) {
     for (const point of p.extensionPoints ?? []) extensions.declare(point, p.id);
     if (p.bindings) await container.load(p.bindings);

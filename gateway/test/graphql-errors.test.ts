@@ -21,7 +21,7 @@ test('syntax, validation and variable errors are the client\'s: status_code 400,
     [{ query: 'query Q($p: Int) { mediaFolder(page: $p) { __typename } }', variables: { p: 2 ** 31 } }, 'BAD_USER_INPUT', /32-bit/],
     [{ query: 'query A { account { username } } query B { account { username } }' }, 'OPERATION_RESOLUTION_FAILURE', /operation name/],
     // More than 50 bad variable values: graphql-js gives up with an error of its own (no original, no path).
-    [{ query: 'mutation Q($t: [String!]) { updateMatch(id: "1", tags: $t) }', variables: { t: Array(60).fill(1) } }, 'BAD_USER_INPUT', /Too many errors/],
+    [{ query: 'mutation Q($t: [String!]) { updateMatch(id: "1", tags: $t) { id } }', variables: { t: Array(60).fill(1) } }, 'BAD_USER_INPUT', /Too many errors/],
   ];
   for (const [body, code, reason] of cases) {
     const res = await server.call('POST', '/graphql', { key, json: body });
@@ -39,6 +39,61 @@ test('syntax, validation and variable errors are the client\'s: status_code 400,
 test('an error a resolver raises keeps its own code and status', async (t) => {
   const res = await server.call('POST', '/graphql', { key, json: { query: '{ crawlSession(id: 987654) { id } }' } });
   t.is(res.status, 200);
-  t.is(res.json.errors[0].extensions.code, 'not_found', res.text);
+  t.is(res.json.errors[0].extensions.code, 'NOT_FOUND', res.text);
+  t.is(res.json.errors[0].extensions.apiCode, 'not_found');
   t.is(res.json.errors[0].extensions.status_code, 404);
+});
+
+/** Nothing in an answer may show a stack trace or where the server's files are. */
+const leaks = (text: string) => /\bat [\w.<>]+ \(|node:internal|\/work\/|\/dist\/|\.js:\d+/.test(text);
+
+test('refusals before execution are GraphQL errors: wrong credentials, an empty body, variables as a string, a CSRF-blocked GET', async (t) => {
+  const wrongKey = await server.call('POST', '/graphql', { key: 'not-a-key', json: { query: '{ account { username } }' } });
+  t.is(wrongKey.status, 401);
+  t.like(wrongKey.json.errors[0].extensions, { code: 'UNAUTHENTICATED', status_code: 401 });
+  t.false('data' in wrongKey.json);
+  const cases: [string, Parameters<TestServer['call']>[2], RegExp][] = [
+    ['empty body', { key, headers: { 'content-type': 'application/json' }, body: '' }, /POST body missing/],
+    ['variables as a string', { key, json: { query: '{ __typename }', variables: '{}' } }, /variables/],
+    ['broken JSON', { key, headers: { 'content-type': 'application/json' }, body: '{"query":' }, /JSON/],
+  ];
+  for (const [label, options, reason] of cases) {
+    const res = await server.call('POST', '/graphql', options);
+    t.is(res.status, 400, label);
+    t.regex(res.json.errors[0].message, reason, label);
+    t.is(typeof res.json.errors[0].extensions.code, 'string', label);
+    t.false(leaks(res.text), `${label}: ${res.text}`);
+  }
+  const csrf = await server.call('GET', '/graphql?query=%7B__typename%7D', { key });
+  t.is(csrf.status, 400);
+  t.false(leaks(csrf.text), csrf.text);
+  t.is(csrf.json.errors[0].extensions.code, 'BAD_REQUEST');
+});
+
+test('a failing field is null with its error; the other fields keep their data', async (t) => {
+  const res = await server.call('POST', '/graphql', { key, json: { query: '{ account { username } crawlSession(id: 99) { id } matches(pageSize: 0) { count } }' } });
+  t.is(res.status, 200);
+  t.is(res.json.data.account.username, 'gqlerrors');
+  t.is(res.json.data.crawlSession, null);
+  t.is(res.json.data.matches, null);
+  const byPath = Object.fromEntries(res.json.errors.map((e: { path: string[]; extensions: unknown }) => [e.path[0], e.extensions]));
+  t.like(byPath.crawlSession, { code: 'NOT_FOUND', status_code: 404 });
+  t.like(byPath.matches, { code: 'BAD_USER_INPUT', apiCode: 'invalid_page_size', status_code: 400 });
+});
+
+test('not found as REST says it: media(path) and aggregation(id) are NOT_FOUND errors, not a silent null', async (t) => {
+  const media = await server.call('POST', '/graphql', { key, json: { query: '{ media(path: "/gqlerrors/none.png") { path } }' } });
+  t.like(media.json.errors[0], { path: ['media'], extensions: { code: 'NOT_FOUND', status_code: 404 } });
+  const aggregation = await server.call('POST', '/graphql', { key, json: { query: '{ aggregation(name: "group-path", id: "12345") { id } }' } });
+  t.like(aggregation.json.errors[0], { path: ['aggregation'], extensions: { code: 'NOT_FOUND' } });
+  const noSuch = await server.call('POST', '/graphql', { key, json: { query: '{ aggregations(name: "group-nothing") { count } }' } });
+  t.like(noSuch.json.errors[0].extensions, { code: 'NOT_FOUND' });
+});
+
+test('a bad filter value is BAD_USER_INPUT naming the REST parameter and the reason', async (t) => {
+  const res = await server.call('POST', '/graphql', { key, json: { query: '{ matches(filter: { dateCreated: { gte: "yesterday" } }) { count } }' } });
+  t.is(res.status, 200);
+  t.like(res.json.errors[0].extensions, { code: 'BAD_USER_INPUT', apiCode: 'invalid_filter', status_code: 400 });
+  t.regex(res.json.errors[0].message, /date_created__gte/);
+  t.not(res.json.errors[0].message, 'A server error occurred. Please retry later.');
 });

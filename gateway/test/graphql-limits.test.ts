@@ -20,23 +20,27 @@ const gql = (body: unknown) => {
 test.serial('depth, aliases, mutations and batches beyond the limits: 400 with a clear error, nothing run', async (t) => {
   const deep = await gql({ query: `{ account ${'{ quotas '.repeat(11)}{ userPaths }${' }'.repeat(11)} }` });
   t.is(deep.status, 400);
-  t.is(deep.json.code, 'query_too_complex');
-  t.regex(deep.json.details, /depth/);
+  // Refused before execution, in GraphQL's shape: QUERY_TOO_COMPLEX with the limit crossed and the cost.
+  t.like(deep.json.errors[0].extensions, { code: 'QUERY_TOO_COMPLEX', limitName: 'depth', limit: 10, status_code: 400 });
+  t.is(typeof deep.json.errors[0].extensions.cost, 'number');
+  t.regex(deep.json.errors[0].message, /depth/);
+  t.false('data' in deep.json);
 
   const aliases = Array.from({ length: 31 }, (_, i) => `a${i}: account { username }`).join(' ');
   const aliased = await gql({ query: `{ ${aliases} }` });
   t.is(aliased.status, 400);
-  t.regex(aliased.json.details, /aliases/);
+  t.like(aliased.json.errors[0].extensions, { code: 'QUERY_TOO_COMPLEX', limitName: 'aliases', limit: 30, cost: 62 });
+  t.regex(aliased.json.errors[0].message, /aliases 31 over the limit of 30/);
 
   const writes = Array.from({ length: 6 }, (_, i) => `m${i}: updateAccountSettings(input: { lang: "fr" }) { lang }`).join(' ');
   const mutations = await gql({ query: `mutation { ${writes} }` });
   t.is(mutations.status, 400);
-  t.regex(mutations.json.details, /mutations/);
+  t.regex(mutations.json.errors[0].message, /mutations/);
   t.is((await gql({ query: '{ accountSettings { lang } }' })).json.data.accountSettings.lang, 'en', 'the refused mutations did not run');
 
   const batch = await gql([{ query: '{ account { username } }' }, { query: '{ account { username } }' }]);
   t.is(batch.status, 400);
-  t.is(batch.json.code, 'batch_not_supported');
+  t.like(batch.json.errors[0].extensions, { code: 'BAD_REQUEST', apiCode: 'batch_not_supported' });
 
   const fine = await gql({ query: '{ account { username quotas { userPaths } } }' });
   t.is(fine.status, 200);
@@ -51,4 +55,11 @@ test.serial('a costly query counts as several requests in the rate limits', asyn
   t.is(costly.headers.get('x-ratelimit-secondly-remaining'), '15');
   const tooCostly = await gql({ query: `{ account { ${'username '.repeat(998)} } }` }); // cost 999: ten
   t.is(tooCostly.headers.get('x-ratelimit-secondly-remaining'), '10');
+  // The same second: the next costly one is over the limit, refused as RATE_LIMITED with when to retry.
+  let limited = await server.call('POST', '/graphql', { key, json: { query: `{ account { ${'username '.repeat(499)} } }` } });
+  for (let i = 0; i < 5 && limited.status !== 429; i++) limited = await server.call('POST', '/graphql', { key, json: { query: `{ account { ${'username '.repeat(499)} } }` } });
+  t.is(limited.status, 429, limited.text);
+  t.like(limited.json.errors[0].extensions, { code: 'RATE_LIMITED', status_code: 429 });
+  t.is(typeof limited.json.errors[0].extensions.retryAfter, 'number');
+  t.truthy(limited.headers.get('retry-after'));
 });

@@ -73,11 +73,11 @@ test('GraphQL: explorer page served offline, same credentials and error codes as
   t.true(page.text.includes('<title>Filigrane GraphQL</title>'));
   t.false(/https?:\/\//.test(page.text.replace(/<[^>]*>/g, '')), 'no external resources');
   const unauth = await server.call('POST', '/graphql', { json: { query: '{ account { username } }' } });
-  t.is(unauth.json.errors[0].extensions.code, 'not_authenticated');
+  t.is(unauth.json.errors[0].extensions.apiCode, 'not_authenticated');
   t.is(unauth.json.errors[0].extensions.status_code, 401);
   const wrong = await server.call('POST', '/graphql', { key: 'fk_wrong', json: { query: '{ account { username } }' } });
   t.is(wrong.status, 401);
-  t.is(wrong.json.code, 'authentication_failed');
+  t.like(wrong.json.errors[0].extensions, { code: 'UNAUTHENTICATED', apiCode: 'authentication_failed' });
   const ok = await server.call('POST', '/graphql', { key, json: { query: '{ account { username } }' } });
   t.is(ok.json.data.account.username, 'conv');
 });

@@ -54,7 +54,7 @@ test.serial('a per-day chart is one field: zero days filled, the filter and the 
   t.deepEqual(paris.buckets.map((b: { count: number }) => b.count), [2, 0, 1, 1], 'the 22:30 UTC match is on 4 May in Paris');
   t.is(paris.buckets[0].start, '2026-04-30T22:00:00.000Z', 'a Paris day starts at 22:00 UTC in May');
 
-  const filtered = (await data(alice, `{ matchHistogram(interval: DAY, filter: { watermarked: true }) { total buckets { count } } }`)).matchHistogram;
+  const filtered = (await data(alice, `{ matchHistogram(interval: DAY, filter: { watermarked: { equals: true } }) { total buckets { count } } }`)).matchHistogram;
   t.is(filtered.total, 2);
   t.deepEqual(filtered.buckets.map((b: { count: number }) => b.count), [1, 0, 1], 'from the first to the last match when no range is given');
 
@@ -76,7 +76,7 @@ test.serial('a per-day chart is one field: zero days filled, the filter and the 
 
 test.serial('before/after: a 30-day chart by aliases (capped at 30) against one histogram field', async (t) => {
   const days = Array.from({ length: 31 }, (_, i) => new Date(Date.UTC(2026, 3, 5 + i)).toISOString().slice(0, 10));
-  const alias = (from: string, to: string, i: number) => `d${i}: matches(filter: { dateCreatedGte: "${from}", dateCreatedLt: "${to}" }, pageSize: 1) { count }`;
+  const alias = (from: string, to: string, i: number) => `d${i}: matches(filter: { dateCreated: { gte: "${from}", lt: "${to}" } }, pageSize: 1) { count }`;
   const aliases = days.slice(0, 30).map((d, i) => alias(d, days[i + 1]!, i)).join('\n');
   const refused = await gql(alice, `{ ${aliases} extra: matches(pageSize: 1) { count } }`);
   t.is(refused.status, 400, 'the 31st alias is refused: before, a 30-day chart took two requests');
@@ -94,7 +94,7 @@ test.serial('before/after: a 30-day chart by aliases (capped at 30) against one 
 });
 
 test.serial('bulk edits by ids or by filter, tag add/remove without losing concurrent edits', async (t) => {
-  const byFilter = (await data(alice, `mutation { updateMatches(filter: { siteDomain: "lemonde.fr" }, addTags: ["press-fr"], export: false) { matched updated refused ids } }`)).updateMatches;
+  const byFilter = (await data(alice, `mutation { updateMatches(filter: { siteDomain: { equals: "lemonde.fr" } }, addTags: ["press-fr"], export: false) { matched updated refused ids } }`)).updateMatches;
   t.is(byFilter.matched, 2);
   t.is(byFilter.updated, 2);
   t.deepEqual([...byFilter.ids].sort(), [ids[0], ids[1]].sort());
@@ -139,7 +139,7 @@ test.serial('bulk edits by ids or by filter, tag add/remove without losing concu
 test.serial('aggregation objects: bulk tags and export by filter, versions counted', async (t) => {
   const list = (await alice.call('GET', '/api/v3/aggregations/group-site-path/')).json;
   t.is(list.count, 2);
-  const res = (await data(alice, `mutation($f: JSONObject) { updateAggregations(name: "group-site-path", filter: $f, addTags: ["fr"], export: false) { matched updated ids } }`, { f: { 'site.domain': 'lemonde.fr' } })).updateAggregations;
+  const res = (await data(alice, `mutation { updateAggregations(name: "group-site-path", filter: { siteDomain: { equals: "lemonde.fr" } }, addTags: ["fr"], export: false) { matched updated ids } }`)).updateAggregations;
   t.like(res, { matched: 1, updated: 1 });
   const obj = (await alice.call('GET', `/api/v3/aggregations/group-site-path/${res.ids[0]}/`)).json;
   t.deepEqual(obj.tags, ['fr']);

@@ -132,15 +132,15 @@ test('NUL in a JSON string, a JSON key or a query-string value: 400 naming the f
 test('NUL in GraphQL arguments, inline or in variables: a 400 error naming the argument', async (t) => {
   const inline = await server.call('POST', '/graphql', { key, json: { query: 'mutation { createOAuthApplication(name: "a\\u0000b") { id } }' } });
   t.is(inline.json.errors?.[0]?.extensions?.status_code, 400, inline.text);
-  t.is(inline.json.errors[0].extensions.code, 'invalid_character');
+  t.is(inline.json.errors[0].extensions.apiCode, 'invalid_character');
   t.regex(inline.json.errors[0].message, /name/);
   const vars = await server.call('POST', '/graphql', {
     key,
-    json: { query: 'query($f: JSONObject) { aggregations(name: "group-path", filter: $f) { count } }', variables: { f: { 'site.domain': 'x\u0000' } } },
+    json: { query: 'query($f: AggregationFilter) { aggregations(name: "group-site-path", filter: $f) { count } }', variables: { f: { siteDomain: { equals: 'x\u0000' } } } },
   });
   t.is(vars.json.errors?.[0]?.extensions?.status_code, 400, vars.text);
-  t.is(vars.json.errors[0].extensions.code, 'invalid_character');
-  t.regex(vars.json.errors[0].message, /filter\.site\.domain/);
+  t.is(vars.json.errors[0].extensions.apiCode, 'invalid_character');
+  t.regex(vars.json.errors[0].message, /filter\.siteDomain\.equals/);
 });
 
 // ---- 3. pagination ----
@@ -175,8 +175,11 @@ test('a page far beyond the end: 400 invalid_page past the largest offset, an em
     const far = await get(`/api/v3/aggregations/${name}/?page=1000000`);
     t.is(far.json.count, 1, `${name}: the count is the collection's, not the page's`);
   }
-  const gql = await server.call('POST', '/graphql', { key, json: { query: '{ aggregations(name: "group-path", page: 2000000000) { count results } }' } });
+  const gql = await server.call('POST', '/graphql', { key, json: { query: '{ aggregations(name: "group-path", page: 1000000) { count results { id } } }' } });
   t.is(gql.json.data?.aggregations?.count, 1, gql.text);
+  // Past the largest offset: REST's 400 invalid_page, as a BAD_USER_INPUT error (it used to be clamped).
+  const beyond = await server.call('POST', '/graphql', { key, json: { query: '{ aggregations(name: "group-path", page: 2000000000) { count } }' } });
+  t.like(beyond.json.errors?.[0]?.extensions, { code: 'BAD_USER_INPUT', apiCode: 'invalid_page' }, beyond.text);
 });
 
 // ---- 4. forged cursors ----
@@ -204,7 +207,7 @@ test('forged cursors on every match list: 400 invalid_cursor', async (t) => {
     for (const c of forged) errorBody(t, await get(`${path}?cursor=${cursor(c)}`), 400, 'invalid_cursor');
   }
   const gql = await server.call('POST', '/graphql', { key, json: { query: `{ matches(cursor: "${cursor({ key: ['x', 1], dir: 'n' })}") { count } }` } });
-  t.is(gql.json.errors?.[0]?.extensions?.code, 'invalid_cursor', gql.text);
+  t.is(gql.json.errors?.[0]?.extensions?.apiCode, 'invalid_cursor', gql.text);
   // A genuine cursor still pages.
   const first = await get('/api/v4/matches/?page_size=1');
   t.is(first.json.count, 1);
@@ -282,7 +285,7 @@ test('bidi overrides, isolates and other invisible format characters in media an
     key,
     json: { query: 'mutation($p: String!, $u: String!) { registerMedia(path: $p, url: $u) { path } }', variables: { p: '/edge/report\u202Efdp.exe', u: uri } },
   });
-  t.is(gql.json.errors?.[0]?.extensions?.code, 'invalid_name', gql.text);
+  t.is(gql.json.errors?.[0]?.extensions?.apiCode, 'invalid_name', gql.text);
   t.is(gql.json.errors[0].extensions.status_code, 400);
   // Joiners that scripts and emoji need stay allowed.
   for (const name of ['\u0645\u06CC\u200C\u062E\u0648\u0627\u0647\u0645.png', '\u{1F469}\u200D\u{1F4BB}.png', 'caf\u00E9 \u65E5\u672C.png']) {

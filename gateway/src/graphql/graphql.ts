@@ -3,12 +3,12 @@ import { ApolloServerErrorCode, ApolloServerValidationErrorCode } from '@apollo/
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
-import { DirectiveLocation, GraphQLDirective, Kind, specifiedDirectives, type GraphQLFormattedError } from 'graphql';
+import { DirectiveLocation, GraphQLDirective, GraphQLObjectType, GraphQLSchema, isNonNullType, Kind, specifiedDirectives, type GraphQLFormattedError } from 'graphql';
 import type { Container } from 'inversify';
 import { buildSchema, type MiddlewareFn, type NonEmptyArray } from 'type-graphql';
-import { ApiError, rejectNul, TOKENS, type FiligranePlugin, type GraphQLContext } from '@filigrane/core';
+import { ApiError, GRAPHQL_SCHEMA_HOOKS, rejectNul, TOKENS, type ExtensionRegistry, type FiligranePlugin, type GraphQLContext } from '@filigrane/core';
 import type { RateLimiter } from '../rate-limit/rate-limiter.service.js';
-import { checkQuery, GRAPHQL_LIMITS } from './query-limits.js';
+import { checkQuery, GRAPHQL_LIMITS, QueryTooComplexError } from './query-limits.js';
 import { toApiError } from '../rest/error-mapping.js';
 import { EXPLORER_HTML } from './explorer.js';
 import type { RequestAuthentication } from '../auth/request-authentication.js';
@@ -34,7 +34,8 @@ export async function buildGraphQLSchema(plugins: FiligranePlugin[], container: 
   // The gateway's own resolvers (subscriptions, signed URLs) come with its built-in browser plugin.
   const resolvers = plugins.flatMap((p) => p.resolvers ?? []);
   if (resolvers.length === 0) throw new Error('no plugin contributes GraphQL resolvers');
-  return buildSchema({
+  for (const hook of container.get<ExtensionRegistry>(TOKENS.Extensions).get(GRAPHQL_SCHEMA_HOOKS)) hook();
+  const schema = await buildSchema({
     resolvers: resolvers as unknown as NonEmptyArray<Function>,
     container: { get: (cls) => container.get(cls) },
     validate: false,
@@ -49,16 +50,81 @@ export async function buildGraphQLSchema(plugins: FiligranePlugin[], container: 
       },
     },
   });
+  return nullableRootFields(schema);
 }
 
 /** Apollo's own refusals (syntax, validation, variables that do not coerce): the client's fault, said as they are. */
 const APOLLO_CLIENT_CODES = new Set<unknown>([...Object.values(ApolloServerErrorCode), ...Object.values(ApolloServerValidationErrorCode)].filter((c) => c !== ApolloServerErrorCode.INTERNAL_SERVER_ERROR));
 
+/** 400s about the HTTP request itself (not its operation's input). */
+const REQUEST_CODES = new Set(['parse_error', 'batch_not_supported', 'invalid_content_length', 'bad_url', 'bad_request']);
+
+/** The GraphQL error code (`extensions.code`) of an API error: what GraphQL clients switch on. */
+export function graphqlCode(api: ApiError): string {
+  if (api.code === 'query_too_complex') return 'QUERY_TOO_COMPLEX';
+  if (REQUEST_CODES.has(api.code)) return ApolloServerErrorCode.BAD_REQUEST;
+  switch (api.statusCode) {
+    case 400:
+    case 422:
+      return ApolloServerErrorCode.BAD_USER_INPUT;
+    case 401:
+      return 'UNAUTHENTICATED';
+    case 403:
+      return 'FORBIDDEN';
+    case 404:
+    case 410:
+      return 'NOT_FOUND';
+    case 409:
+      return 'CONFLICT';
+    case 413:
+      return 'PAYLOAD_TOO_LARGE';
+    case 415:
+      return ApolloServerErrorCode.BAD_REQUEST;
+    case 429:
+      return 'RATE_LIMITED';
+    case 503:
+      return 'SERVICE_UNAVAILABLE';
+    default:
+      return api.statusCode < 500 ? ApolloServerErrorCode.BAD_REQUEST : ApolloServerErrorCode.INTERNAL_SERVER_ERROR;
+  }
+}
+
+/** A readable message from the REST details: a string as it is, `{param: [reasons]}` as `param: reasons`. */
+function messageOf(api: ApiError): string {
+  if (typeof api.details === 'string') return api.details;
+  if (api.details && typeof api.details === 'object' && !Array.isArray(api.details)) {
+    const parts = Object.entries(api.details as Record<string, unknown>).map(([k, v]) => `${k}: ${[v].flat().join(' ')}`);
+    if (parts.length) return parts.join('; ');
+  }
+  return api.code;
+}
+
 /**
- * Errors carry the same code and status as the REST error body, in `extensions`; 500s are logged like REST's.
- * Apollo wraps its own refusals with the GraphQLError as `originalError`: they keep Apollo's code with a 400,
- * rather than reaching toApiError as unknown (500) errors. graphql-js's errors without an original are the
- * request's (too many variable errors) unless they sit on a result path (a null for a non-null field: ours).
+ * The `extensions` of an API error: the GraphQL code, the REST status and code (`apiCode`) and its
+ * details; the complexity refusal adds the limits crossed and the measured cost.
+ */
+export function graphqlExtensions(api: ApiError): Record<string, unknown> {
+  const extensions: Record<string, unknown> = { code: graphqlCode(api), status_code: api.statusCode, apiCode: api.code, details: api.details };
+  if (api instanceof QueryTooComplexError) {
+    const first = api.over[0]!;
+    Object.assign(extensions, { limit: first.max, limitName: first.limit, cost: api.measure.cost, limits: api.over });
+  }
+  if (api.headers['retry-after']) extensions.retryAfter = Number(api.headers['retry-after']);
+  return extensions;
+}
+
+/** A refusal before execution (credentials, rate, cost, body) as a GraphQL response: `errors` only, no `data`. */
+export function graphqlRefusal(err: unknown): { status: number; headers: Record<string, string>; body: { errors: GraphQLFormattedError[] } } {
+  const api = toApiError(err);
+  return { status: api.statusCode, headers: api.headers, body: { errors: [{ message: messageOf(api), extensions: graphqlExtensions(api) }] } };
+}
+
+/**
+ * Errors carry a GraphQL code and the REST status, code and details in `extensions`; 500s are
+ * logged like REST's, and their message is the generic one (never a stack or a server path).
+ * Apollo wraps its own refusals with the GraphQLError as `originalError`: they keep Apollo's code
+ * with a 400. graphql-js's errors without an original are the request's (too many variable errors)
+ * unless they sit on a result path (a null for a non-null field: ours).
  */
 export const formatErrorWith = (log: FastifyBaseLogger) => (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
   const original = (error as { originalError?: unknown }).originalError;
@@ -69,13 +135,30 @@ export const formatErrorWith = (log: FastifyBaseLogger) => (formatted: GraphQLFo
   }
   const api = toApiError(original);
   if (api.statusCode >= 500) log.error({ err: original ?? formatted, path: formatted.path }, 'GraphQL resolver failed');
-  return {
-    message: typeof api.details === 'string' ? api.details : api.code,
-    locations: formatted.locations,
-    path: formatted.path,
-    extensions: { code: api.code, status_code: api.statusCode, details: api.details },
-  };
+  return { message: messageOf(api), locations: formatted.locations, path: formatted.path, extensions: graphqlExtensions(api) };
 };
+
+/**
+ * Root fields are nullable, whatever their resolver declares: a field that fails (a bad filter, a
+ * missing object, a missing permission) is null with its error, and the other root fields of the
+ * request keep their data (a non-null root field would null the whole `data`).
+ */
+function nullableRootFields(schema: GraphQLSchema): GraphQLSchema {
+  const config = schema.toConfig();
+  const replaced = new Map<GraphQLObjectType, GraphQLObjectType>();
+  for (const root of [config.query, config.mutation].filter((t): t is GraphQLObjectType => !!t)) {
+    const rootConfig = root.toConfig();
+    const fields = Object.fromEntries(Object.entries(rootConfig.fields).map(([name, f]) => [name, { ...f, type: isNonNullType(f.type) ? f.type.ofType : f.type }]));
+    replaced.set(root, new GraphQLObjectType({ ...rootConfig, fields }));
+  }
+  const swap = (t: GraphQLObjectType | null | undefined) => (t ? (replaced.get(t) ?? t) : t);
+  return new GraphQLSchema({
+    ...config,
+    query: swap(config.query),
+    mutation: swap(config.mutation),
+    types: config.types.map((t) => (t instanceof GraphQLObjectType ? swap(t)! : t)),
+  });
+}
 
 export interface GraphQLBrowserOptions {
   authentication: RequestAuthentication;
@@ -123,11 +206,17 @@ export async function mountGraphQL(
   await apollo.start();
   const limiter = container.get<RateLimiter>(TOKENS.RateLimiter);
   const handler = fastifyApolloHandler(apollo, {
-    context: async (req) => ({ principal: req.principal, requestId: req.id, baseUrl: baseUrlOf(req), container }),
+    context: async (req) => ({ principal: req.principal, requestId: req.id, baseUrl: baseUrlOf(req), container, loaders: new Map() }),
   });
   app.route({
     method: ['GET', 'POST', 'OPTIONS'],
     url: '/graphql',
+    // Refusals before execution (credentials, rate limits, cost, body) in GraphQL's shape, not REST's.
+    errorHandler: (err, req, reply) => {
+      const refusal = graphqlRefusal(err);
+      if (refusal.status >= 500) req.log.error({ err }, 'GraphQL request failed');
+      reply.code(refusal.status).headers(refusal.headers).type('application/json; charset=utf-8').send(JSON.stringify(refusal.body));
+    },
     preHandler: async (req, reply) => {
       // Same credentials as REST: wrong ones are a 401 before any resolver runs.
       if (req.authError) throw req.authError;

@@ -52,6 +52,16 @@ export function measureQuery(doc: DocumentNode, operationName?: string | null): 
   return m;
 }
 
+/** A refusal for complexity, with what was measured: GraphQL answers it as QUERY_TOO_COMPLEX with the limits. */
+export class QueryTooComplexError extends ApiError {
+  constructor(
+    readonly measure: QueryMeasure,
+    readonly over: { limit: keyof QueryMeasure; max: number; actual: number }[],
+  ) {
+    super(400, 'query_too_complex', `The GraphQL query is too complex: ${over.map((o) => `${o.limit} ${o.actual} over the limit of ${o.max}`).join(', ')}. Split it into several requests.`);
+  }
+}
+
 /**
  * Checks a request's query against GRAPHQL_LIMITS: 400 `query_too_complex` naming the limit.
  * Returns the cost (null when the query does not parse: GraphQL then answers its own error).
@@ -65,11 +75,9 @@ export function checkQuery(query: unknown, operationName: unknown): number | nul
     return null;
   }
   const m = measureQuery(doc, typeof operationName === 'string' ? operationName : null);
-  const over: string[] = [];
-  if (m.depth > GRAPHQL_LIMITS.depth) over.push(`depth over ${GRAPHQL_LIMITS.depth}`);
-  if (m.cost > GRAPHQL_LIMITS.cost) over.push(`more than ${GRAPHQL_LIMITS.cost} fields`);
-  if (m.aliases > GRAPHQL_LIMITS.aliases) over.push(`more than ${GRAPHQL_LIMITS.aliases} aliases`);
-  if (m.mutations > GRAPHQL_LIMITS.mutations) over.push(`more than ${GRAPHQL_LIMITS.mutations} mutations`);
-  if (over.length) throw new ApiError(400, 'query_too_complex', `The GraphQL query is too complex: ${over.join(', ')}. Split it into several requests.`);
+  const over = (['depth', 'cost', 'aliases', 'mutations'] as const)
+    .filter((limit) => m[limit] > GRAPHQL_LIMITS[limit])
+    .map((limit) => ({ limit, max: GRAPHQL_LIMITS[limit], actual: m[limit] }));
+  if (over.length) throw new QueryTooComplexError(m, over);
   return m.cost;
 }

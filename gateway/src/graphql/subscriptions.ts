@@ -140,7 +140,7 @@ export function mountSubscriptions(app: FastifyInstance, options: SubscriptionOp
       },
       context: (ctx): GraphQLContext => {
         const connection = connections.get(ctx)!;
-        return { principal: connection.principal, requestId: connection.requestId, baseUrl: options.baseUrlOf(ctx.extra.request), container: options.container };
+        return { principal: connection.principal, requestId: connection.requestId, baseUrl: options.baseUrlOf(ctx.extra.request), container: options.container, loaders: new Map() };
       },
       onNext: (_ctx, _id, _payload, _args, result) => {
         if (!result.errors?.length) return result;

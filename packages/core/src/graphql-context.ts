@@ -8,6 +8,8 @@ export interface GraphQLContext {
   requestId: string;
   baseUrl: string;
   container: Container;
+  /** The request's DataLoaders (requestLoader), made on first use. */
+  loaders?: Map<string, unknown>;
 }
 
 /** The caller, or the same 401 the REST adapter gives. */

@@ -39,3 +39,7 @@ export * from './live-events.js';
 export * from './signed-urls.js';
 export * from './live-event-types.js';
 export * from './tag-edits.js';
+export * from './graphql-filters.js';
+export * from './graphql-paging.js';
+export * from './graphql-loaders.js';
+export * from './graphql-objects.js';

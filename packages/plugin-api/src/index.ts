@@ -47,6 +47,13 @@ export { csvExport, wantsCsv, type CsvExport } from '@filigrane/core';
 // The filter language of collections (`field=v`, `!field=v`, `field__in=a,b`...): field types for filters a plugin contributes.
 export type { FilterField, FilterFields, FilterOp, FilterType, FilterValue } from '@filigrane/core';
 export { canActOnHome, requirePrincipal, type Principal, type GraphQLContext, type SessionAuthenticator, type SessionRequest } from '@filigrane/core';
+// GraphQL building blocks: typed filters translated to the REST filter language, connections,
+// page sizes as REST checks them, per-request DataLoaders, REST views as camelCase objects.
+export {
+  filterInputType, filterToQuery, graphqlFieldName, StringFilter, IntFilter, DateFilter, DateRangeFilter, BooleanFilter, StringListFilter, IntListFilter,
+  connectionType, offsetConnection, offsetAfter, offsetCursor, connectionFirst, graphqlPageSize, PageInfo, requestLoader, mediaLoader, camelCaseKeys,
+  addFilterFields, GRAPHQL_SCHEMA_HOOKS, type Connection, type FilterInputClass, type FilterInputOptions,
+} from '@filigrane/core';
 
 // The platform's services: types, then the tokens that give them.
 export { systemClock, type Clock } from '@filigrane/core';

@@ -12,6 +12,7 @@ export * from './query';
 export { getSharp, provideSharp } from './sharp-loader';
 export * from './fingerprint';
 export * from './visual-index';
+export * from './visual-postings';
 export * from './plausibility';
 export { syntheticPhoto } from './synthetic-photo';
 export * from './fingerprint-pool';

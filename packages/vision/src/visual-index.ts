@@ -107,12 +107,35 @@ function samplePositions(tables: number, bits: number): Uint16Array {
 }
 
 /** Most bits per key: 4 M buckets per table. */
-const MAX_BITS = 22;
+export const MAX_BITS = 22;
 /**
  * Average postings per bucket before the tables are rebuilt with 2 more bits: keeps the postings a
  * query walks (query descriptors x tables x occupancy) nearly constant as the collection grows.
  */
-const LOAD = 8;
+export const LOAD = 8;
+/** Tables of the shared index (PostgreSQL postings); the in-memory index defaults to the same. */
+export const LSH_TABLES = 4;
+const SHARED_POSITIONS = samplePositions(LSH_TABLES, MAX_BITS);
+
+/**
+ * The MAX_BITS-bit key of descriptor `offset` in table `table`. Its first `bits` bits are the key
+ * at `bits` bits: a coarser bucket is a contiguous range of fine keys, which lets an index stored
+ * once at full resolution be read at the resolution the collection's size calls for.
+ */
+export function lshKey(d: Uint8Array, offset: number, table: number): number {
+  let k = 0;
+  const base = table * MAX_BITS;
+  for (let b = 0; b < MAX_BITS; b++) {
+    const p = SHARED_POSITIONS[base + b];
+    k = (k << 1) | ((d[offset + (p >> 3)] >> (p & 7)) & 1);
+  }
+  return k >>> 0;
+}
+
+/** Candidate retrieval's stop-word cap: buckets far above the average occupancy are skipped. */
+export function bucketCap(postingsPerTable: number, bits: number): number {
+  return Math.max(256, Math.ceil((16 * postingsPerTable) / (1 << bits)));
+}
 
 export class VisualIndex {
   readonly tables: number;
@@ -298,7 +321,7 @@ export class VisualIndex {
     const per = this.perMedia;
     // Buckets far above the average occupancy hold descriptors of flat or repetitive texture that
     // every image has (ORB bits are far from uniform): like stop words, they identify nothing.
-    const cap = Math.max(256, Math.ceil((16 * this.postings) / this.tables / (1 << this.keyBits)));
+    const cap = bucketCap(this.postings / this.tables, this.keyBits);
     for (let i = 0; i < count; i++) {
       const mark = i + 1;
       const q = i * DESCRIPTOR_BYTES;

@@ -101,6 +101,6 @@ test('GraphQL answers the account query with the same data as REST', async (t) =
     quotas: { userPaths: rest.quotas.user_paths, userPathsLimit: rest.quotas.user_paths_limit },
   });
   const upd = await server.call('POST', '/graphql', { key, json: { query: 'mutation { updateAccountSettings(input: { notifSiteCountries: ["zz"] }) { lang } }' } });
-  t.is(upd.json.errors[0].extensions.code, 'invalid');
+  t.is(upd.json.errors[0].extensions.apiCode, 'invalid');
   t.is(upd.json.errors[0].extensions.status_code, 400);
 });

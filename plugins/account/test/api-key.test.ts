@@ -36,7 +36,7 @@ test('a bearer token can neither read nor rotate the API key (REST and GraphQL)'
   t.is(q.json.errors[0].extensions.status_code, 403);
   t.false(q.text.includes(key));
   const m = await gql({ bearer }, 'mutation { rotateAccountApiKey }');
-  t.is(m.json.errors[0].extensions.code, 'permission_denied');
+  t.is(m.json.errors[0].extensions.apiCode, 'permission_denied');
   // The bearer still works for everything else, and the key is unchanged.
   t.is((await server.call('GET', '/api/v4/account/', { bearer })).status, 200);
   t.is((await server.call('GET', '/api/v4/account/settings/api_key/', { key })).json.api_key, key);

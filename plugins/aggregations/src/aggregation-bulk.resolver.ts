@@ -1,10 +1,10 @@
 import { inject, injectable } from 'inversify';
 import { Arg, Ctx, Field, ID, Int, Mutation, ObjectType, Resolver } from 'type-graphql';
-import { GraphQLJSONObject } from 'graphql-scalars';
-import { badRequest, isEmptyTagEdit, notFound, parseTagEdit, requirePrincipal, type GraphQLContext, type QueryValue } from '@filigrane/core';
+import { badRequest, filterToQuery, isEmptyTagEdit, notFound, parseTagEdit, requirePrincipal, type GraphQLContext } from '@filigrane/core';
 import { AGGREGATIONS, isAggregationName } from './aggregation-catalog.js';
 import { AggregationQueryService } from './aggregation-query.service.js';
 import { aggregationFilters } from './aggregations.routes.js';
+import { AggregationFilter } from './aggregations.resolver.js';
 
 @ObjectType('AggregationBulkResult')
 class AggregationBulkResult {
@@ -21,13 +21,13 @@ export class AggregationBulkResolver {
   constructor(@inject(AggregationQueryService) private readonly query: AggregationQueryService) {}
 
   @Mutation(() => AggregationBulkResult, {
-    description: 'Tags and export of many objects of an aggregation in one statement: by ids, by filter (the REST filter language, as `aggregations`), or both. addTags/removeTags keep the tags others add meanwhile.',
+    description: 'Tags and export of many objects of an aggregation in one statement: by ids, by filter (as `aggregations`), or both. addTags/removeTags keep the tags others add meanwhile.',
   })
   async updateAggregations(
     @Arg('name', () => String) name: string,
     @Ctx() ctx: GraphQLContext,
     @Arg('ids', () => [ID], { nullable: true }) ids?: string[],
-    @Arg('filter', () => GraphQLJSONObject, { nullable: true, description: 'REST parameters as keys: {"match_count__gte": 2, "tags": "x"}.' }) filter?: Record<string, unknown>,
+    @Arg('filter', () => AggregationFilter, { nullable: true, description: 'The filter of `aggregations` (typed operators).' }) filter?: object,
     @Arg('tags', () => [String], { nullable: true }) tags?: string[],
     @Arg('addTags', () => [String], { nullable: true }) addTags?: string[],
     @Arg('removeTags', () => [String], { nullable: true }) removeTags?: string[],
@@ -40,8 +40,7 @@ export class AggregationBulkResolver {
     if (ids && (ids.length === 0 || ids.length > 1000 || !ids.every((id) => /^\d{1,18}$/.test(id)))) throw badRequest('invalid', { ids: ['ids is a list of 1 to 1000 object ids.'] });
     const edit = parseTagEdit({ set: ['tags', tags], add: ['addTags', addTags], remove: ['removeTags', removeTags] });
     if (isEmptyTagEdit(edit) && (exportFlag === undefined || exportFlag === null)) throw badRequest('invalid', { non_field_errors: ['Nothing to change: give tags, addTags, removeTags or export.'] });
-    const query: Record<string, QueryValue> = {};
-    for (const [k, v] of Object.entries(filter ?? {})) if (v !== undefined && v !== null) query[k] = Array.isArray(v) ? v.map(String) : String(v);
+    const query = filterToQuery(filter, AggregationFilter);
     return this.query.bulkUpdate(p.accountId, def, { conditions: aggregationFilters(def, query, this.query.contributedFields()), ids: ids ?? undefined }, { tags: isEmptyTagEdit(edit) ? undefined : edit, export: exportFlag ?? undefined });
   }
 }

@@ -1,8 +1,8 @@
 import { ContainerModule } from 'inversify';
-import { definePlugin } from '@filigrane/core';
+import { addFilterFields, contribute, definePlugin, GRAPHQL_SCHEMA_HOOKS } from '@filigrane/core';
 import { AggregationQueryService } from './aggregation-query.service.js';
 import { AggregationsInit1763900000000 } from './aggregations.migration.js';
-import { AggregationsResolver } from './aggregations.resolver.js';
+import { AggregationFilter, AggregationsResolver } from './aggregations.resolver.js';
 import { AggregationBulkResolver } from './aggregation-bulk.resolver.js';
 import { aggregationRoutes } from './aggregations.routes.js';
 
@@ -19,4 +19,6 @@ export const aggregationsPlugin = definePlugin({
   }),
   routes: aggregationRoutes,
   resolvers: [AggregationsResolver, AggregationBulkResolver],
+  // The match filters other plugins contribute (review_state) filter the groups in GraphQL too.
+  contributions: [contribute(GRAPHQL_SCHEMA_HOOKS, (container) => () => addFilterFields(AggregationFilter, container.get(AggregationQueryService).contributedFields()))],
 });

@@ -351,16 +351,22 @@ test.serial('account isolation on every route', async (t) => {
 test.serial('GraphQL: the same filters and the PATCH mutation', async (t) => {
   const q = await server.call('POST', '/graphql', {
     key,
-    json: { query: 'query($f: JSONObject) { aggregations(name: "group-site-path", filter: $f, pageSize: 10) { count results } }', variables: { f: { 'site.domain': 'lemonde.fr', match_count__gte: 2 } } },
+    json: { query: 'query($f: AggregationFilter) { aggregations(name: "group-site-path", filter: $f, pageSize: 10) { count results { id matchCount site { domain } } } }', variables: { f: { siteDomain: { equals: 'lemonde.fr' }, matchCount: { gte: 2 } } } },
   });
   t.is(q.json.data.aggregations.count, 1, JSON.stringify(q.json));
-  const id = q.json.data.aggregations.results[0]._id;
-  const bad = await server.call('POST', '/graphql', { key, json: { query: '{ aggregations(name: "group-path", filter: {colour: "red"}) { count } }' } });
-  t.is(bad.json.errors[0].extensions.code, 'invalid_filter');
-  const m = await server.call('POST', '/graphql', { key, json: { query: `mutation { updateAggregation(name: "group-site-path", id: "${id}", tags: ["gql"]) }` } });
-  t.like(m.json.data.updateAggregation, { _id: id, tags: ['gql'], _version: 1 });
-  const other = await server.call('POST', '/graphql', { key: otherKey, json: { query: `{ aggregation(name: "group-site-path", id: "${id}") }` } });
+  t.is(q.json.data.aggregations.results[0].site.domain, 'lemonde.fr');
+  const id = q.json.data.aggregations.results[0].id;
+  const bad = await server.call('POST', '/graphql', { key, json: { query: '{ aggregations(name: "group-path", filter: {colour: {equals: "red"}}) { count } }' } });
+  t.is(bad.json.errors[0].extensions.code, 'GRAPHQL_VALIDATION_FAILED');
+  // A site filter on the group without sites: REST's 400 invalid_filter, as BAD_USER_INPUT with its reason.
+  const siteless = await server.call('POST', '/graphql', { key, json: { query: '{ aggregations(name: "group-path", filter: {siteDomain: {equals: "x.fr"}}) { count } }' } });
+  t.like(siteless.json.errors[0].extensions, { code: 'BAD_USER_INPUT', apiCode: 'invalid_filter', status_code: 400 });
+  t.regex(siteless.json.errors[0].message, /site\.domain/);
+  const m = await server.call('POST', '/graphql', { key, json: { query: `mutation { updateAggregation(name: "group-site-path", id: "${id}", tags: ["gql"]) { id tags version } }` } });
+  t.like(m.json.data.updateAggregation, { id, tags: ['gql'], version: 1 });
+  const other = await server.call('POST', '/graphql', { key: otherKey, json: { query: `{ aggregation(name: "group-site-path", id: "${id}") { id } }` } });
   t.is(other.json.data.aggregation, null);
+  t.is(other.json.errors[0].extensions.code, 'NOT_FOUND', 'another account\'s object is not found, as REST answers 404');
 });
 
 test.serial('credit lines found without a registered media: a group with no media', async (t) => {

@@ -64,7 +64,7 @@ test.serial('a password signs in: HttpOnly SameSite cookie, CSRF token, the same
   // GraphQL with the cookie: reads need nothing more; a POST needs the CSRF header.
   const noCsrf = await gql({ cookie: browser.cookie }, '{ hasPassword }');
   t.is(noCsrf.status, 403, noCsrf.text);
-  t.like(noCsrf.json, { status_code: 403, code: 'csrf_failed' });
+  t.like(noCsrf.json.errors[0].extensions, { status_code: 403, code: 'FORBIDDEN', apiCode: 'csrf_failed' });
   const wrongCsrf = await gql({ cookie: browser.cookie, csrf: 'x'.repeat(43) }, '{ hasPassword }');
   t.is(wrongCsrf.status, 403);
   const withCsrf = await gql(browser, '{ hasPassword browserSessions { id current userAgent address } }');
@@ -161,7 +161,7 @@ test.serial('changing the password in the console needs the current one and ends
   const short = await gql(mine, mutation, { n: 'short', c: PASSWORD });
   t.is(short.json.errors[0].extensions.status_code, 400, short.text);
   const wrong = await gql(mine, mutation, { n: 'a brand new passphrase', c: 'not it at all' });
-  t.like(wrong.json.errors[0].extensions, { status_code: 400, code: 'invalid' });
+  t.like(wrong.json.errors[0].extensions, { status_code: 400, code: 'BAD_USER_INPUT', apiCode: 'invalid' });
   t.is((await signIn('alice', 'a brand new passphrase')).res.status, 401, 'unchanged');
   const changed = await gql(mine, mutation, { n: 'a brand new passphrase', c: PASSWORD });
   t.true(changed.json.data?.changePassword, changed.text);

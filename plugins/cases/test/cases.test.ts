@@ -125,7 +125,7 @@ test.serial('CSV of the cases and GraphQL show the same cases', async (t) => {
   t.deepEqual(closed.history.map((h: { action: string }) => h.action), ['opened', 'transition', 'transition', 'transition']);
   t.like(closed.history[1], { fromState: 'open', toState: 'resolved', note: 'They bought a licence', actor: { type: 'account', accountId: alice.id } });
   const bad = await alice.call('POST', '/graphql', { json: { query: 'mutation { transitionCase(id: "999999", state: "closed") { id } }' } });
-  t.is(bad.json.errors[0].extensions.code, 'not_found');
+  t.is(bad.json.errors[0].extensions.code, 'NOT_FOUND');
 });
 
 test.serial('one account never sees another\'s cases', async (t) => {
@@ -144,6 +144,6 @@ test.serial('one account never sees another\'s cases', async (t) => {
     t.like(res.json, { status_code: 404, code: 'not_found' });
   }
   const gql = await bob.call('POST', '/graphql', { json: { query: `{ case(id: "${c.id}") { id } }` } });
-  t.is(gql.json.errors[0].extensions.code, 'not_found');
+  t.is(gql.json.errors[0].extensions.code, 'NOT_FOUND');
   t.is((await alice.call('GET', `/api/v4/cases/${c.id}/`)).status, 200, 'still there');
 });

@@ -130,6 +130,27 @@ export class CrawlService {
     return this.page('crawl_batches', where, params, ctime, offset, limit) as Promise<[BatchRow[], number]>;
   }
 
+  /**
+   * The newest `limit` batches of each of the sessions, in one query (GraphQL's nested `batches` and
+   * `latestBatch` of a list of sessions), newest first per session.
+   */
+  async latestBatches(accountId: number, sessionIds: readonly number[], limit: number): Promise<Map<number, BatchRow[]>> {
+    const rows: BatchRow[] = await this.db.query(
+      `SELECT * FROM (SELECT b.*, row_number() OVER (PARTITION BY session_id ORDER BY ctime DESC, id DESC) AS rank
+         FROM crawl_batches b WHERE account_id = $1 AND session_id = ANY($2::int[])) x
+       WHERE rank <= $3 ORDER BY ctime DESC, id DESC`,
+      [accountId, sessionIds, limit],
+    );
+    const bySession = new Map<number, BatchRow[]>(sessionIds.map((id) => [id, []]));
+    for (const r of rows) bySession.get(r.session_id)?.push(r);
+    return bySession;
+  }
+
+  /** Sessions of the account by id, in one query (a batch's `session`). */
+  async sessionsByIds(accountId: number, ids: readonly number[]): Promise<SessionRow[]> {
+    return this.db.query('SELECT * FROM crawl_sessions WHERE account_id = $1 AND id = ANY($2::int[])', [accountId, ids]);
+  }
+
   async batch(accountId: number, id: number): Promise<BatchRow> {
     const rows: BatchRow[] = await this.db.query('SELECT * FROM crawl_batches WHERE id = $1 AND account_id = $2', [id, accountId]);
     if (!rows[0]) throw notFound('No crawling batch with this id.');

@@ -7,7 +7,7 @@ import { crawlerSource } from './crawler-source.js';
 import { CRAWLER_SETTINGS } from './crawl-settings.js';
 import { CrawlBatch, CrawlSession } from './crawler.entities.js';
 import { CrawlerInit1763800008000 } from './crawler.migration.js';
-import { CrawlerResolver } from './crawler.resolver.js';
+import { CrawlBatchResolver, CrawlerResolver } from './crawler.resolver.js';
 import { crawlingRoutes } from './crawling.routes.js';
 
 /** The web crawler tracking source: v3 crawling sessions and batches, polite resumable crawls, web and credit sightings. */
@@ -23,7 +23,7 @@ export const crawlerPlugin = definePlugin({
     bind(CRAWL_ARCHIVE).to(CrawlArchiveService).inSingletonScope();
   }),
   routes: crawlingRoutes,
-  resolvers: [CrawlerResolver],
+  resolvers: [CrawlerResolver, CrawlBatchResolver],
   contributions: [contribute(TRACKING_SOURCES, () => crawlerSource)],
   jobs: (container) => [
     {

@@ -1,10 +1,13 @@
 import { inject, injectable } from 'inversify';
 import { Arg, Ctx, Field, Float, FieldResolver, Int, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
-import { requirePrincipal, type GraphQLContext } from '@filigrane/core';
+import {
+  camelCaseKeys, connectionFirst, connectionType, DateRangeFilter, filterInputType, filterToQuery, offsetAfter, offsetConnection,
+  parseDateFilters, requestLoader, requirePrincipal, type Connection, type GraphQLContext,
+} from '@filigrane/core';
 import { parseNewSession } from './crawl-settings.js';
-import { batchView, CrawlService, sessionView, type SessionRow } from './crawl.service.js';
+import { batchView, CrawlService, sessionView, type BatchRow, type SessionRow } from './crawl.service.js';
 
-@ObjectType('CrawlArtifactCount')
+@ObjectType('CrawlArtifactCount', { description: 'What a batch found of one kind, and its files (null when not written).' })
 class CountGql {
   @Field(() => Int) count!: number;
   @Field(() => String, { nullable: true }) log?: string | null;
@@ -12,95 +15,213 @@ class CountGql {
   @Field(() => String, { nullable: true }) warc?: string | null;
 }
 
-@ObjectType('CrawlBatch')
-class BatchGql {
+@ObjectType('CrawlSessionLimits')
+class LimitsGql {
+  @Field(() => Int) pages!: number;
+  @Field(() => Float) bytes!: number;
+  @Field(() => Float) seconds!: number;
+}
+
+@ObjectType('CrawlSessionProgress', { description: 'The current cycle so far.' })
+class ProgressGql {
+  @Field(() => Int) pages!: number;
+  @Field(() => Float) bytes!: number;
+  @Field(() => Int) images!: number;
+}
+
+@ObjectType('CrawlBatch', { description: 'One crawl cycle of a session (GET /api/v3/crawling/batches/<id>/).' })
+export class CrawlBatch {
   @Field(() => Int) id!: number;
   @Field(() => String) url!: string;
   @Field(() => String) ctime!: string;
-  @Field(() => Int) crawl_cycle!: number;
+  @Field(() => Int) sessionId!: number;
+  @Field(() => Int) crawlCycle!: number;
   @Field(() => CountGql) images!: CountGql;
   @Field(() => CountGql) videos!: CountGql;
   @Field(() => CountGql) documents!: CountGql;
   @Field(() => CountGql) pages!: CountGql;
+  accountId!: number;
 }
 
-@ObjectType('CrawlSession')
-class SessionGql {
+@ObjectType('CrawlSession', { description: 'A crawling session (GET /api/v3/crawling/sessions/<id>/).' })
+export class CrawlSession {
   @Field(() => Int) id!: number;
   @Field(() => String) url!: string;
   @Field(() => String) ctime!: string;
   @Field(() => String) mtime!: string;
   @Field(() => String, { nullable: true }) stime!: string | null;
-  @Field(() => String) state!: string;
-  @Field(() => Int) cycle_count!: number;
-  @Field(() => Float) crawl_delay!: number;
+  @Field(() => String, { description: 'pending, running, paused, done or failed' }) state!: string;
+  @Field(() => Int) cycleCount!: number;
+  @Field(() => Float) crawlDelay!: number;
   @Field(() => Boolean) search!: boolean;
-  @Field(() => Float) download_delay!: number;
-  @Field(() => Float) download_timeout!: number;
-  @Field(() => [String]) start_urls!: string[];
+  @Field(() => Float) downloadDelay!: number;
+  @Field(() => Float) downloadTimeout!: number;
+  @Field(() => [String]) startUrls!: string[];
+  @Field(() => String) site!: string;
   @Field(() => String, { nullable: true }) reason!: string | null;
-  @Field(() => String, { nullable: true }) next_crawl!: string | null;
+  @Field(() => String, { nullable: true }) nextCrawl!: string | null;
+  @Field(() => LimitsGql) limits!: LimitsGql;
+  @Field(() => ProgressGql) progress!: ProgressGql;
+  @Field(() => String, { description: 'The REST listing of its batches.' }) batchesUrl!: string;
+  accountId!: number;
+}
+
+const CrawlSessionConnection = connectionType('CrawlSession', CrawlSession);
+const CrawlBatchConnection = connectionType('CrawlBatch', CrawlBatch);
+
+/** The REST lists' only filter: ctime, as a range (`ctime`, `ctime_lt`, `ctime_lte`, `ctime_gt`, `ctime_gte`). */
+const CrawlFilter = filterInputType('CrawlFilter', { ctime: { type: 'date', sql: 'ctime' } }, {
+  description: 'The filters of the crawling lists (GET /api/v3/crawling/sessions/, batches/): the creation time.',
+  operatorTypes: { ctime: DateRangeFilter },
+});
+const ctimeOf = (filter: object | undefined) => parseDateFilters(filterToQuery(filter, CrawlFilter, (rest, op) => (op === 'equals' ? rest : `${rest}_${op}`)), 'ctime');
+
+function sessionObject(baseUrl: string, accountId: number, r: SessionRow): CrawlSession {
+  const { batches, ...view } = sessionView(baseUrl, r);
+  return { ...camelCaseKeys<CrawlSession>(view), batchesUrl: batches, accountId };
+}
+
+function batchObject(baseUrl: string, accountId: number, r: BatchRow): CrawlBatch {
+  const { session: _link, ...view } = batchView(baseUrl, r);
+  return { ...camelCaseKeys<CrawlBatch>(view), sessionId: r.session_id, accountId };
+}
+
+/** A page of a crawling list as a connection: REST's offset paging, one extra row telling whether more follow. */
+async function page<R, T>(first: number | undefined, after: string | undefined, read: (offset: number, limit: number) => Promise<[R[], number]>, node: (r: R) => T): Promise<Connection<T>> {
+  const limit = connectionFirst(first);
+  const offset = offsetAfter(after);
+  const [rows, seen] = await read(offset, limit);
+  return offsetConnection(rows, offset, seen > offset + rows.length, node);
 }
 
 /** Crawling sessions (with their batches) and their transitions, for the GraphQL API. */
 @injectable()
-@Resolver(() => SessionGql)
+@Resolver(() => CrawlSession)
 export class CrawlerResolver {
   constructor(@inject(CrawlService) private readonly crawls: CrawlService) {}
 
-  private view(ctx: GraphQLContext, r: SessionRow): SessionGql {
-    return sessionView(ctx.baseUrl, r) as unknown as SessionGql;
+  private view(ctx: GraphQLContext, r: SessionRow): CrawlSession {
+    return sessionObject(ctx.baseUrl, requirePrincipal(ctx).accountId, r);
   }
 
-  @Query(() => [SessionGql], { description: 'Crawling sessions of the account, newest first (at most 100).' })
-  async crawlSessions(@Ctx() ctx: GraphQLContext): Promise<SessionGql[]> {
-    const [rows] = await this.crawls.list(requirePrincipal(ctx).accountId, [], 0, 100);
-    return rows.map((r) => this.view(ctx, r));
+  /** The newest `limit` batches of the sessions a request shows, one query per request and limit. */
+  private newestBatches(ctx: GraphQLContext, accountId: number, limit: number) {
+    return requestLoader<number, BatchRow[]>(ctx, `crawl-batches:${accountId}:${limit}`, async (ids) => {
+      const found = await this.crawls.latestBatches(accountId, ids, limit);
+      return ids.map((id) => found.get(id) ?? []);
+    });
   }
 
-  @Query(() => SessionGql)
-  async crawlSession(@Arg('id', () => Int) id: number, @Ctx() ctx: GraphQLContext): Promise<SessionGql> {
+  @Query(() => CrawlSessionConnection, { description: 'Crawling sessions of the account, newest first (GET /api/v3/crawling/sessions/).' })
+  async crawlSessions(
+    @Ctx() ctx: GraphQLContext,
+    @Arg('filter', () => CrawlFilter, { nullable: true }) filter?: object,
+    @Arg('first', () => Int, { nullable: true, description: '1 to 100 (default 100).' }) first?: number,
+    @Arg('after', () => String, { nullable: true }) after?: string,
+  ): Promise<Connection<CrawlSession>> {
+    const accountId = requirePrincipal(ctx).accountId;
+    const ctime = ctimeOf(filter);
+    return page(first, after, (o, l) => this.crawls.list(accountId, ctime, o, l), (r) => sessionObject(ctx.baseUrl, accountId, r));
+  }
+
+  @Query(() => CrawlSession, { nullable: true, description: 'One session; NOT_FOUND when there is none.' })
+  async crawlSession(@Arg('id', () => Int) id: number, @Ctx() ctx: GraphQLContext): Promise<CrawlSession> {
     return this.view(ctx, await this.crawls.get(requirePrincipal(ctx).accountId, id));
   }
 
-  @FieldResolver(() => [BatchGql])
-  async batches(@Root() session: SessionGql, @Ctx() ctx: GraphQLContext): Promise<BatchGql[]> {
-    const [rows] = await this.crawls.batches(requirePrincipal(ctx).accountId, session.id, [], 0, 100);
-    return rows.map((r) => batchView(ctx.baseUrl, r) as unknown as BatchGql);
+  @Query(() => CrawlBatchConnection, { description: 'Batches of every session of the account, newest first (GET /api/v3/crawling/batches/).' })
+  async crawlBatches(
+    @Ctx() ctx: GraphQLContext,
+    @Arg('filter', () => CrawlFilter, { nullable: true }) filter?: object,
+    @Arg('first', () => Int, { nullable: true, description: '1 to 100 (default 100).' }) first?: number,
+    @Arg('after', () => String, { nullable: true }) after?: string,
+  ): Promise<Connection<CrawlBatch>> {
+    const accountId = requirePrincipal(ctx).accountId;
+    const ctime = ctimeOf(filter);
+    return page(first, after, (o, l) => this.crawls.batches(accountId, null, ctime, o, l), (r) => batchObject(ctx.baseUrl, accountId, r));
   }
 
-  @Mutation(() => SessionGql, { description: 'Creates a session and queues its first crawl.' })
+  @Query(() => CrawlBatch, { nullable: true, description: 'One batch; NOT_FOUND when there is none.' })
+  async crawlBatch(@Arg('id', () => Int) id: number, @Ctx() ctx: GraphQLContext): Promise<CrawlBatch> {
+    const accountId = requirePrincipal(ctx).accountId;
+    return batchObject(ctx.baseUrl, accountId, await this.crawls.batch(accountId, id));
+  }
+
+  @FieldResolver(() => CrawlBatchConnection, {
+    description: 'The session\'s batches, newest first. Without `after` or `filter`, the batches of every session listed are read in one query.',
+  })
+  async batches(
+    @Root() session: CrawlSession,
+    @Ctx() ctx: GraphQLContext,
+    @Arg('filter', () => CrawlFilter, { nullable: true }) filter?: object,
+    @Arg('first', () => Int, { nullable: true, description: '1 to 100 (default 100).' }) first?: number,
+    @Arg('after', () => String, { nullable: true }) after?: string,
+  ): Promise<Connection<CrawlBatch>> {
+    const limit = connectionFirst(first);
+    const node = (r: BatchRow) => batchObject(ctx.baseUrl, session.accountId, r);
+    if (!after && !filter) {
+      const rows = await this.newestBatches(ctx, session.accountId, limit + 1).load(session.id);
+      return offsetConnection(rows.slice(0, limit), 0, rows.length > limit, node);
+    }
+    const ctime = ctimeOf(filter);
+    return page(first, after, (o, l) => this.crawls.batches(session.accountId, session.id, ctime, o, l), node);
+  }
+
+  @FieldResolver(() => CrawlBatch, { nullable: true, description: 'The newest batch (the current or last crawl), batched over the sessions listed.' })
+  async latestBatch(@Root() session: CrawlSession, @Ctx() ctx: GraphQLContext): Promise<CrawlBatch | null> {
+    const [row] = await this.newestBatches(ctx, session.accountId, 1).load(session.id);
+    return row ? batchObject(ctx.baseUrl, session.accountId, row) : null;
+  }
+
+  @Mutation(() => CrawlSession, { nullable: true, description: 'Creates a session and queues its first crawl (POST /api/v3/crawling/sessions/).' })
   async startCrawlSession(
     @Arg('url', () => String) url: string,
-    @Arg('start_urls', () => [String], { nullable: true }) startUrls: string[] | null,
-    @Arg('search', () => Boolean, { nullable: true }) search: boolean | null,
-    @Arg('crawl_delay', () => Float, { nullable: true }) crawlDelay: number | null,
-    @Arg('download_delay', () => Float, { nullable: true }) downloadDelay: number | null,
-    @Arg('download_timeout', () => Float, { nullable: true }) downloadTimeout: number | null,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<SessionGql> {
+    @Arg('startUrls', () => [String], { nullable: true }) startUrls?: string[] | null,
+    @Arg('search', () => Boolean, { nullable: true }) search?: boolean | null,
+    @Arg('crawlDelay', () => Float, { nullable: true }) crawlDelay?: number | null,
+    @Arg('downloadDelay', () => Float, { nullable: true }) downloadDelay?: number | null,
+    @Arg('downloadTimeout', () => Float, { nullable: true }) downloadTimeout?: number | null,
+  ): Promise<CrawlSession> {
     const input = parseNewSession({ url, start_urls: startUrls, search, crawl_delay: crawlDelay, download_delay: downloadDelay, download_timeout: downloadTimeout });
     return this.view(ctx, await this.crawls.create(requirePrincipal(ctx).accountId, input));
   }
 
-  @Mutation(() => SessionGql, { description: 'Starts the next crawl of a done or failed session.' })
-  async crawlAgain(@Arg('id', () => Int) id: number, @Ctx() ctx: GraphQLContext): Promise<SessionGql> {
+  @Mutation(() => CrawlSession, { nullable: true, description: 'Starts the next crawl of a done or failed session.' })
+  async crawlAgain(@Arg('id', () => Int) id: number, @Ctx() ctx: GraphQLContext): Promise<CrawlSession> {
     return this.view(ctx, await this.crawls.crawl(requirePrincipal(ctx).accountId, id));
   }
 
-  @Mutation(() => SessionGql)
-  async pauseCrawlSession(@Arg('id', () => Int) id: number, @Ctx() ctx: GraphQLContext): Promise<SessionGql> {
+  @Mutation(() => CrawlSession, { nullable: true })
+  async pauseCrawlSession(@Arg('id', () => Int) id: number, @Ctx() ctx: GraphQLContext): Promise<CrawlSession> {
     return this.view(ctx, await this.crawls.pause(requirePrincipal(ctx).accountId, id));
   }
 
-  @Mutation(() => SessionGql)
-  async resumeCrawlSession(@Arg('id', () => Int) id: number, @Ctx() ctx: GraphQLContext): Promise<SessionGql> {
+  @Mutation(() => CrawlSession, { nullable: true })
+  async resumeCrawlSession(@Arg('id', () => Int) id: number, @Ctx() ctx: GraphQLContext): Promise<CrawlSession> {
     return this.view(ctx, await this.crawls.resume(requirePrincipal(ctx).accountId, id));
   }
 
-  @Mutation(() => Boolean, { description: 'Stops the crawl and removes the session and its batches (matches stay).' })
+  @Mutation(() => Boolean, { nullable: true, description: 'Stops the crawl and removes the session and its batches (matches stay).' })
   async deleteCrawlSession(@Arg('id', () => Int) id: number, @Ctx() ctx: GraphQLContext): Promise<boolean> {
     await this.crawls.remove(requirePrincipal(ctx).accountId, id);
     return true;
+  }
+}
+
+/** A batch's session, batched per request. */
+@injectable()
+@Resolver(() => CrawlBatch)
+export class CrawlBatchResolver {
+  constructor(@inject(CrawlService) private readonly crawls: CrawlService) {}
+
+  @FieldResolver(() => CrawlSession, { nullable: true })
+  async session(@Root() batch: CrawlBatch, @Ctx() ctx: GraphQLContext): Promise<CrawlSession | null> {
+    const loader = requestLoader<number, SessionRow | null>(ctx, `crawl-sessions:${batch.accountId}`, async (ids) => {
+      const rows = new Map((await this.crawls.sessionsByIds(batch.accountId, ids)).map((r) => [r.id, r]));
+      return ids.map((id) => rows.get(id) ?? null);
+    });
+    const row = await loader.load(batch.sessionId);
+    return row && sessionObject(ctx.baseUrl, batch.accountId, row);
   }
 }

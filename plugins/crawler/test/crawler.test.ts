@@ -274,7 +274,7 @@ test.serial('sessions: validation per field, ctime filters, states, isolation, d
   const gql = await fetch(`${server.url}/graphql`, {
     method: 'POST',
     headers: { authorization: `Token ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ query: '{ crawlSessions { id state cycle_count batches { crawl_cycle pages { count warc } } } }' }),
-  }).then((r) => r.json() as Promise<{ data: { crawlSessions: { cycle_count: number; batches: unknown[] }[] } }>);
-  t.true(gql.data.crawlSessions.some((x) => x.cycle_count === 2 && x.batches.length === 2), JSON.stringify(gql));
+    body: JSON.stringify({ query: '{ crawlSessions { nodes { id state cycleCount latestBatch { crawlCycle } batches { nodes { crawlCycle pages { count warc } } } } } }' }),
+  }).then((r) => r.json() as Promise<{ data: { crawlSessions: { nodes: { cycleCount: number; latestBatch: { crawlCycle: number }; batches: { nodes: unknown[] } }[] } } }>);
+  t.true(gql.data.crawlSessions.nodes.some((x) => x.cycleCount === 2 && x.batches.nodes.length === 2 && x.latestBatch.crawlCycle === 2), JSON.stringify(gql));
 });

@@ -69,7 +69,7 @@ const V3_COMMON: FilterFields = {
 };
 
 /** v3 fields per listing (the spec's parameters, then the lookups the filter language adds). */
-const V3_FIELDS: Record<'web' | 'press' | 'credit', FilterFields> = {
+export const V3_FIELDS: Record<'web' | 'press' | 'credit', FilterFields> = {
   web: {
     ...V3_COMMON,
     watermarked: { type: 'boolean', sql: 'm.watermarked' },

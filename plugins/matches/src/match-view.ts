@@ -5,6 +5,20 @@ const iso = (d: Date | string) => new Date(d).toISOString();
 /** The spec's v4 media types: image, video, other. */
 const v4MediaType = (type: MediaRecord['type']) => (type === 'image' ? 'image' : type === 'video' ? 'video' : 'other');
 
+/** The media of a v4 Match object. */
+export function matchMediaV4(media: MediaRecord, baseUrl: string) {
+  return {
+    id: String(media.id),
+    type: v4MediaType(media.type),
+    thumbnail: fileUrl(baseUrl, media.id, 'thumbnail'),
+    image: fileUrl(baseUrl, media.id, 'image'),
+    path: media.path,
+    date_registered: media.created.toISOString(),
+    credit: media.credit,
+    user_metadata: media.metadata,
+  };
+}
+
 /** The v4 Match object (v4 lists media matches only; a credit match has no media). */
 export function matchV4(r: MatchRow, media: MediaRecord | null, baseUrl: string): Record<string, unknown> {
   const page = r.page as Record<string, unknown>;
@@ -17,16 +31,7 @@ export function matchV4(r: MatchRow, media: MediaRecord | null, baseUrl: string)
     watermarked: r.watermarked,
     tags: r.tags,
     sessions: r.sessions,
-    media: media && {
-      id: String(media.id),
-      type: v4MediaType(media.type),
-      thumbnail: fileUrl(baseUrl, media.id, 'thumbnail'),
-      image: fileUrl(baseUrl, media.id, 'image'),
-      path: media.path,
-      date_registered: media.created.toISOString(),
-      credit: media.credit,
-      user_metadata: media.metadata,
-    },
+    media: media && matchMediaV4(media, baseUrl),
     site: r.site_id === null ? null : { id: r.site_id, name: r.site_name, domain: r.site_domain, suffix: r.site_suffix || null, country: r.site_country },
     page: {
       url: r.page_url || null,

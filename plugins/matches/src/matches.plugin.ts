@@ -1,12 +1,12 @@
 import { ContainerModule } from 'inversify';
-import { definePlugin } from '@filigrane/core';
+import { addFilterFields, contribute, definePlugin, GRAPHQL_SCHEMA_HOOKS } from '@filigrane/core';
 import { Match, Site } from './match.entity.js';
 import { CreditNamesService } from './credit-names.service.js';
 import { MATCH_FILTERS } from './match-filter-extension.js';
 import { MatchQueryService } from './match-query.service.js';
 import { MatchRecorder } from './match-recorder.service.js';
 import { MatchesInit1763700008000, MatchesSightedImage1763800000000, MatchesSiteDirectory1764300003000, MatchesVideo1763850000000 } from './matches.migration.js';
-import { MatchesResolver } from './matches.resolver.js';
+import { MatchesResolver, MatchFilter } from './matches.resolver.js';
 import { matchRoutes } from './matches.routes.js';
 import { MatchBulkService } from './match-bulk.service.js';
 import { matchBulkRoutes } from './match-bulk.routes.js';
@@ -29,4 +29,11 @@ export const matchesPlugin = definePlugin({
   }),
   routes: [...matchRoutes, ...matchBulkRoutes],
   resolvers: [MatchesResolver, MatchDashboardResolver],
+  // The contributed filters (review_state) get their typed GraphQL field too (MatchFilter.reviewState).
+  contributions: [
+    contribute(GRAPHQL_SCHEMA_HOOKS, (container) => () => {
+      const contributed = container.get(MatchQueryService).contributedFields();
+      addFilterFields(MatchFilter, contributed);
+    }),
+  ],
 });

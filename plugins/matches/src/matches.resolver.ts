@@ -1,127 +1,126 @@
 import { inject, injectable } from 'inversify';
-import { Arg, Ctx, Field, InputType, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
-import { GraphQLJSONObject } from 'graphql-scalars';
-import { encodeCursor, notFound, requirePrincipal, type GraphQLContext, type QueryValue } from '@filigrane/core';
-import { parseV3Filters } from './match-filters.js';
-import { MatchQueryService } from './match-query.service.js';
+import { Arg, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import {
+  camelCaseKeys, encodeCursor, filterInputType, filterToQuery, graphqlPageSize, mediaLoader, notFound, requirePrincipal,
+  type GraphQLContext, type MediaRecord,
+} from '@filigrane/core';
+import { mediaObject } from '@filigrane/plugin-media';
+import { parseV3Filters, V3_FIELDS, V4_FIELDS } from './match-filters.js';
+import { MatchQueryService, type MatchRow } from './match-query.service.js';
 import { parseMatchChange } from './match-change.js';
-import { matchV3, matchV4 } from './match-view.js';
+import { matchMediaV4, matchV3, matchV4 } from './match-view.js';
+import { Match, MatchMedia, MatchPage, V3Match, V3MatchPage } from './match-object-types.js';
 
-@InputType('MatchFilter', { description: 'The filters of GET /api/v4/matches/ (dates as ISO dates or date-times).' })
-export class MatchFilterInput {
-  @Field(() => String, { nullable: true }) id?: string;
-  @Field(() => String, { nullable: true }) dateCreated?: string;
-  @Field(() => String, { nullable: true }) dateCreatedGte?: string;
-  @Field(() => String, { nullable: true }) dateCreatedLte?: string;
-  @Field(() => String, { nullable: true }) dateCreatedGt?: string;
-  @Field(() => String, { nullable: true }) dateCreatedLt?: string;
-  @Field(() => Boolean, { nullable: true }) watermarked?: boolean;
-  @Field(() => String, { nullable: true }) siteId?: string;
-  @Field(() => String, { nullable: true }) siteName?: string;
-  @Field(() => String, { nullable: true }) siteSuffix?: string;
-  @Field(() => String, { nullable: true }) siteDomain?: string;
-  @Field(() => String, { nullable: true }) mediaId?: string;
-  @Field(() => String, { nullable: true }) mediaPath?: string;
-  @Field(() => Boolean, { nullable: true, description: 'true excludes blacklisted domains' }) blacklist?: boolean;
-  @Field(() => Boolean, { nullable: true }) export?: boolean;
-  @Field(() => [String], { nullable: true }) tags?: string[];
-  @Field(() => [Int], { nullable: true }) sessions?: number[];
-  @Field(() => String, { nullable: true }) pageUrl?: string;
-  @Field(() => String, { nullable: true }) pageDatePublished?: string;
-}
+const blacklist = { type: () => Boolean, description: 'true leaves out matches on your blacklisted domains (REST `blacklist`).' };
 
-@InputType('V3MatchFilter', { description: 'The filters of GET /api/v3/matches/<kind>/ (each kind takes its own: press takes watermarked and the dates).' })
-class V3MatchFilterInput {
-  @Field(() => String, { nullable: true }) date?: string;
-  @Field(() => String, { nullable: true }) dateGte?: string;
-  @Field(() => String, { nullable: true }) dateLte?: string;
-  @Field(() => String, { nullable: true }) dateGt?: string;
-  @Field(() => String, { nullable: true }) dateLt?: string;
-  @Field(() => Boolean, { nullable: true }) watermarked?: boolean;
-  @Field(() => Boolean, { nullable: true }) exclusive?: boolean;
-  @Field(() => Boolean, { nullable: true }) blacklist?: boolean;
-  @Field(() => Int, { nullable: true }) sessionId?: number;
-}
+/**
+ * Every filter of GET /api/v4/matches/, with typed operators (the REST parser reads them); the filters
+ * other plugins contribute (MATCH_FILTERS: `reviewState`) are added before the schema is built.
+ */
+export const MatchFilter = filterInputType('MatchFilter', V4_FIELDS, {
+  description: 'The filters of GET /api/v4/matches/: one operator object per field (dates as ISO dates or date-times).',
+  extra: { blacklist },
+});
 
-const V3_KEYS: Record<string, string> = { dateGte: 'date_gte', dateLte: 'date_lte', dateGt: 'date_gt', dateLt: 'date_lt', sessionId: 'session_id' };
+/** The filters of the three v3 listings; each listing takes its own (REST answers which one it refuses). */
+const V3MatchFilter = filterInputType('V3MatchFilter', { ...V3_FIELDS.web, ...V3_FIELDS.press, ...V3_FIELDS.credit }, {
+  description: 'The filters of GET /api/v3/matches/<kind>/: web takes all but pageUrl, press id/date/watermarked, credit id/date/pageUrl.',
+  extra: { blacklist },
+});
 
-@ObjectType('MatchPage')
-class MatchPageType {
-  @Field(() => Int) count!: number;
-  @Field(() => String, { nullable: true, description: 'Cursor of the next page' }) next!: string | null;
-  @Field(() => String, { nullable: true }) previous!: string | null;
-  @Field(() => [GraphQLJSONObject], { description: 'v4 Match objects, as REST gives them' }) results!: Record<string, unknown>[];
-}
-
-const KEYS: Record<string, string> = {
-  dateCreated: 'date_created', dateCreatedGte: 'date_created__gte', dateCreatedLte: 'date_created__lte', dateCreatedGt: 'date_created__gt',
-  dateCreatedLt: 'date_created__lt', siteId: 'site.id', siteName: 'site.name', siteSuffix: 'site.suffix', siteDomain: 'site.domain',
-  mediaId: 'media.id', mediaPath: 'media.path', pageUrl: 'page.url', pageDatePublished: 'page.date_published',
-};
-
-/** The GraphQL filter as the REST query string, so both go through one parser. */
-export function toQuery(filter: MatchFilterInput | undefined): Record<string, QueryValue> {
-  const q: Record<string, QueryValue> = {};
-  for (const [k, v] of Object.entries(filter ?? {})) {
-    if (v === undefined || v === null) continue;
-    q[KEYS[k] ?? k] = Array.isArray(v) ? v.map(String) : String(v);
-  }
-  return q;
+/** The v4 match object of a row; its media is resolved on demand, batched per request. */
+export function matchObject(r: MatchRow, baseUrl: string): Match {
+  const { media: _media, ...view } = matchV4(r, null, baseUrl);
+  return { ...camelCaseKeys<Match>(view), mediaId: r.media_id === null ? null : Number(r.media_id), accountId: r.account_id };
 }
 
 @injectable()
-@Resolver()
+@Resolver(() => Match)
 export class MatchesResolver {
   constructor(@inject(MatchQueryService) private readonly query: MatchQueryService) {}
 
-  @Query(() => MatchPageType)
+  @Query(() => MatchPage, { description: 'v4 matches, newest first (GET /api/v4/matches/): filters, cursor paging.' })
   async matches(
     @Ctx() ctx: GraphQLContext,
-    @Arg('filter', () => MatchFilterInput, { nullable: true }) filter?: MatchFilterInput,
+    @Arg('filter', () => MatchFilter, { nullable: true }) filter?: object,
     @Arg('cursor', () => String, { nullable: true }) cursor?: string,
-    @Arg('pageSize', () => Int, { nullable: true }) pageSize?: number,
-  ): Promise<MatchPageType> {
+    @Arg('pageSize', () => Int, { nullable: true, description: '1 to 100 (default 100).' }) pageSize?: number,
+  ): Promise<MatchPage> {
     const p = requirePrincipal(ctx);
-    const page = await this.query.list(p.accountId, this.query.v4Filters(toQuery(filter)), cursor ?? undefined, Math.min(100, Math.max(1, pageSize ?? 100)));
+    const size = graphqlPageSize(pageSize);
+    const page = await this.query.list(p.accountId, this.query.v4Filters(filterToQuery(filter, MatchFilter)), cursor ?? undefined, size);
     return {
       count: page.count,
       next: page.next && encodeCursor(page.next),
       previous: page.previous && encodeCursor(page.previous),
-      results: await this.query.views(page.rows, matchV4, ctx.baseUrl),
+      results: page.rows.map((r) => matchObject(r, ctx.baseUrl)),
     };
   }
 
-  @Query(() => MatchPageType, { description: 'The v3 listings: kind web, press (issue, page_number, the printed image) or credit; results are the v3 REST objects.' })
+  @Query(() => Match, { nullable: true, description: 'One v4 match (GET /api/v4/matches/<id>/); NOT_FOUND when there is none.' })
+  async match(@Arg('id', () => String) id: string, @Ctx() ctx: GraphQLContext): Promise<Match> {
+    const p = requirePrincipal(ctx);
+    const row = /^\d{1,15}$/.test(id) ? await this.query.get(p.accountId, Number(id)) : null;
+    if (!row) throw notFound('No such match.');
+    return matchObject(row, ctx.baseUrl);
+  }
+
+  @FieldResolver(() => MatchMedia, { nullable: true, description: 'The registered media (null if it was deleted meanwhile).' })
+  async media(@Root() match: Match, @Ctx() ctx: GraphQLContext): Promise<MatchMedia | null> {
+    if (match.mediaId === null) return null;
+    const media = await mediaLoader(ctx, match.accountId).load(match.mediaId);
+    return media && camelCaseKeys<MatchMedia>(matchMediaV4(media, ctx.baseUrl));
+  }
+
+  @Query(() => V3MatchPage, { description: 'The v3 listings (GET /api/v3/matches/<kind>/): kind web, press or credit.' })
   async v3Matches(
     @Arg('kind', () => String) kind: string,
     @Ctx() ctx: GraphQLContext,
-    @Arg('filter', () => V3MatchFilterInput, { nullable: true }) filter?: V3MatchFilterInput,
+    @Arg('filter', () => V3MatchFilter, { nullable: true }) filter?: object,
     @Arg('cursor', () => String, { nullable: true }) cursor?: string,
-    @Arg('pageSize', () => Int, { nullable: true }) pageSize?: number,
-  ): Promise<MatchPageType> {
+    @Arg('pageSize', () => Int, { nullable: true, description: '1 to 100 (default 100).' }) pageSize?: number,
+  ): Promise<V3MatchPage> {
     const p = requirePrincipal(ctx);
     if (kind !== 'web' && kind !== 'press' && kind !== 'credit') throw notFound('kind is web, press or credit.');
-    const q: Record<string, QueryValue> = {};
-    for (const [k, v] of Object.entries(filter ?? {})) if (v !== undefined && v !== null) q[V3_KEYS[k] ?? k] = String(v);
-    const page = await this.query.list(p.accountId, parseV3Filters(kind, q), cursor ?? undefined, Math.min(100, Math.max(1, pageSize ?? 100)));
+    const size = graphqlPageSize(pageSize);
+    const page = await this.query.list(p.accountId, parseV3Filters(kind, filterToQuery(filter, V3MatchFilter)), cursor ?? undefined, size);
     return {
       count: page.count,
       next: page.next && encodeCursor(page.next),
       previous: page.previous && encodeCursor(page.previous),
-      results: await this.query.views(page.rows, matchV3, ctx.baseUrl),
+      // The list's media in one query (views); paths and video are the media plugin's objects.
+      results: await this.query.views(page.rows, (r, media, base) => v3Object(r, media, base), ctx.baseUrl) as unknown as V3Match[],
     };
   }
 
-  @Mutation(() => GraphQLJSONObject, { description: 'Changes the tags and export flag of a match.' })
+  @Query(() => V3Match, { nullable: true, description: 'One v3 match (GET /api/v3/matches/<kind>/<id>/); NOT_FOUND when there is none.' })
+  async v3Match(@Arg('kind', () => String) kind: string, @Arg('id', () => String) id: string, @Ctx() ctx: GraphQLContext): Promise<V3Match> {
+    const p = requirePrincipal(ctx);
+    if (kind !== 'web' && kind !== 'press' && kind !== 'credit') throw notFound('kind is web, press or credit.');
+    const row = /^\d{1,15}$/.test(id) ? await this.query.get(p.accountId, Number(id), kind) : null;
+    const [view] = row ? await this.query.views([row], (r, media, base) => v3Object(r, media, base), ctx.baseUrl) : [];
+    if (!view) throw notFound('No such match.');
+    return view as unknown as V3Match;
+  }
+
+  @Mutation(() => Match, { nullable: true, description: 'Changes the tags and export flag of a match (PATCH /api/v4/matches/<id>/).' })
   async updateMatch(
     @Arg('id', () => String) id: string,
     @Ctx() ctx: GraphQLContext,
     @Arg('tags', () => [String], { nullable: true }) tags?: string[],
     @Arg('export', () => Boolean, { nullable: true }) exportFlag?: boolean,
-  ): Promise<Record<string, unknown>> {
+  ): Promise<Match> {
     const p = requirePrincipal(ctx);
     const change = parseMatchChange({ ...(tags ? { tags } : {}), ...(exportFlag !== undefined && exportFlag !== null ? { export: exportFlag } : {}) });
     if (!/^\d{1,15}$/.test(id) || !(await this.query.update(p.accountId, Number(id), change))) throw notFound('No such match.');
-    return (await this.query.views([(await this.query.get(p.accountId, Number(id)))!], matchV4, ctx.baseUrl))[0]!;
+    return matchObject((await this.query.get(p.accountId, Number(id)))!, ctx.baseUrl);
   }
+}
+
+/** The v3 object of a row: the REST view in camelCase, its media as the media plugin's objects. */
+function v3Object(r: MatchRow, media: MediaRecord | null, baseUrl: string): Record<string, unknown> {
+  const view = camelCaseKeys<Record<string, unknown>>(matchV3(r, media, baseUrl));
+  if (media && view.paths) view.paths = [mediaObject(media, baseUrl)];
+  if (media && view.video) view.video = mediaObject(media, baseUrl).video;
+  return view;
 }

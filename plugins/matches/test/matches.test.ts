@@ -164,9 +164,65 @@ test.serial('another account sees none of these matches; deleting the media remo
 });
 
 test.serial('GraphQL: matches with filters and cursor', async (t) => {
-  const q = await server.call('POST', '/graphql', { key, json: { query: '{ matches(filter: { watermarked: true }, pageSize: 1) { count next results } }' } });
+  const q = await server.call('POST', '/graphql', { key, json: { query: '{ matches(filter: { watermarked: { equals: true } }, pageSize: 1) { count next results { id } } }' } });
   t.is(q.json.data.matches.count, 3);
   t.is(q.json.data.matches.results.length, 1);
-  const next = await server.call('POST', '/graphql', { key, json: { query: 'query($c: String) { matches(filter: { watermarked: true }, pageSize: 1, cursor: $c) { results } }', variables: { c: q.json.data.matches.next } } });
+  const next = await server.call('POST', '/graphql', { key, json: { query: 'query($c: String) { matches(filter: { watermarked: { equals: true } }, pageSize: 1, cursor: $c) { results { id } } }', variables: { c: q.json.data.matches.next } } });
   t.not(next.json.data.matches.results[0].id, q.json.data.matches.results[0].id);
+});
+
+test.serial('GraphQL: every v4 and v3 filter operator gives what the REST filter gives; typed, camelCase objects', async (t) => {
+  const gql = async (query: string, variables?: Record<string, unknown>, k = key) => (await server.call('POST', '/graphql', { key: k, json: { query, variables } })).json;
+  const v4 = 'query($f: MatchFilter) { matches(filter: $f) { count results { id } } }';
+  const cases: [Record<string, unknown>, string][] = [
+    [{ siteDomain: { not: 'lemonde.fr' } }, '?!site.domain=lemonde.fr'],
+    [{ siteDomain: { in: ['lemonde.fr', 'bbc.co.uk'] } }, '?site.domain__in=lemonde.fr,bbc.co.uk'],
+    [{ pageUrl: { startsWith: 'https://www.bbc' } }, '?page.url__startswith=https://www.bbc'],
+    [{ siteId: { isNull: true } }, '?site.id__isnull=true'],
+    [{ dateCreated: { gt: '2026-03-02' } }, '?date_created__gt=2026-03-02'],
+    [{ dateCreated: { gte: '2026-03-02', lt: '2026-03-05' } }, '?date_created__gte=2026-03-02&date_created__lt=2026-03-05'],
+    [{ dateUpdated: { lte: '2030-01-01' } }, '?date_updated__lte=2030-01-01'],
+    [{ siteCountry: { equals: 'GB' } }, '?site.country=GB'],
+    [{ pageDatePublished: { isNull: false } }, '?page.date_published__isnull=false'],
+    [{ sessions: { in: [7, 8] } }, '?sessions__in=7,8'],
+    [{ tags: { isNull: true } }, '?tags__isnull=true'],
+    [{ watermarked: { not: true } }, '?!watermarked=true'],
+    [{ mediaPath: { equals: '/tracker/news' } }, '?media.path=/tracker/news'],
+    [{ id: { gt: 0 }, blacklist: true }, '?id__gt=0&blacklist=true'],
+    // A filter another plugin contributes (MATCH_FILTERS) is typed in GraphQL too.
+    [{ reviewState: { in: ['new', 'unsure'] } }, '?review_state__in=new,unsure'],
+  ];
+  const all = (await list()).json.count as number;
+  let narrowed = 0;
+  for (const [filter, rest] of cases) {
+    const g = await gql(v4, { f: filter });
+    const r = await list(rest);
+    t.is(r.status, 200, rest);
+    t.deepEqual(g.data.matches.results.map((m: { id: string }) => m.id), r.json.results.map((m: { id: string }) => m.id), `${JSON.stringify(filter)} = ${rest}`);
+    if (r.json.count > 0 && r.json.count < all) narrowed++;
+  }
+  t.true(narrowed >= 8, 'most cases select some matches but not all');
+
+  const one = await gql('{ matches(filter: { siteDomain: { equals: "lemonde.fr" } }) { results { id dateCreated watermarked sessions media { path type userMetadata } site { domain country } page { url headline datePublished image { url } } } } }');
+  t.like(one.data.matches.results[0], { watermarked: true, sessions: [7], media: { path: '/tracker/news/a.png', type: 'image', userMetadata: {} }, site: { domain: 'lemonde.fr' }, page: { url: 'https://www.lemonde.fr/article-1', headline: 'One' } });
+  const id = one.data.matches.results[0].id;
+  t.is((await gql('query($id: String!) { match(id: $id) { id } }', { id })).data.match.id, id);
+
+  const web = await gql('{ v3Matches(kind: "web", filter: { domain: { startsWith: "www." } }) { count results { id type domain queryPageUrl queryWidth queryFormat sessionId watermarked paths { path } image { url type } } } }');
+  const restWeb = await server.call('GET', '/api/v3/matches/web/?domain__startswith=www.', { key });
+  t.deepEqual(web.data.v3Matches.results.map((m: { id: number }) => m.id), restWeb.json.results.map((m: { id: number }) => m.id));
+  t.like(web.data.v3Matches.results[0], { type: 'web', queryWidth: restWeb.json.results[0].query_width, queryFormat: 'jpeg', paths: [{ path: '/tracker/news/a.png' }] });
+  const credit = await gql('{ v3Matches(kind: "credit", filter: { pageUrl: { startsWith: "https://shop" } }) { results { type credit imageUrl pageUrl } } }');
+  t.like(credit.data.v3Matches.results[0], { type: 'credit', credit: '© Tracker Inc', pageUrl: 'https://shop.example.net/p' });
+  // A filter the listing does not take: REST's 400, as BAD_USER_INPUT.
+  const refused = await gql('{ v3Matches(kind: "press", filter: { domain: { equals: "x.fr" } }) { count } }');
+  t.like(refused.errors[0].extensions, { code: 'BAD_USER_INPUT', apiCode: 'invalid_filter' });
+
+  // Isolation: another account sees none of these, by list or by id.
+  const other = await server.createAccount('gql-outsider');
+  t.is((await gql('{ matches { count } }', undefined, other.apiKey)).data.matches.count, 0);
+  const stranger = await gql('query($id: String!) { match(id: $id) { id } }', { id }, other.apiKey);
+  t.is(stranger.data.match, null);
+  t.is(stranger.errors[0].extensions.code, 'NOT_FOUND');
+  t.is((await gql('{ v3Matches(kind: "web") { count } }', undefined, other.apiKey)).data.v3Matches.count, 0);
 });

@@ -7,3 +7,5 @@ export { MEDIA_EVENTS, type MediaEventsListener, type RegisteredMedia, type Vide
 export { decodeTimeoutMs, FRAMES_IN_FLIGHT, VIDEO_FAST_THRESHOLD, VIDEO_FPS, VIDEO_SIDE } from './video-processing.service.js';
 export { LOCAL_URLS, type LocalUrlResolver } from './local-urls.js';
 export { TextQueryService, TEXT_SEARCH_LIMIT, type TextCriteria } from './text-query.service.js';
+// GraphQL object types of media, for other plugins' objects that hold media (v3 match paths).
+export { MediaType as MediaObject, VideoType as RegisteredVideoObject, ImageType as RegisteredImageObject, view as mediaObject } from './media.resolver.js';

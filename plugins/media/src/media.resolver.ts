@@ -1,18 +1,18 @@
 import { inject, injectable } from 'inversify';
 import { Arg, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { badRequest, requirePrincipal, type GraphQLContext } from '@filigrane/core';
+import { badRequest, graphqlPageSize, notFound, pageRequest, requirePrincipal, type GraphQLContext } from '@filigrane/core';
 import { inputOf } from './registration.service.js';
 import { resolveUrl } from './url-resolver.js';
 import { RegistrationService } from './registration.service.js';
-import type { Media } from './media.entity.js';
+import type { MediaRecord } from '@filigrane/core';
 import { MediaService } from './media.service.js';
 import { parseMediaPath } from './media-path.js';
 import { fileUrl, imageView, mediaUrl, videoView } from '@filigrane/core';
 import { parseMetadata } from '@filigrane/core';
 
 @ObjectType('RegisteredImage')
-class ImageType {
+export class ImageType {
   @Field(() => String) url!: string;
   @Field(() => String) type!: string;
   @Field(() => Int, { nullable: true }) width!: number | null;
@@ -25,7 +25,7 @@ class ImageType {
 }
 
 @ObjectType('RegisteredVideo')
-class VideoType {
+export class VideoType {
   @Field(() => String) url!: string;
   @Field(() => String) type!: string;
   @Field(() => Int, { nullable: true }) width!: number | null;
@@ -39,7 +39,7 @@ class VideoType {
 }
 
 @ObjectType('Media')
-class MediaType {
+export class MediaType {
   @Field(() => String) id!: string;
   @Field(() => String) url!: string;
   @Field(() => String) path!: string;
@@ -64,7 +64,7 @@ class FolderType {
   @Field(() => Int) mediaCount!: number;
 }
 
-function view(m: Media, baseUrl: string): MediaType {
+export function view(m: MediaRecord, baseUrl: string): MediaType {
   const image = m.type === 'image' ? imageView(m, baseUrl) : null;
   return {
     id: String(m.id),
@@ -114,17 +114,17 @@ export class MediaResolver {
     @Arg('hidden', () => Boolean, { nullable: true }) hidden?: boolean,
   ): Promise<FolderType> {
     const location = parseMediaPath(encodeSegments(path ?? ''), requirePrincipal(ctx), { allowHidden: hidden ?? false });
-    const size = Math.min(100, Math.max(1, pageSize ?? 100));
-    const p = Math.max(1, page ?? 1);
-    const f = await this.service.folder(location, { offset: (p - 1) * size, pageSize: size }, hidden ?? false);
+    const request = pageRequest(page ?? 1, graphqlPageSize(pageSize));
+    const f = await this.service.folder(location, { offset: request.offset, pageSize: request.pageSize }, hidden ?? false);
     return { folder: view(f.folder, ctx.baseUrl), children: f.children.map((c) => view(c, ctx.baseUrl)), childrenCount: f.childrenCount, subfoldersCount: f.subfoldersCount, mediaCount: f.mediaCount };
   }
 
-  @Query(() => MediaType, { nullable: true, description: 'A media or folder by path; null when there is none.' })
-  async media(@Arg('path', () => String) path: string, @Ctx() ctx: GraphQLContext): Promise<MediaType | null> {
+  @Query(() => MediaType, { nullable: true, description: 'A media or folder by path; NOT_FOUND when there is none (as REST answers 404).' })
+  async media(@Arg('path', () => String) path: string, @Ctx() ctx: GraphQLContext): Promise<MediaType> {
     const location = parseMediaPath(encodeSegments(path), requirePrincipal(ctx), { allowHidden: true });
     const m = await this.service.findByPath(location.path);
-    return m ? view(m, ctx.baseUrl) : null;
+    if (!m) throw notFound('No media at this path.');
+    return view(m, ctx.baseUrl);
   }
 
   @Mutation(() => Boolean, { description: 'Sets metadata keys (user.*); a null value deletes the key.' })

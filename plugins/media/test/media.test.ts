@@ -243,7 +243,7 @@ test('GraphQL: browse, detail, metadata update', async (t) => {
   const m = await server.call('POST', '/graphql', { key: bob.apiKey, json: { query: 'mutation { updateMediaMetadata(path: "/bob/race/same.png", metadata: { _: 1 }) }' } });
   t.is(m.json.errors[0].extensions.status_code, 400);
   const ok = await server.call('POST', '/graphql', { key: bob.apiKey, json: { query: 'mutation { updateMediaMetadata(path: "/bob/race/same.png", metadata: { user_x: 1 }) }' } });
-  t.is(ok.json.errors[0].extensions.code, 'invalid');
+  t.is(ok.json.errors[0].extensions.apiCode, 'invalid');
   const set = await server.call('POST', '/graphql', { key: bob.apiKey, json: { query: 'mutation($m: JSONObject!) { updateMediaMetadata(path: "/bob/race/same.png", metadata: $m) }', variables: { m: { 'user.x': 'y' } } } });
   t.true(set.json.data.updateMediaMetadata);
   const detail = await server.call('POST', '/graphql', { key: bob.apiKey, json: { query: '{ media(path: "/bob/race/same.png") { metadata } }' } });
@@ -262,6 +262,6 @@ test('GraphQL: browse, detail, metadata update', async (t) => {
   // An unpaired surrogate (valid JSON, not valid Unicode) in a path: 400, not a 500 from encodeURIComponent.
   for (const query of ['query($p: String!) { media(path: $p) { path } }', 'query($p: String) { mediaFolder(path: $p) { mediaCount } }', 'mutation($p: String!) { registerMedia(path: $p, url: "data:,x") { path } }']) {
     const lone = await server.call('POST', '/graphql', { key: bob.apiKey, json: { query, variables: { p: '/bob/a\ud800b.png' } } });
-    t.like(lone.json.errors?.[0]?.extensions, { code: 'invalid_path', status_code: 400 }, lone.text);
+    t.like(lone.json.errors?.[0]?.extensions, { code: 'BAD_USER_INPUT', apiCode: 'invalid_path', status_code: 400 }, lone.text);
   }
 });

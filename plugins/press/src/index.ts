@@ -9,3 +9,4 @@ export * from './credit-lines.js';
 export { TesseractOcr, type OcrOptions } from './ocr.js';
 export { PRESS_SETTINGS, type PressSettings } from './press.settings.js';
 export { scannedCreditPdf, scannedPage, type ScanOptions } from './testing.js';
+export { PressIssue as PressIssueObject } from './press.resolver.js';

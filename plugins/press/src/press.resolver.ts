@@ -1,13 +1,44 @@
 import { inject, injectable } from 'inversify';
-import { Arg, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
-import { GraphQLJSONObject } from 'graphql-scalars';
-import { requirePrincipal, type GraphQLContext } from '@filigrane/core';
+import { Arg, Ctx, Field, Float, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import { camelCaseKeys, connectionFirst, connectionType, offsetAfter, offsetConnection, requirePrincipal, type Connection, type GraphQLContext } from '@filigrane/core';
 import { fetchClientUrl } from '@filigrane/core';
-import { SearchService } from '@filigrane/plugin-search';
+import { SearchResult, searchResult, SearchService } from '@filigrane/plugin-search';
+import type { PressIssue as PressIssueEntity } from './press-issue.entity.js';
 import { parseIssueFields, PressIssueService } from './press-issue.service.js';
 import { requireIngest } from './press-permission.js';
 
-/** Press issues (ingest, status, list, delete) and document searches; objects are the REST ones. */
+@ObjectType('PressIssuePages')
+class PressIssuePages {
+  @Field(() => Int) done!: number;
+  @Field(() => Int) total!: number;
+}
+
+@ObjectType('PressIssue', { description: 'An ingested press issue and its analysis (GET /api/v4/press/issues/<id>/).' })
+export class PressIssue {
+  @Field(() => Int) id!: number;
+  @Field(() => String) url!: string;
+  @Field(() => String) name!: string;
+  @Field(() => String, { description: 'Publication date (YYYY-MM-DD).' }) date!: string;
+  @Field(() => String, { nullable: true }) domain!: string | null;
+  @Field(() => String, { description: 'upload, url or inbox' }) origin!: string;
+  @Field(() => String, { nullable: true }) filename!: string | null;
+  @Field(() => String, { nullable: true }) sourceUrl!: string | null;
+  @Field(() => Float, { description: 'Bytes.' }) size!: number;
+  @Field(() => String) sha256!: string;
+  @Field(() => String, { description: 'pending, analysing, done or failed' }) status!: string;
+  @Field(() => PressIssuePages) pages!: PressIssuePages;
+  @Field(() => Int) imagesFound!: number;
+  @Field(() => Int) matchesFound!: number;
+  @Field(() => Int) creditsFound!: number;
+  @Field(() => String, { nullable: true }) error!: string | null;
+  @Field(() => String) created!: string;
+  @Field(() => String, { nullable: true }) started!: string | null;
+  @Field(() => String, { nullable: true }) finished!: string | null;
+}
+
+const PressIssueConnection = connectionType('PressIssue', PressIssue);
+
+/** Press issues (ingest, status, list, delete) and document searches; objects are the REST ones in camelCase. */
 @injectable()
 @Resolver()
 export class PressResolver {
@@ -16,62 +47,67 @@ export class PressResolver {
     @inject(SearchService) private readonly searches: SearchService,
   ) {}
 
-  @Query(() => [GraphQLJSONObject], { description: 'Press issues, newest first (press:ingest).' })
+  private object(i: PressIssueEntity, baseUrl: string): PressIssue {
+    return camelCaseKeys<PressIssue>(this.issues.view(i, baseUrl));
+  }
+
+  @Query(() => PressIssueConnection, { description: 'Press issues, newest first (GET /api/v4/press/issues/; press:ingest).' })
   async pressIssues(
     @Ctx() ctx: GraphQLContext,
-    @Arg('page', () => Int, { nullable: true }) page?: number,
-    @Arg('pageSize', () => Int, { nullable: true }) pageSize?: number,
-  ): Promise<Record<string, unknown>[]> {
+    @Arg('first', () => Int, { nullable: true, description: '1 to 100 (default 100).' }) first?: number,
+    @Arg('after', () => String, { nullable: true }) after?: string,
+  ): Promise<Connection<PressIssue>> {
     requireIngest(requirePrincipal(ctx));
-    const size = Math.min(100, Math.max(1, pageSize ?? 100));
-    const [rows] = await this.issues.list((Math.max(1, page ?? 1) - 1) * size, size);
-    return rows.map((i) => this.issues.view(i, ctx.baseUrl));
+    const limit = connectionFirst(first);
+    const offset = offsetAfter(after);
+    const [rows, count] = await this.issues.list(offset, limit);
+    return offsetConnection(rows, offset, count > offset + rows.length, (i) => this.object(i, ctx.baseUrl));
   }
 
-  @Query(() => GraphQLJSONObject, { description: 'A press issue and its analysis status (pages.done / pages.total).' })
-  async pressIssue(@Arg('id', () => Int) id: number, @Ctx() ctx: GraphQLContext): Promise<Record<string, unknown>> {
+  @Query(() => PressIssue, { nullable: true, description: 'A press issue and its analysis status (pages.done / pages.total); NOT_FOUND when there is none.' })
+  async pressIssue(@Arg('id', () => Int) id: number, @Ctx() ctx: GraphQLContext): Promise<PressIssue> {
     requireIngest(requirePrincipal(ctx));
-    return this.issues.view(await this.issues.get(id), ctx.baseUrl);
+    return this.object(await this.issues.get(id), ctx.baseUrl);
   }
 
-  @Mutation(() => GraphQLJSONObject, { description: 'Ingests a press issue from a URL or data URI (press:ingest); poll pressIssue.' })
+  @Mutation(() => PressIssue, { nullable: true, description: 'Ingests a press issue from a URL or data URI (press:ingest); poll pressIssue.' })
   async ingestPressIssue(
     @Arg('url', () => String) url: string,
     @Arg('name', () => String) name: string,
     @Arg('date', () => String) date: string,
     @Ctx() ctx: GraphQLContext,
     @Arg('domain', () => String, { nullable: true }) domain?: string,
-  ): Promise<Record<string, unknown>> {
+  ): Promise<PressIssue> {
     const p = requirePrincipal(ctx);
     requireIngest(p);
     parseIssueFields(name, date, domain);
     const data = await fetchClientUrl({ container: ctx.container, baseUrl: ctx.baseUrl, principal: p }, url);
     const sourceUrl = url.startsWith('data:') ? null : url;
     const issue = await this.issues.ingest({ data, name, date, domain, origin: 'url', ingestedBy: p.accountId, filename: null, sourceUrl, baseUrl: ctx.baseUrl });
-    return this.issues.view(issue, ctx.baseUrl);
+    return this.object(issue, ctx.baseUrl);
   }
 
-  @Mutation(() => Boolean, { description: 'Deletes a press issue and its files (press:ingest); its matches stay.' })
+  @Mutation(() => Boolean, { nullable: true, description: 'Deletes a press issue and its files (press:ingest); its matches stay.' })
   async deletePressIssue(@Arg('id', () => Int) id: number, @Ctx() ctx: GraphQLContext): Promise<boolean> {
     requireIngest(requirePrincipal(ctx));
     await this.issues.delete(id);
     return true;
   }
 
-  @Mutation(() => GraphQLJSONObject, { description: 'Searches a PDF (URL or data URI) for your media: asynchronous, poll `search(id)`.' })
+  @Mutation(() => SearchResult, { nullable: true, description: 'Searches a PDF (URL or data URI) for your media: asynchronous, poll `search(id)`.' })
   async documentSearch(
     @Arg('url', () => String) url: string,
     @Ctx() ctx: GraphQLContext,
     @Arg('name', () => String, { nullable: true }) name?: string,
     @Arg('searchPath', () => String, { nullable: true }) searchPath?: string,
     @Arg('filterMarked', () => Boolean, { nullable: true }) filterMarked?: boolean,
-  ): Promise<Record<string, unknown>> {
+  ): Promise<SearchResult> {
     const p = requirePrincipal(ctx);
     const data = await fetchClientUrl({ container: ctx.container, baseUrl: ctx.baseUrl, principal: p }, url);
     const body: Record<string, unknown> = { file: { kind: 'file', filename: null, contentType: 'application/pdf', data }, sync: false };
     if (name !== undefined && name !== null) body.name = name;
     if (searchPath !== undefined && searchPath !== null) body.search_path = searchPath;
     if (filterMarked !== undefined && filterMarked !== null) body.filter_marked = filterMarked;
-    return (await this.searches.submit(body, { accountId: p.accountId, home: p.home, baseUrl: ctx.baseUrl })).body;
+    return searchResult((await this.searches.submit(body, { accountId: p.accountId, home: p.home, baseUrl: ctx.baseUrl })).body);
   }
 }

@@ -154,8 +154,13 @@ export class LicenseeService {
       [accountId],
     );
     if ((await this.matches.count(accountId, {})) <= this.settings.licenceSyncMax) {
-      await this.reapply(accountId);
-      return 'done';
+      try {
+        await this.reapply(accountId);
+        return 'done';
+      } catch (err) {
+        // The list is saved: a job finishes what the request could not (the generation is still pending).
+        this.log.warn(`licensees of account ${accountId}: re-application in the request failed (${(err as Error).message}); queued`);
+      }
     }
     await this.jobs.send(LICENCE_QUEUE, { accountId }, { singletonKey: `account:${accountId}`, retryLimit: 5, retryDelaySeconds: 10 });
     return 'queued';

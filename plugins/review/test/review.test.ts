@@ -6,6 +6,7 @@ import { parse } from 'csv-parse/sync';
 import { startTestServer, type TestAccount, type TestServer } from '@filigrane/testing';
 import { MatchRecorder } from '@filigrane/plugin-matches';
 import { NotificationService } from '@filigrane/plugin-notifications';
+import { TOKENS, type AccountLifecycle } from '@filigrane/plugin-api';
 import { REVIEW_SERVICE, type ReviewService } from '../src/index.js';
 
 // Review states through real HTTP: one by one, in bulk by filter, the audit trail, the match-list
@@ -277,7 +278,7 @@ test.serial('GraphQL, match.reviewed to a webhook, and the digest counts', async
   t.is(listed.data?.matchReviewList.results.length, 2);
   t.is(listed.data?.matchReviewList.next, listed.data?.matchReviewList.results[1].matchId);
   const denied = await gql(bob, `{ matchReviewHistory(matchId: "${ids.lemonde}") { state } }`);
-  t.is(denied.errors?.[0]?.extensions?.code, 'not_found');
+  t.is(denied.errors?.[0]?.extensions?.code, 'NOT_FOUND');
   const lic = await gql(alice, 'mutation { createLicensee(input: { name: "Agence", domain: "agence.example", validUntil: "bad" }) { id } }');
   t.is(lic.errors?.[0]?.extensions?.status_code, 400);
   const lics = await gql(alice, '{ licensees { count results { name domain includeSubdomains } } }');
@@ -296,4 +297,10 @@ test.serial('GraphQL, match.reviewed to a webhook, and the digest counts', async
   const digest = (await server.get(NotificationService).outbox(20)).find((m) => m.accountId === alice.id && m.reason === 'digest_daily');
   t.regex(digest?.body ?? '', /Review of your matches\n- to review \(new\): 1\n- infringing: 3\n- not a match: 2\n- ignored: 1\n/);
   t.regex(digest!.body, /Reviewed in this period: \d+ changes/);
+
+  // Account deletion: the hooks (the account plugin runs them) take bob's licensees and reviews, nothing of alice's.
+  await server.get<AccountLifecycle>(TOKENS.AccountLifecycle).accountDeleted(bob.id);
+  t.is((await bob.call('GET', '/api/v4/licensees/')).json.count, 0);
+  t.is((await alice.call('GET', '/api/v4/licensees/')).json.count, 1);
+  t.is((await review(ids.lemonde!)).state, 'infringing');
 });

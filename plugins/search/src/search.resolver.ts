@@ -15,14 +15,14 @@ class TextSearchInput {
 }
 
 @ObjectType('SearchResult', { description: 'status complete with matches (sync), or a pollable search (async: id and url).' })
-class SearchResultType {
+export class SearchResultType {
   @Field(() => String, { nullable: true }) id!: string | null;
   @Field(() => String) status!: string;
   @Field(() => String, { nullable: true }) url!: string | null;
   @Field(() => [GraphQLJSONObject], { nullable: true, description: 'The REST match objects.' }) matches!: Record<string, unknown>[] | null;
 }
 
-const toResult = (body: Record<string, unknown>): SearchResultType => ({
+export const toResult = (body: Record<string, unknown>): SearchResultType => ({
   id: (body.id as string) ?? null,
   status: body.status as string,
   url: (body.url as string) ?? null,

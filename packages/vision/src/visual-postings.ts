@@ -1,0 +1,168 @@
+/**
+ * The visual index as postings a database holds once for every process (see docs/visual-index.md):
+ * the LSH buckets of VisualIndex, stored at full resolution (MAX_BITS bits, one row per non-empty
+ * bucket and table), each posting 12 bytes: the entry (a registered image or video frame) and 64
+ * bits of the indexed descriptor, so that a bucket neighbour votes only when it is close to the
+ * query descriptor, as in memory. A query reads only the buckets its descriptors fall in, at the
+ * resolution the collection's size calls for (a coarse bucket is a range of fine keys).
+ */
+import { DESCRIPTOR_BYTES } from './orb';
+import { bucketCap, LOAD, LSH_TABLES, lshKey, MAX_BITS, spreadSelection } from './visual-index';
+
+/** Entry number (u32 LE) + descriptor bytes 0..7. */
+export const POSTING_BYTES = 12;
+/** Descriptors of a media put in the index, spread over the image (as VisualIndex's perMedia). */
+export const INDEXED_PER_MEDIA = 256;
+/**
+ * Largest Hamming distance between the 64 signature bits for a vote: VisualIndex's 44 of 256
+ * bits is 11 of 64 on average; a 64-bit sample is noisier, so the bar is set higher and voting
+ * stays a candidate filter (RANSAC decides).
+ */
+export const SIGNATURE_MAX_DISTANCE = 14;
+
+/** Bits per key for a collection of `entries` images and frames (VisualIndex.bitsFor's rule). */
+export function sharedBits(entries: number): number {
+  let bits = 12;
+  while (bits < MAX_BITS && entries * INDEXED_PER_MEDIA > LOAD * (1 << bits)) bits += 2;
+  return bits;
+}
+
+/** Most postings a bucket read at `bits` bits may hold before it counts as a stop word. */
+export function sharedCap(entries: number, bits: number): number {
+  return bucketCap(entries * INDEXED_PER_MEDIA, bits);
+}
+
+export interface EntryPostings {
+  /** Distinct buckets, ascending (table << MAX_BITS | key): rows are locked in one order, no deadlock. */
+  buckets: number[];
+  /** Postings in each bucket. */
+  counts: number[];
+  /** Byte offset of each bucket's postings in `postings`. */
+  offsets: number[];
+  postings: Buffer;
+}
+
+/** The postings of one entry's features. */
+export function entryPostings(entry: number, features: { descriptors: Uint8Array; count: number; points: Float32Array }): EntryPostings {
+  if (!Number.isInteger(entry) || entry < 0 || entry > 0xffffffff) throw new RangeError(`entry ${entry} is not a u32`);
+  const chosen = spreadSelection(features.count, INDEXED_PER_MEDIA, features.points);
+  const byBucket = new Map<number, number[]>();
+  for (const j of chosen) {
+    for (let t = 0; t < LSH_TABLES; t++) {
+      const bucket = t * (1 << MAX_BITS) + lshKey(features.descriptors, j * DESCRIPTOR_BYTES, t);
+      const list = byBucket.get(bucket);
+      if (list) list.push(j);
+      else byBucket.set(bucket, [j]);
+    }
+  }
+  const buckets = [...byBucket.keys()].sort((a, b) => a - b);
+  const postings = Buffer.alloc(chosen.length * LSH_TABLES * POSTING_BYTES);
+  const counts: number[] = [];
+  const offsets: number[] = [];
+  let o = 0;
+  for (const b of buckets) {
+    const list = byBucket.get(b)!;
+    offsets.push(o);
+    counts.push(list.length);
+    for (const j of list) {
+      postings.writeUInt32LE(entry, o);
+      postings.set(features.descriptors.subarray(j * DESCRIPTOR_BYTES, j * DESCRIPTOR_BYTES + 8), o + 4);
+      o += POSTING_BYTES;
+    }
+  }
+  return { buckets, counts, offsets, postings };
+}
+
+export interface BucketRanges {
+  /** Range [lo, hi) of fine buckets for each distinct coarse bucket the query falls in. */
+  lo: number[];
+  hi: number[];
+  /** Query descriptors asking each range. */
+  askers: number[][];
+}
+
+/** The buckets a query's descriptors fall in, read at `bits` bits, each range once. */
+export function queryRanges(descriptors: Uint8Array, count: number, bits: number): BucketRanges {
+  const shift = MAX_BITS - bits;
+  const ranges = new Map<number, number[]>();
+  for (let i = 0; i < count; i++) {
+    for (let t = 0; t < LSH_TABLES; t++) {
+      const lo = t * (1 << MAX_BITS) + ((lshKey(descriptors, i * DESCRIPTOR_BYTES, t) >>> shift) << shift);
+      const list = ranges.get(lo);
+      if (list) list.push(i);
+      else ranges.set(lo, [i]);
+    }
+  }
+  const lo = [...ranges.keys()];
+  return { lo, hi: lo.map((l) => l + (1 << shift)), askers: lo.map((l) => ranges.get(l)!) };
+}
+
+function popcount32(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
+}
+
+/**
+ * Votes of a query's descriptors over the postings of the ranges they asked: each query
+ * descriptor votes at most once per entry, and only for a posting whose signature is close.
+ */
+export class VoteTally {
+  private readonly sigA: Uint32Array;
+  private readonly sigB: Uint32Array;
+  private readonly voted = new Set<number>();
+  private readonly votes = new Map<number, number>();
+
+  constructor(descriptors: Uint8Array, count: number, private readonly ranges: BucketRanges) {
+    this.sigA = new Uint32Array(count);
+    this.sigB = new Uint32Array(count);
+    const view = Buffer.from(descriptors.buffer, descriptors.byteOffset, descriptors.byteLength);
+    for (let i = 0; i < count; i++) {
+      this.sigA[i] = view.readUInt32LE(i * DESCRIPTOR_BYTES);
+      this.sigB[i] = view.readUInt32LE(i * DESCRIPTOR_BYTES + 4);
+    }
+  }
+
+  /** The postings of range `range` (one or several stored rows). */
+  add(range: number, postings: Buffer): void {
+    const askers = this.ranges.askers[range]!;
+    for (let o = 0; o + POSTING_BYTES <= postings.length; o += POSTING_BYTES) {
+      const entry = postings.readUInt32LE(o);
+      const a = postings.readUInt32LE(o + 4);
+      const b = postings.readUInt32LE(o + 8);
+      for (const i of askers) {
+        if (popcount32(a ^ this.sigA[i]!) + popcount32(b ^ this.sigB[i]!) > SIGNATURE_MAX_DISTANCE) continue;
+        const mark = entry * 4096 + (i & 4095);
+        if (this.voted.has(mark)) continue;
+        this.voted.add(mark);
+        this.votes.set(entry, (this.votes.get(entry) ?? 0) + 1);
+      }
+    }
+  }
+
+  /** Entries with at least `minVotes` votes, most votes first. */
+  top(minVotes: number, max: number): { entry: number; votes: number }[] {
+    const out: { entry: number; votes: number }[] = [];
+    for (const [entry, votes] of this.votes) if (votes >= minVotes) out.push({ entry, votes });
+    out.sort((x, y) => y.votes - x.votes || x.entry - y.entry);
+    return out.slice(0, max);
+  }
+}
+
+/**
+ * The exact-copy fast path's keys: the 64-bit dHash cut in 5 bands (13,13,13,13,12 bits). Two
+ * hashes within 4 bits agree on at least one band (pigeonhole), so a GIN index on these numbers
+ * finds every exact-copy candidate; each number carries the account and the band's position.
+ */
+export function dhashBands(accountId: number, dhash: Uint8Array): number[] {
+  let bits = 0n;
+  for (let i = 0; i < 8; i++) bits |= BigInt(dhash[i] ?? 0) << BigInt(8 * i);
+  const out: number[] = [];
+  for (let band = 0, at = 0; band < 5; band++) {
+    const width = band < 4 ? 13 : 12;
+    const value = Number((bits >> BigInt(at)) & ((1n << BigInt(width)) - 1n));
+    out.push((accountId * 8 + band) * 8192 + value);
+    at += width;
+  }
+  return out;
+}

@@ -1,0 +1,139 @@
+/**
+ * `npm run bench -- index [--sizes 10000,100000,1000000] [--peer 100000] [--rounds 2]`
+ * The visual index at archive scale (issue 20, requirement 5), on a real PostgreSQL:
+ * 1. half of .cache/photos registered through REST (the production path: fingerprint, row,
+ *    postings); two attacked copies of each (resize50+jpeg70, crop50) are the search queries;
+ * 2. the account grows to each size with synthetic media (support/synthetic-archive.ts: real rows,
+ *    descriptors derived from the ORB sets of the other half of the photos, at 4 scales x 4
+ *    rotations); after each, a fresh API process (support/index-probe.ts) measures image search
+ *    (p50/p99, recall), candidate retrieval alone, identification of unrelated crawled images
+ *    (.cache/wallpapers and .cache/copies, decode included) and its own peak RSS;
+ * 3. at `--peer` media, a fresh process runs the design before (each process loads the account into
+ *    an in-memory VisualIndex): warm-up, peak RSS, retrieval; the ratio is printed.
+ * Run under `flock /tmp/filigrane-bench.lock`.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs, promisify } from 'node:util';
+import sharp from 'sharp';
+import { startTestServer } from '@filigrane/gateway';
+import { ATTACKS } from './attacks';
+import { benchPostgres } from './support/postgres.js';
+import { loadArchive, sourceSets } from './support/synthetic-archive.js';
+
+const root = resolve(__dirname, '..', '..', '..');
+const pct = (v: number[], q: number) => (v.length ? [...v].sort((a, b) => a - b)[Math.min(v.length - 1, Math.floor(q * v.length))]! : NaN);
+const mib = (b: number) => (b / 2 ** 20).toFixed(0);
+const jpegs = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((f) => /\.(jpe?g|png)$/i.test(f)).sort().map((f) => join(dir, f)) : []);
+
+async function probe(input: object): Promise<Record<string, any>> {
+  const dir = mkdtempSync(join(tmpdir(), 'filigrane-probe-'));
+  const file = join(dir, 'input.json');
+  writeFileSync(file, JSON.stringify(input));
+  try {
+    const { stdout } = await promisify(execFile)(process.execPath, [join(__dirname, 'support', 'index-probe.js'), file], { maxBuffer: 64 << 20, env: { ...process.env } });
+    return JSON.parse(stdout.trim().split('\n').pop()!);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function run(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      sizes: { type: 'string', default: '10000,100000,1000000' },
+      peer: { type: 'string', default: '100000' },
+      rounds: { type: 'string', default: '2' },
+    },
+  });
+  const sizes = values.sizes.split(',').map(Number).filter((n) => n > 0).sort((a, b) => a - b);
+  const peer = Number(values.peer);
+  const photos = jpegs(join(root, '.cache', 'photos'));
+  if (photos.length < 4) throw new Error('no photos: run test/bench/fetch-photos.sh');
+  const registered = photos.filter((_, i) => i % 2 === 0);
+  const sourceFiles = photos.filter((_, i) => i % 2 === 1);
+  const unrelated = [...jpegs(join(root, '.cache', 'wallpapers')), ...jpegs(join(root, '.cache', 'copies'))];
+
+  const pg = benchPostgres();
+  process.env.DATABASE_URL = pg.url;
+  const server = await startTestServer({ config: { rateLimit: { perSecond: 1_000_000, perDay: 1_000_000_000 } } });
+  const work = mkdtempSync(join(tmpdir(), 'filigrane-index-bench-'));
+  try {
+    const db = server.app.dataSource;
+    await db.query('ALTER SYSTEM SET synchronous_commit = off');
+    await db.query('SELECT pg_reload_conf()');
+    const { apiKey, id: accountId } = await server.createAccount('archive');
+    const copies: { file: string; expect: string }[] = [];
+    for (const f of registered) {
+      const path = `/archive/photos/${f.split('/').pop()}`;
+      const bytes = readFileSync(f);
+      const res = await server.call('PUT', `/api/v4/media${path}`, { key: apiKey, body: bytes, headers: { 'content-type': 'image/jpeg' } });
+      if (res.status !== 201) throw new Error(`${path}: ${res.status} ${res.text}`);
+      for (const attack of ['resize50+jpeg70', 'crop50']) {
+        const file = join(work, `${copies.length}.jpg`);
+        writeFileSync(file, await ATTACKS[attack]!(bytes));
+        copies.push({ file, expect: path });
+      }
+    }
+    // Real ORB sets: each source photo at 4 scales and 4 rotations.
+    const variants: Buffer[] = [];
+    for (const f of sourceFiles) {
+      const meta = await sharp(f).metadata();
+      for (const scale of [1, 0.8, 0.65, 0.5]) {
+        for (const angle of [0, 90, 180, 270]) {
+          variants.push(await sharp(f).rotate(angle).resize(Math.round(meta.width! * scale)).jpeg({ quality: 90 }).toBuffer());
+        }
+      }
+    }
+    const sources = await sourceSets(variants);
+    console.log(`${registered.length} photos registered (${copies.length} attacked copies as queries), ${unrelated.length} unrelated crawled images, synthetic media from ${sources.length} real ORB sets (${sourceFiles.length} photos x 4 scales x 4 rotations)`);
+    console.log(`PostgreSQL ${(await db.query('SHOW server_version'))[0].server_version}, ${values.rounds} rounds per measure\n`);
+
+    const rows: string[] = [];
+    let peerLine = '';
+    let synthetic = 0;
+    const base = { databaseUrl: server.databaseUrl, masterKey: server.masterKey.toString('base64'), accountId, copies, unrelated, rounds: Number(values.rounds) };
+    for (const size of sizes) {
+      const target = size - registered.length;
+      const t0 = performance.now();
+      if (target > synthetic) {
+        await loadArchive(db, accountId, sources, synthetic + 1, target - synthetic, (done) => {
+          if (done % 100_000 === 0) console.log(`  ${synthetic + done} synthetic media written (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+        });
+        synthetic = target;
+      }
+      await db.query('VACUUM ANALYZE visual_postings');
+      await db.query('VACUUM ANALYZE visual_index');
+      await db.query('VACUUM ANALYZE media');
+      const loadS = (performance.now() - t0) / 1000;
+      const sizeRows: { index: string; postings: string }[] = await db.query(
+        `SELECT pg_total_relation_size('visual_index') AS index, pg_total_relation_size('visual_postings') AS postings`,
+      );
+      const s = await probe({ ...base, mode: 'shared' });
+      rows.push(
+        `| ${s.entries.toLocaleString('en')} | ${loadS.toFixed(0)} | ${(Number(sizeRows[0]!.index) / 2 ** 30).toFixed(1)} + ${(Number(sizeRows[0]!.postings) / 2 ** 30).toFixed(1)} | ${pct(s.search, 0.5).toFixed(0)} | ${pct(s.search, 0.99).toFixed(0)} | ${pct(s.retrieval, 0.5).toFixed(0)} | ${pct(s.identify, 0.5).toFixed(0)} / ${pct(s.identify, 0.99).toFixed(0)} | ${s.found}/${s.queries} | ${s.falseMatches} | ${mib(s.bootRss)} / ${mib(s.peakRss)} |`,
+      );
+      console.log(rows[rows.length - 1]);
+      if (size === peer) {
+        const m = await probe({ ...base, mode: 'memory' });
+        peerLine =
+          `In-memory design (before), same rows, fresh process at ${m.entries.toLocaleString('en')} media: warm-up ${(m.warmUpMs / 1000).toFixed(1)} s, index ${mib(m.indexBytes)} MiB (${(m.indexBytes / m.entries).toFixed(0)} B/media), ` +
+          `peak RSS ${mib(m.peakRss)} MiB, retrieval p50 ${pct(m.retrieval, 0.5).toFixed(1)} ms.\n` +
+          `Shared (after), same size: no warm-up (first query ${s.firstMs.toFixed(0)} ms), peak RSS ${mib(s.peakRss)} MiB, retrieval p50 ${pct(s.retrieval, 0.5).toFixed(1)} ms.\n` +
+          `Ratio after/before: peak RSS ${(s.peakRss / m.peakRss).toFixed(2)}, index memory per process 0 / ${mib(m.indexBytes)} MiB, retrieval p50 ${(pct(s.retrieval, 0.5) / pct(m.retrieval, 0.5)).toFixed(1)}x, search p50 ${pct(s.search, 0.5).toFixed(0)} ms.`;
+        console.log(peerLine);
+      }
+    }
+    console.log('\n| media | load s | visual_index + postings GiB | search p50 ms | search p99 ms | retrieval p50 ms | identify unrelated p50 / p99 ms | copies found first | false matches | API RSS boot / peak MiB |');
+    console.log('|---|---|---|---|---|---|---|---|---|---|');
+    for (const r of rows) console.log(r);
+    if (peerLine) console.log(`\n${peerLine}`);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+    await server.close();
+    pg.stop();
+  }
+}
