@@ -37,6 +37,7 @@ import { createBlobStore, createDataSource } from '@filigrane/db';
 import type { GatewayConfig } from './config.js';
 import { mountGraphQL } from './graphql/graphql.js';
 import { docsPlugin } from './openapi/docs.plugin.js';
+import { consolePlugin } from './console/console.plugin.js';
 import { baseUrlResolver, createHttpServer } from './http-server.js';
 import { JobRunner } from './jobs/job-runner.js';
 import { Metrics } from './metrics/metrics.js';
@@ -44,6 +45,7 @@ import { pinoLoggerFactory } from './process-logger.js';
 import type { Logger } from 'pino';
 import { masterKeyPlugin } from './master-key/master-key.plugin.js';
 import { eventOutboxPlugin } from './events/event-outbox.plugin.js';
+import { jobSchedulesPlugin } from './jobs/job-schedules.plugin.js';
 import { OutboxEventBus } from './events/outbox-event-bus.js';
 import { settleMasterKey, type MasterKeySource } from './master-key/master-key.js';
 import { rateLimitPlugin } from './rate-limit/rate-limit.plugin.js';
@@ -103,7 +105,7 @@ export function checkBoot(plugins: FiligranePlugin[], config: GatewayConfig): vo
 export async function createApp(options: AppOptions): Promise<FiligraneApp> {
   const log = options.log ?? ((m: string) => console.log(m));
   // The docs plugin describes every loaded plugin, itself included.
-  const plugins: FiligranePlugin[] = resolvePlugins([rateLimitPlugin, masterKeyPlugin, eventOutboxPlugin, browserPlugin, docsPlugin(() => plugins, options.config.toolVersion), ...options.plugins]);
+  const plugins: FiligranePlugin[] = resolvePlugins([rateLimitPlugin, masterKeyPlugin, eventOutboxPlugin, jobSchedulesPlugin, browserPlugin, docsPlugin(() => plugins, options.config.toolVersion), consolePlugin(), ...options.plugins]);
 
   const container = new Container({ autobind: true, defaultScope: 'Singleton' });
   const extensions = new ExtensionRegistry();

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { ManualClock } from '@filigrane/core';
-import { startTestServer, type TestServer } from '../src/index.js';
+import { startTestServer, type TestServer } from './support/test-server.js';
 
 const clock = new ManualClock(new Date('2026-06-05T10:00:00.100Z'));
 let server: TestServer;

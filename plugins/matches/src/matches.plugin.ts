@@ -1,5 +1,5 @@
 import { ContainerModule } from 'inversify';
-import { addFilterFields, contribute, definePlugin, GRAPHQL_SCHEMA_HOOKS } from '@filigrane/core';
+import { ACCOUNT_DELETED_HOOKS, addFilterFields, contribute, definePlugin, GRAPHQL_SCHEMA_HOOKS } from '@filigrane/core';
 import { Match, Site } from './match.entity.js';
 import { CreditNamesService } from './credit-names.service.js';
 import { MATCH_FILTERS } from './match-filter-extension.js';
@@ -29,8 +29,9 @@ export const matchesPlugin = definePlugin({
   }),
   routes: [...matchRoutes, ...matchBulkRoutes],
   resolvers: [MatchesResolver, MatchDashboardResolver],
-  // The contributed filters (review_state) get their typed GraphQL field too (MatchFilter.reviewState).
   contributions: [
+    contribute(ACCOUNT_DELETED_HOOKS, (c) => (accountId: number) => c.get(MatchRecorder).forgetAccount(accountId)),
+    // The contributed filters (review_state) get their typed GraphQL field too (MatchFilter.reviewState).
     contribute(GRAPHQL_SCHEMA_HOOKS, (container) => () => {
       const contributed = container.get(MatchQueryService).contributedFields();
       addFilterFields(MatchFilter, contributed);

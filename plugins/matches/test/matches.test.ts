@@ -2,7 +2,7 @@ import test from 'ava';
 import sharp from 'sharp';
 import type { Sighting } from '@filigrane/core';
 import { MatchRecorder } from '@filigrane/plugin-matches';
-import { startTestServer, type TestServer } from '@filigrane/gateway';
+import { startTestServer, type TestServer } from '@filigrane/testing';
 
 let server: TestServer;
 let key: string;
@@ -19,7 +19,7 @@ async function register(path: string, colour: string): Promise<number> {
 const day = (d: number, h = 12) => new Date(Date.UTC(2026, 2, d, h));
 
 test.before(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ plugins: ['matches'], workers: false });
   const account = await server.createAccount('tracker');
   key = account.apiKey;
   accountId = account.id;

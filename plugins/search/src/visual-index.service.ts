@@ -1,7 +1,8 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource, EntityManager } from 'typeorm';
 import { CORE_SETTINGS, TOKENS, type CoreSettings } from '@filigrane/core';
-import { VIDEO_FAST_THRESHOLD, type MediaEventsListener, type RegisteredMedia, type VideoFrameEvent } from '@filigrane/plugin-media';
+import { VIDEO_FAST_THRESHOLD } from '@filigrane/video';
+import type { MediaEventsListener, RegisteredMedia, VideoFrameEvent } from '@filigrane/plugin-media';
 import {
   canonicalLuma,
   dhashBands,
