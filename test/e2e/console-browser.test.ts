@@ -33,7 +33,7 @@ test.before(async () => {
   mkdirSync(SCREENSHOTS, { recursive: true });
   console.log(`console screenshots: ${SCREENSHOTS}`);
   server = await startTestServer({ config: { rateLimit: { perSecond: 100_000, perDay: 10_000_000 } } });
-  alice = await server.createAccount('alice');
+  alice = await server.createAccount('alice', { fullName: 'Alice Martin', permissions: ['press:ingest'] });
   const set = await alice.call('POST', '/graphql', { json: { query: `mutation { changePassword(newPassword: "${PASSWORD}") }` } });
   if (set.json?.data?.changePassword !== true) throw new Error(set.text);
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
@@ -67,6 +67,11 @@ run('the console: sign in, watermark, register, search, review a crawled match s
   t.timeout(150_000);
   const base = server.url;
   const scripts: { url: string; bytes: Buffer }[] = [];
+  const pageErrors: string[] = [];
+  page.on('pageerror', (err) => {
+    pageErrors.push(String(err));
+    t.log(`page error: ${String(err)}`);
+  });
   page.on('response', async (res) => {
     if (res.request().resourceType() === 'script') scripts.push({ url: res.url(), bytes: await res.body().catch(() => Buffer.alloc(0)) });
   });
@@ -177,6 +182,12 @@ run('the console: sign in, watermark, register, search, review a crawled match s
   await page.locator('.vlist a.row .badge.review-infringing').first().waitFor();
   await page.locator('.vlist a.row').first().waitFor();
 
+  // Press issues: the screen of accounts that may ingest them.
+  await page.goto(`${base}/#/press`);
+  await page.getByRole('heading', { name: 'Press issues' }).waitFor();
+  await page.getByLabel('PDF file').waitFor();
+  await checkScreen(t, 'press');
+
   // Settings: the language changes the whole interface and is the account's (REST agrees).
   await page.goto(`${base}/#/settings`);
   await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
@@ -206,6 +217,7 @@ run('the console: sign in, watermark, register, search, review a crawled match s
   const stale = await fetch(`${base}/api/v4/account/`, { headers: { cookie: `filigrane_session=${cookie!.value}` } });
   t.is(stale.status, 401);
 
+  t.deepEqual(pageErrors, [], 'no script error on any screen');
   t.log(`axe violations per screen (by impact): ${JSON.stringify(axeReport)}`);
   t.log(`screenshots: ${SCREENSHOTS}`);
 });

@@ -116,3 +116,41 @@ export function Field(props: { label: string; name: string; id?: string; error?:
 }
 
 export const bytes = (n: number) => (n < 1024 ? `${n} B` : n < 1048576 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1048576).toFixed(1)} MB`);
+
+/** A form whose submit runs `onSubmit` (the page never reloads); its fields sit on one wrapping line. */
+export function InlineForm({ onSubmit, children, label }: { onSubmit: () => unknown; children: ComponentChildren; label?: string }) {
+  return (
+    <form
+      class="inline-form"
+      aria-label={label}
+      onSubmit={(e) => {
+        e.preventDefault();
+        void onSubmit();
+      }}
+    >
+      {children}
+    </form>
+  );
+}
+
+/** A secret the server shows once (client secret, signing secret). */
+export function SecretOnce({ label, secret }: { label: string; secret: string | null }) {
+  return secret ? (
+    <p role="status">
+      {label} <code class="secret">{secret}</code>
+    </p>
+  ) : null;
+}
+
+/** The states of a loaded list around its content: error with retry, loading, empty. */
+export function ListState<V>({ list, children }: { list: { data: V[] | null; error: unknown; loading: boolean; reload: () => void }; children: (data: V[]) => ComponentChildren }) {
+  const t = useT();
+  return (
+    <>
+      <ErrorBox error={list.error} onRetry={list.reload} />
+      {list.loading && !list.data && <Loading />}
+      {list.data && list.data.length === 0 && <p>{t('common.none')}</p>}
+      {list.data && list.data.length > 0 && children(list.data)}
+    </>
+  );
+}

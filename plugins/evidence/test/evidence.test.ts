@@ -9,6 +9,7 @@ import sharp from 'sharp';
 import { WARCParser } from 'warcio';
 import { syntheticPhoto } from '@filigrane/vision';
 import { embed, encodeLmk, generateKey } from '@filigrane/watermark';
+import { TOKENS, type AccountLifecycle, type BlobStore } from '@filigrane/plugin-api';
 import { serveSite, startTestServer, type TestAccount, type TestServer, type TestSite } from '@filigrane/testing';
 import { evidencePlugin } from '../src/index.js';
 import { startTimeStampAuthority, type TimeStampAuthority } from './support/time-stamp-authority.js';
@@ -222,4 +223,11 @@ test('a crawled copy: automatic and asked-for packs, read back with unzip and wa
   t.is((await bob.call('GET', `/api/v4/evidence/${pack.id}/download`)).status, 404);
   t.like((await bob.call('POST', '/api/v4/evidence/', { json: { matches: [match.id] } })).json, { status_code: 400 });
   t.like((await bob.call('POST', '/graphql', { json: { query: `{ evidencePack(id: "${pack.id}") { id } }` } })).json.errors[0], { extensions: { code: 'NOT_FOUND', status_code: 404 } });
+
+  // Account deletion takes the packs and their files.
+  const blobs = server.get<BlobStore>(TOKENS.BlobStore);
+  t.truthy(await blobs.get(`evidence/${alice.id}/${pack.id}.wacz`));
+  await server.get<AccountLifecycle>(TOKENS.AccountLifecycle).accountDeleted(alice.id);
+  t.is(await blobs.get(`evidence/${alice.id}/${pack.id}.wacz`), null);
+  t.deepEqual(await server.app.dataSource.query('SELECT id FROM evidence_packs WHERE account_id = $1', [alice.id]), []);
 });

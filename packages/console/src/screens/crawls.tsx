@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { gql } from '../api';
 import { formatDate, formatNumber, useLang, useT } from '../i18n';
 import { go, href, type Route } from '../router';
-import { ErrorBox, Field, Loading, Section, useAction, useLoad } from '../ui';
+import { ErrorBox, Field, InlineForm, ListState, Loading, Section, useAction, useLoad } from '../ui';
 
 interface Count {
   count: number;
@@ -65,13 +65,7 @@ function CrawlList() {
     <>
       <h1>{t('crawls.title')}</h1>
       <Section title={t('crawls.new')} id="new-crawl">
-        <form
-          class="inline-form"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void start.call();
-          }}
-        >
+        <InlineForm onSubmit={() => start.call()}>
           <Field label={t('crawls.url')} name="url" error={start.error}>
             {(id, d) => <input id={id} type="url" required placeholder="https://example.com/" value={url} aria-describedby={d} onInput={(e) => setUrl(e.currentTarget.value)} />}
           </Field>
@@ -82,13 +76,11 @@ function CrawlList() {
           <button type="submit" class="primary" disabled={start.busy}>
             {start.busy ? t('crawls.starting') : t('crawls.start')}
           </button>
-        </form>
+        </InlineForm>
         <ErrorBox error={start.error} />
       </Section>
-      <ErrorBox error={list.error} onRetry={list.reload} />
-      {list.loading && !list.data && <Loading />}
-      {list.data && list.data.length === 0 && <p>{t('common.none')}</p>}
-      {list.data && list.data.length > 0 && (
+      <ListState list={list}>
+        {(rows) => (
         <table class="table">
           <thead>
             <tr>
@@ -99,7 +91,7 @@ function CrawlList() {
             </tr>
           </thead>
           <tbody>
-            {list.data.map((s) => (
+            {rows.map((s) => (
               <tr key={s.id}>
                 <td>
                   <a href={href(['crawls', String(s.id)])}>{s.startUrls[0] ?? `#${s.id}`}</a>
@@ -113,7 +105,8 @@ function CrawlList() {
             ))}
           </tbody>
         </table>
-      )}
+        )}
+      </ListState>
     </>
   );
 }

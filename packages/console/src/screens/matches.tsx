@@ -3,7 +3,7 @@ import { ConsoleError, gql } from '../api';
 import { matchView, MATCH_SELECTION, REVIEW_STATES, type MatchFilterInput, type MatchView, type ReviewState } from '../graph';
 import { formatDate, formatNumber, useLang, useT } from '../i18n';
 import { go, href, type Route } from '../router';
-import { ErrorBox, Loading, useAction, useLoad } from '../ui';
+import { ErrorBox, InlineForm, Loading, useAction, useLoad } from '../ui';
 import { ImageSearch } from './image-search';
 
 const ROW = 72;
@@ -146,7 +146,7 @@ function MatchList({ query }: { query: URLSearchParams }) {
       <ImageSearch />
       <Filters query={query} />
       <p class="muted" role="status">
-        {count !== null && t('matches.count', { count: formatNumber(lang, count) })} · {t('matches.shortcuts')}
+        {count !== null && t(count === 1 ? 'matches.countOne' : 'matches.count', { count: formatNumber(lang, count) })} · {t('matches.shortcuts')}
       </p>
       <ErrorBox error={error} onRetry={() => load(rows.length ? next : null, rows.length === 0)} />
       <div class="vlist" ref={box} onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)} onKeyDown={onKey}>
@@ -189,6 +189,8 @@ function Filters({ query }: { query: URLSearchParams }) {
   useEffect(() => setValues(Object.fromEntries(FILTER_KEYS.map((k) => [k, query.get(k) ?? '']))), [query.toString()]);
   const set = (k: string) => (e: Event) => setValues({ ...values, [k]: (e.currentTarget as HTMLInputElement).value });
   return (
+    <details class="filters-box" open={matchMedia('(min-width: 701px)').matches || FILTER_KEYS.some((k) => query.get(k))}>
+      <summary>{t('matches.filters')}</summary>
     <form
       class="filters"
       aria-label={t('matches.filters')}
@@ -245,6 +247,7 @@ function Filters({ query }: { query: URLSearchParams }) {
         </button>
       </div>
     </form>
+    </details>
   );
 }
 
@@ -383,13 +386,7 @@ function MatchDetail({ id }: { id: string }) {
               </>
             )}
           </dl>
-          <form
-            class="inline-form"
-            onSubmit={(e) => {
-              e.preventDefault();
-              void save.call({ tags: tags.split(',').map((s) => s.trim()).filter(Boolean) });
-            }}
-          >
+          <InlineForm onSubmit={() => save.call({ tags: tags.split(',').map((s) => s.trim()).filter(Boolean) })}>
             <label>
               {t('matches.tags')}
               <input name="tags" value={tags} onInput={(e) => setTags(e.currentTarget.value)} />
@@ -401,7 +398,7 @@ function MatchDetail({ id }: { id: string }) {
             <button type="submit" disabled={save.busy}>
               {save.busy ? t('common.saving') : t('common.save')}
             </button>
-          </form>
+          </InlineForm>
           <ErrorBox error={save.error} />
           <div class="actions">
             <button type="button" disabled={rights.busy} onClick={() => rights.call('evidence').then((m) => m && setRightsDone(m))}>

@@ -3,7 +3,7 @@ import { gql, upload } from '../api';
 import type { Me } from '../app';
 import { formatDate, useLang, useT } from '../i18n';
 import { go, href, type Route } from '../router';
-import { bytes, ErrorBox, explain, Loading, Progress, Section, useAction, useLoad } from '../ui';
+import { ErrorBox, InlineForm, Loading, Progress, Section, bytes, explain, useAction, useLoad } from '../ui';
 
 interface MediaItem {
   id: string;
@@ -348,12 +348,10 @@ function Details({ media, onChanged, onClose }: { media: MediaItem; onChanged: (
           </li>
         ))}
       </ul>
-      <form
-        class="inline-form"
-        onSubmit={(e) => {
-          e.preventDefault();
+      <InlineForm
+        onSubmit={() => {
           setSaved(false);
-          void save.call([...meta.filter(([k]) => k !== key), [key, value]]).then(() => {
+          return save.call([...meta.filter(([k]) => k !== key), [key, value]]).then(() => {
             setKey('user.');
             setValue('');
           });
@@ -370,7 +368,7 @@ function Details({ media, onChanged, onClose }: { media: MediaItem; onChanged: (
         <button type="submit" disabled={save.busy}>
           {save.busy ? t('common.saving') : t('media.add')}
         </button>
-      </form>
+      </InlineForm>
       {saved && !save.busy && <p role="status">{t('common.saved')}</p>}
       <ErrorBox error={save.error ?? remove.error} />
       <div class="actions">

@@ -2,7 +2,7 @@ import { useRef, useState } from 'preact/hooks';
 import { gql, upload } from '../api';
 import type { Me } from '../app';
 import { formatDate, useLang, useT } from '../i18n';
-import { ErrorBox, Loading, Progress, Section, useAction, useLoad } from '../ui';
+import { ErrorBox, InlineForm, ListState, Loading, Progress, Section, useAction, useLoad } from '../ui';
 import { useEffect } from 'preact/hooks';
 
 interface Issue {
@@ -55,13 +55,7 @@ export function PressScreen({ me }: { me: Me }) {
     <>
       <h1>{t('press.title')}</h1>
       <Section title={t('press.ingest')} id="ingest">
-        <form
-          class="inline-form"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void ingest.call();
-          }}
-        >
+        <InlineForm onSubmit={() => ingest.call()}>
           <label>
             {t('press.name')}
             <input required value={name} onInput={(e) => setName(e.currentTarget.value)} />
@@ -78,13 +72,11 @@ export function PressScreen({ me }: { me: Me }) {
             {t('press.ingest')}
           </button>
           {progress !== null && <Progress value={progress} label={t('media.uploading')} />}
-        </form>
+        </InlineForm>
         <ErrorBox error={ingest.error} />
       </Section>
-      <ErrorBox error={list.error} onRetry={list.reload} />
-      {list.loading && !list.data && <Loading />}
-      {list.data && list.data.length === 0 && <p>{t('common.none')}</p>}
-      {list.data && list.data.length > 0 && (
+      <ListState list={list}>
+        {(rows) => (
         <table class="table">
           <thead>
             <tr>
@@ -96,7 +88,7 @@ export function PressScreen({ me }: { me: Me }) {
             </tr>
           </thead>
           <tbody>
-            {list.data.map((i) => (
+            {rows.map((i) => (
               <tr key={i.id}>
                 <td>{i.name}</td>
                 <td>{i.date}</td>
@@ -111,7 +103,8 @@ export function PressScreen({ me }: { me: Me }) {
             ))}
           </tbody>
         </table>
-      )}
+        )}
+      </ListState>
       <p class="muted">{list.data?.[0] ? formatDate(lang, list.data[0].created) : ''}</p>
     </>
   );

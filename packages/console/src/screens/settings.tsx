@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { gql } from '../api';
 import type { Me } from '../app';
 import { formatDate, useLang, useT, type Key, type Lang } from '../i18n';
-import { ErrorBox, Field, Loading, Section, useAction, useLoad } from '../ui';
+import { ErrorBox, Field, InlineForm, Loading, SecretOnce, Section, useAction, useLoad } from '../ui';
 
 interface Settings {
   lang: string;
@@ -112,20 +112,14 @@ function Profile({ me, onLang }: { me: Me; onLang: (l: Lang) => void }) {
               </label>
             ))}
           </fieldset>
-          <form
-            class="inline-form"
-            onSubmit={(e) => {
-              e.preventDefault();
-              void save.call({ notifSiteCountries: (countries ?? '').split(',').map((c) => c.trim().toUpperCase()).filter(Boolean) });
-            }}
-          >
+          <InlineForm onSubmit={() => save.call({ notifSiteCountries: (countries ?? '').split(',').map((c) => c.trim().toUpperCase()).filter(Boolean) })}>
             <Field label={t('settings.countries')} name="notifSiteCountries" error={save.error}>
               {(id, d) => <input id={id} aria-describedby={d} value={countries ?? s.notifSiteCountries.join(', ')} onInput={(e) => setCountries(e.currentTarget.value)} />}
             </Field>
             <button type="submit" disabled={save.busy}>
               {save.busy ? t('common.saving') : t('common.save')}
             </button>
-          </form>
+          </InlineForm>
           {saved && !save.busy && <p role="status">{t('common.saved')}</p>}
           <ErrorBox error={save.error} />
         </>
@@ -227,25 +221,15 @@ function OAuthApps() {
           </li>
         ))}
       </ul>
-      {secret && (
-        <p role="status">
-          {t('settings.oauthSecret')} <code class="secret">{secret}</code>
-        </p>
-      )}
-      <form
-        class="inline-form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void create.call();
-        }}
-      >
+      <SecretOnce label={t('settings.oauthSecret')} secret={secret} />
+      <InlineForm onSubmit={() => create.call()}>
         <Field label={t('settings.oauthName')} name="name" error={create.error}>
           {(id, d) => <input id={id} required maxLength={255} aria-describedby={d} value={name} onInput={(e) => setName(e.currentTarget.value)} />}
         </Field>
         <button type="submit" disabled={create.busy}>
           {t('settings.oauthCreate')}
         </button>
-      </form>
+      </InlineForm>
       <ErrorBox error={create.error ?? remove.error} />
     </Section>
   );
@@ -335,18 +319,8 @@ function Webhooks() {
           </li>
         ))}
       </ul>
-      {secret && (
-        <p role="status">
-          {t('settings.webhookSecret')} <code class="secret">{secret}</code>
-        </p>
-      )}
-      <form
-        class="inline-form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void create.call();
-        }}
-      >
+      <SecretOnce label={t('settings.webhookSecret')} secret={secret} />
+      <InlineForm onSubmit={() => create.call()}>
         <Field label={t('settings.webhookUrl')} name="url" error={create.error}>
           {(id, d) => <input id={id} type="url" required aria-describedby={d} value={url} onInput={(e) => setUrl(e.currentTarget.value)} />}
         </Field>
@@ -356,7 +330,7 @@ function Webhooks() {
         <button type="submit" disabled={create.busy}>
           {t('settings.webhookCreate')}
         </button>
-      </form>
+      </InlineForm>
       <ErrorBox error={create.error ?? act.error} />
     </Section>
   );
@@ -427,13 +401,7 @@ function Licensees() {
           </li>
         ))}
       </ul>
-      <form
-        class="inline-form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void add.call();
-        }}
-      >
+      <InlineForm onSubmit={() => add.call()}>
         <Field label={t('settings.licenseeName')} name="name" id="licensee-name" error={add.error}>
           {(id, d) => <input id={id} required aria-describedby={d} value={name} onInput={(e) => setName(e.currentTarget.value)} />}
         </Field>
@@ -443,7 +411,7 @@ function Licensees() {
         <button type="submit" disabled={add.busy}>
           {t('settings.licenseeAdd')}
         </button>
-      </form>
+      </InlineForm>
       <ErrorBox error={add.error ?? remove.error} />
     </Section>
   );
