@@ -110,14 +110,14 @@ export class AccountResolver {
     return settingsType(await this.settings.get(requirePrincipal(ctx).accountId));
   }
 
-  @Query(() => String, { nullable: true, description: 'The API key shown in the account settings (only with Authorization: Token).' })
+  @Query(() => String, { nullable: true, description: 'The API key shown in the account settings (with the API key or a console session, not an OAuth bearer token).' })
   async accountApiKey(@Ctx() ctx: GraphQLContext): Promise<string | null> {
     const principal = requirePrincipal(ctx);
     requireTokenScheme(principal);
     return this.apiKeys.reveal(principal.accountId);
   }
 
-  @Mutation(() => String, { description: 'Issues a new API key and revokes the old one at once (only with Authorization: Token).' })
+  @Mutation(() => String, { description: 'Issues a new API key and revokes the old one at once (with the API key or a console session, not an OAuth bearer token).' })
   async rotateAccountApiKey(@Ctx() ctx: GraphQLContext): Promise<string> {
     const principal = requirePrincipal(ctx);
     requireTokenScheme(principal);
@@ -135,7 +135,7 @@ export class AccountResolver {
     return settingsType(await this.settings.update(requirePrincipal(ctx).accountId, parseSettingsUpdate(body)));
   }
 
-  @Mutation(() => AccountDeletionType, { description: 'Deletes this account and everything it stored (only with Authorization: Token; `username` must be its own).' })
+  @Mutation(() => AccountDeletionType, { description: 'Deletes this account and everything it stored (with the API key or a console session, not an OAuth bearer token; `username` must be its own).' })
   async deleteAccount(@Arg('username', () => String) username: string, @Ctx() ctx: GraphQLContext): Promise<AccountDeletionType> {
     const request = await this.deletion.requestSelf(requirePrincipal(ctx), username);
     return { username: request.username, status: 'deleting', requested: request.requested };

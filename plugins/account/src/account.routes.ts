@@ -24,7 +24,7 @@ export const accountRoutes: RouteSpec[] = [
     method: 'DELETE',
     path: '/account/',
     accepts: ['json'],
-    summary: 'Deletes the account and everything it stored (Token scheme only; body {"username": <own username>}); 202, done by a job',
+    summary: 'Deletes the account and everything it stored (API key or console session, not a bearer token; body {"username": <own username>}); 202, done by a job',
     requestSchema: DELETE_SCHEMA,
     responses: { 202: { schema: DELETION_SCHEMA } },
     async handler(ctx) {
@@ -59,7 +59,7 @@ export const accountRoutes: RouteSpec[] = [
     versions: [...BOTH],
     method: 'GET',
     path: '/account/settings/api_key/',
-    summary: 'The account API key, as shown in the account settings (Token scheme only)',
+    summary: 'The account API key, as shown in the account settings (API key or console session, not a bearer token)',
     responses: { 200: { schema: { type: 'object', required: ['api_key'], properties: { api_key: { type: 'string' } } } } },
     async handler(ctx) {
       requireTokenScheme(ctx.principal!);
@@ -71,7 +71,7 @@ export const accountRoutes: RouteSpec[] = [
     method: 'POST',
     path: '/account/settings/api_key/',
     accepts: ['none', 'json'],
-    summary: 'Rotates the API key: a new key is returned and the old one stops working at once (Token scheme only)',
+    summary: 'Rotates the API key: a new key is returned and the old one stops working at once (API key or console session, not a bearer token)',
     responses: { 200: { schema: { type: 'object', required: ['api_key'], properties: { api_key: { type: 'string' } } } } },
     async handler(ctx) {
       requireTokenScheme(ctx.principal!);

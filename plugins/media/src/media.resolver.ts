@@ -136,6 +136,13 @@ export class MediaResolver {
     await this.service.updateMetadata(location.path, set, remove);
     return true;
   }
+
+  @Mutation(() => Boolean, { description: 'Deletes a media, or a folder with recursive: true (DELETE /api/v4/media/<path>).' })
+  async deleteMedia(@Arg('path', () => String) path: string, @Ctx() ctx: GraphQLContext, @Arg('recursive', () => Boolean, { nullable: true }) recursive?: boolean): Promise<boolean> {
+    const location = parseMediaPath(encodeSegments(path), requirePrincipal(ctx));
+    await this.service.delete(location, recursive ?? false);
+    return true;
+  }
 }
 
 /**
