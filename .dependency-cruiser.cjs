@@ -22,6 +22,13 @@ module.exports = {
       to: { path: '\\.entit(y|ies)\\.ts$' },
     },
     {
+      name: 'plugin-imports-gateway',
+      comment: 'Plugins and their tests never import the gateway (it assembles them): tests boot a server with @filigrane/testing.',
+      severity: 'error',
+      from: { path: '^plugins/[^/]+/(src|test)/' },
+      to: { path: '^gateway/' },
+    },
+    {
       name: 'package-imports-plugin',
       comment: 'Dependencies point downwards: packages never import plugins (the test kit, like the gateway, assembles them).',
       severity: 'error',

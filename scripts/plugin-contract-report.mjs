@@ -40,7 +40,8 @@ const ROW_CONTRACTS = { matches: 'MATCH_ROW_CONTRACT' };
 
 const imports = []; // { plugin, from, names, file, kind }
 const sql = []; // { plugin, table, owner, file, line, text, kind }
-const SQL_WORD = /\b(SELECT|INSERT|UPDATE|DELETE|FROM|JOIN|INTO|TRIGGER|REFERENCES|TABLE)\b/i;
+// Keywords in capitals, as this codebase writes SQL: English prose ("a case from matches") is not SQL.
+const SQL_WORD = /\b(SELECT|INSERT|UPDATE|DELETE|FROM|JOIN|INTO|TRIGGER|REFERENCES|TABLE)\b/;
 
 for (const plugin of plugins) {
   for (const kind of ['src', 'test']) {
@@ -52,7 +53,8 @@ for (const plugin of plugins) {
         if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
           const spec = node.moduleSpecifier.text;
           const m = /^@filigrane\/plugin-([a-z0-9-]+)(\/.*)?$/.exec(spec);
-          if (m && m[1] !== plugin) {
+          // @filigrane/plugin-api is the public package every plugin depends on, not a plugin.
+          if (m && m[1] !== plugin && m[1] !== 'api') {
             const names = [];
             const clause = ts.isImportDeclaration(node) ? node.importClause : undefined;
             if (clause?.name) names.push(clause.name.text);
@@ -70,7 +72,7 @@ for (const plugin of plugins) {
             for (const [table, tableOwner] of owner) {
               if (tableOwner === plugin) continue;
               // The table in a SQL position: after FROM/JOIN/INTO/UPDATE/ON/TABLE/REFERENCES, as a row type or array.
-              const re = new RegExp(`(?:\\b(?:FROM|JOIN|INTO|UPDATE|ON|TABLE|REFERENCES)\\s+(?:ONLY\\s+)?${table}\\b|::${table}\\b|\\b${table}\\[\\])`, 'i');
+              const re = new RegExp(`(?:\\b(?:FROM|JOIN|INTO|UPDATE|ON|TABLE|REFERENCES)\\s+(?:ONLY\\s+)?${table}\\b|::${table}\\b|\\b${table}\\[\\])`);
               if (!re.test(literal)) continue;
               const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
               const fk = new RegExp(`REFERENCES\\s+${table}\\b`, 'i').test(literal);

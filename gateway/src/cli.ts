@@ -3,7 +3,7 @@ import { printSchema } from 'graphql';
 import { ApiError } from '@filigrane/core';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { AccountService } from '@filigrane/plugin-account';
+import { AccountDeletionService, AccountService } from '@filigrane/plugin-account';
 import { NotificationService } from '@filigrane/plugin-notifications';
 import { ApiKeyService, checkPassword, IdentityService, PasswordService } from '@filigrane/plugin-auth';
 import { PressIssueService } from '@filigrane/plugin-press';
@@ -34,6 +34,9 @@ Commands:
                                 issue a new API key for the account (the old one stops working at once)
   account grant --username U --permission P
                                 give an account a permission (home:/<user>, press:ingest)
+  account delete --username U --yes [--json]
+                                delete the account and everything it stored (media and their files, matches,
+                                crawls and their artifacts, watermarkings, webhooks, searches...); irreversible
   press ingest FILE.pdf --name NAME --date YYYY-MM-DD [--domain D] [--wait] [--json]
                                 queue a press issue for analysis (workers of \`start\` or \`worker\` do it);
                                 --wait polls until it is complete or failed
@@ -73,6 +76,7 @@ async function main(argv: string[]): Promise<number> {
       if (rest[0] === 'rotate-key') return rotateKey(rest.slice(1));
       if (rest[0] === 'set-password') return setPassword(rest.slice(1));
       if (rest[0] === 'grant') return grantPermission(rest.slice(1));
+      if (rest[0] === 'delete') return deleteAccount(rest.slice(1));
       break;
     case 'press':
       if (rest[0] === 'ingest') return pressIngest(rest.slice(1));
@@ -270,6 +274,38 @@ async function setPassword(args: string[]): Promise<number> {
     await running.app.container.get(PasswordService).set(account.id, password);
     console.log(`Password set for "${account.username}": it signs in to the console with it (its other browser sessions have ended).`);
     return 0;
+  } finally {
+    await running.stop();
+  }
+}
+
+/**
+ * Marks the account (its credentials stop working at once), then deletes it here and now. A deletion
+ * job is queued as well, due in 10 minutes: if this command dies midway, workers finish it.
+ */
+async function deleteAccount(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { username: { type: 'string' }, yes: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } }, strict: true });
+  if (!values.username) {
+    console.error('account delete needs --username');
+    return 2;
+  }
+  if (!values.yes) {
+    console.error(`account delete removes "${values.username}" and everything it stored, for ever: add --yes to confirm`);
+    return 2;
+  }
+  const running = await boot('migrate');
+  try {
+    const account = await running.app.container.get(IdentityService).findByUsername(values.username);
+    if (!account) {
+      console.error(`error: no account named "${values.username}"`);
+      return 1;
+    }
+    const deletion = running.app.container.get(AccountDeletionService);
+    await deletion.request(account.id, { startAfterSeconds: 600 });
+    const outcome = await deletion.run(account.id);
+    if (values.json) console.log(JSON.stringify({ username: account.username, deleted: outcome !== 'not-marked' }));
+    else console.log(`Deleted account "${account.username}" and everything it stored.`);
+    return outcome === 'not-marked' ? 1 : 0;
   } finally {
     await running.stop();
   }

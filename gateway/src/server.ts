@@ -40,6 +40,8 @@ export async function boot(mode: 'start' | 'worker' | 'migrate', config: Gateway
       workers: mode !== 'migrate' && roles.workers !== false,
       queues: roles.queues,
       jobLogger: mode === 'migrate' ? undefined : processLogger(config.logLevel, mode),
+      // Operator commands print their result on stdout (`--json` included): the service's lines go to stderr.
+      log: mode === 'migrate' ? (line: string) => console.error(line) : undefined,
       http: mode === 'start',
       logger: mode === 'start' && config.logLevel !== 'silent',
     });

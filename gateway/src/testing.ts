@@ -1,13 +1,8 @@
 import { createTestDatabase } from '@filigrane/db';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { AccountService, type QuotaLimits } from '@filigrane/plugin-account';
 import type { Clock, FiligranePlugin } from '@filigrane/core';
 import { checkBoot, createApp, type FiligraneApp } from './app.js';
 import { loadConfig, type GatewayConfig } from './config.js';
-import { configuredPlugins, defaultPlugins } from './plugins.js';
 
 export interface CallOptions {
   /** API key, sent as `Authorization: Token <key>`. */
@@ -93,54 +88,6 @@ export async function bootTestServer(options: BootTestServerOptions): Promise<Bo
     async close() {
       await app.close();
       await db.dispose();
-    },
-  };
-}
-
-/** @deprecated use @filigrane/testing (plugins under test only, jobs running); kept while the repository's tests move. */
-export interface TestServer {
-  url: string;
-  app: FiligraneApp;
-  databaseUrl: string;
-  /** The master key of this server (other apps on its database need the same). */
-  masterKey: Buffer;
-  /** An HTTP call on loopback; JSON bodies are encoded and decoded. */
-  call(method: string, path: string, options?: CallOptions): Promise<CallResult>;
-  /** Creates an account and returns its username and API key. */
-  createAccount(username: string, quotas?: QuotaLimits): Promise<{ username: string; apiKey: string; id: number }>;
-  close(): Promise<void>;
-}
-
-/**
- * A real Filigrane on loopback over an isolated database (embedded, or a fresh database on
- * DATABASE_URL), for end-to-end tests.
- */
-export interface TestServerOptions {
-  plugins?: FiligranePlugin[];
-  clock?: Clock;
-  config?: Partial<GatewayConfig>;
-  /** Environment variables on top of the process's (plugin settings, FILIGRANE_PLUGINS). */
-  env?: Record<string, string>;
-  workers?: boolean;
-  /** Reuse this database (a restart); otherwise each server gets a fresh one. */
-  databaseUrl?: string;
-  /** The master key (a restart must reuse it to read secrets it stored). */
-  masterKey?: Buffer;
-}
-
-/** @deprecated use @filigrane/testing. All built-in plugins (and FILIGRANE_PLUGINS of options.env), no job workers unless asked. */
-export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  // Without an explicit list: the built-in plugins and those options.env's FILIGRANE_PLUGINS names.
-  const plugins = options.plugins ?? [...defaultPlugins(), ...(await configuredPlugins(options.env ?? {}))];
-  const env = { ...process.env, DATA_DIR: mkdtempSync(join(tmpdir(), 'filigrane-test-')), ...options.env };
-  const server = await bootTestServer({ ...options, plugins, env, workers: options.workers ?? false });
-  const { app, url } = server;
-  return {
-    ...server,
-    call: (method, path, opts) => call(url, method, path, opts),
-    async createAccount(username, quotas) {
-      const { account, apiKey } = await app.container.get(AccountService).create({ username, email: `${username}@example.com`, fullName: username }, quotas);
-      return { username, apiKey, id: account.id };
     },
   };
 }

@@ -1,6 +1,7 @@
 import test from 'ava';
+import { getIntrospectionQuery } from 'graphql';
 import { ManualClock } from '@filigrane/core';
-import { startTestServer, type TestServer } from '../src/index.js';
+import { startTestServer, type TestServer } from './support/test-server.js';
 
 const clock = new ManualClock(new Date('2026-06-05T10:00:00.100Z'));
 let server: TestServer;
@@ -41,6 +42,11 @@ test.serial('depth, aliases, mutations and batches beyond the limits: 400 with a
   const batch = await gql([{ query: '{ account { username } }' }, { query: '{ account { username } }' }]);
   t.is(batch.status, 400);
   t.like(batch.json.errors[0].extensions, { code: 'BAD_REQUEST', apiCode: 'batch_not_supported' });
+
+  // The standard introspection query (GraphiQL's, codegen's) nests `ofType` 13 deep: its depth is not counted.
+  const introspection = await gql({ query: getIntrospectionQuery() });
+  t.is(introspection.status, 200, introspection.text.slice(0, 300));
+  t.truthy(introspection.json.data.__schema.queryType);
 
   const fine = await gql({ query: '{ account { username quotas { userPaths } } }' });
   t.is(fine.status, 200);

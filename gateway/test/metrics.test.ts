@@ -1,5 +1,5 @@
 import test from 'ava';
-import { startTestServer, type TestServer } from '../src/index.js';
+import { startTestServer, type TestServer } from './support/test-server.js';
 
 let server: TestServer;
 let bare: TestServer;

@@ -1,5 +1,6 @@
 import test from 'ava';
-import { parseTrustProxy, startTestServer, type TestServer } from '../src/index.js';
+import { parseTrustProxy } from '../src/index.js';
+import { startTestServer, type TestServer } from './support/test-server.js';
 
 const servers: TestServer[] = [];
 test.after.always(async () => Promise.all(servers.map((s) => s.close())));

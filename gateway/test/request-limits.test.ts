@@ -1,6 +1,6 @@
 import test from 'ava';
 import { connect } from 'node:net';
-import { startTestServer, type TestServer } from '../src/index.js';
+import { startTestServer, type TestServer } from './support/test-server.js';
 
 let server: TestServer;
 let key: string;

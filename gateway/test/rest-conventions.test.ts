@@ -1,6 +1,7 @@
 import test from 'ava';
 import { ManualClock } from '@filigrane/core';
-import { createApp, defaultPlugins, startTestServer, call, type TestServer } from '../src/index.js';
+import { createApp, defaultPlugins, call } from '../src/index.js';
+import { startTestServer, type TestServer } from './support/test-server.js';
 
 // Time stands still, so every request of a test falls in the same one-second window.
 const clock = new ManualClock(new Date('2026-06-01T12:00:00.100Z'));
@@ -29,7 +30,7 @@ test('framework errors use the error body: 404, 405 with Allow, 415, 411, 413, 4
   t.deepEqual(Object.keys(nf.json).sort(), ['code', 'details', 'status_code']);
   t.like(nf.json, { status_code: 404, code: 'not_found' });
 
-  const m = await server.call('DELETE', '/api/v4/account/', { key });
+  const m = await server.call('DELETE', '/api/v3/account/', { key });
   t.like(m.json, { status_code: 405, code: 'method_not_allowed' });
   t.is(m.headers.get('allow'), 'GET, HEAD, OPTIONS');
 

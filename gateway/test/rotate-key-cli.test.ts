@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
-import { startTestServer } from '../src/index.js';
+import { startTestServer } from './support/test-server.js';
 import { cliEnv, runCli } from './cli-process.js';
 
 test('filigrane account rotate-key: a new key works, the old one is refused', async (t) => {

@@ -19,7 +19,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import sharp from 'sharp';
-import { startTestServer, type TestServer } from '@filigrane/gateway';
+import { startTestServer, type TestServer } from '@filigrane/testing';
 import { embed, encodeLmk, generateKey, type Registration } from '@filigrane/watermark';
 import { analyseDetection, gaussianCarrier, log10PValue, normalisedCorrelation, type DetectionAnalysis } from '@filigrane/watermark/internal';
 import { COPY_CLASSES, cropOf } from './attacks';
@@ -91,7 +91,7 @@ export async function run(args: string[]): Promise<void> {
   const classes = values.classes.split(',').filter((c) => COPY_CLASSES[c]);
   const pg = benchPostgres();
   process.env.DATABASE_URL = pg.url;
-  const server = await startTestServer({ config: { rateLimit: { perSecond: 1_000_000, perDay: 1_000_000_000 } } });
+  const server = await startTestServer({ workers: false, config: { rateLimit: { perSecond: 1_000_000, perDay: 1_000_000_000 } } });
   try {
     const { apiKey } = await server.createAccount('copies');
     const der = Buffer.from(await (await fetch(`${server.url}/api/v4/account/download/public_key.der`, { headers: { authorization: `Token ${apiKey}` } })).arrayBuffer());

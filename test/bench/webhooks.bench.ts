@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import { TOKENS, type EventPublisher } from '@filigrane/core';
-import { startTestServer } from '@filigrane/gateway';
+import { startTestServer } from '@filigrane/testing';
 import { benchPostgres } from './support/postgres.js';
 
 export interface FanOutResult {

@@ -57,3 +57,9 @@ run('a public module exporting an entity fails the lint', async (t) => {
   t.not(r.code, 0);
   t.regex(r.output, /public-module-exports-entity: .*src\/index\.ts → .*src\/thing\.entity\.ts/);
 });
+
+run('a plugin test importing the gateway fails the lint (tests boot servers with @filigrane/testing)', async (t) => {
+  const r = await lint({ 'test/boot.test.ts': `import { defaultPlugins } from '@filigrane/gateway';\nexport const all = defaultPlugins;\n` });
+  t.not(r.code, 0);
+  t.regex(r.output, /plugin-imports-gateway: .*test\/boot\.test\.ts → gateway\/dist\/src\/index\.js/);
+});

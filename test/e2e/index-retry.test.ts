@@ -1,6 +1,6 @@
 import test from 'ava';
 import { contribute, definePlugin } from '@filigrane/core';
-import { defaultPlugins, startTestServer, type TestServer } from '@filigrane/gateway';
+import { startTestServer, type TestServer } from '@filigrane/testing';
 import { MEDIA_EVENTS, type MediaEventsListener, type RegisteredMedia } from '@filigrane/plugin-media';
 import { syntheticPhoto } from '@filigrane/vision';
 
@@ -19,7 +19,7 @@ const flakyPlugin = definePlugin({ id: 'test-flaky-index', requires: ['media'], 
 
 let server: TestServer;
 test.before(async () => {
-  server = await startTestServer({ plugins: [...defaultPlugins(), flakyPlugin], workers: true });
+  server = await startTestServer({ plugins: ['media', 'search', flakyPlugin], workers: true });
 });
 test.after.always(async () => server?.close());
 

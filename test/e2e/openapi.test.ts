@@ -8,7 +8,8 @@ import { PDFDocument } from 'pdf-lib';
 import type { DataSource } from 'typeorm';
 import { TOKENS } from '@filigrane/core';
 import { syntheticPhoto } from '@filigrane/vision';
-import { mountedRoutes, openApiPath, startTestServer, type CallResult, type TestServer } from '@filigrane/gateway';
+import { configuredPlugins, defaultPlugins, mountedRoutes, openApiPath } from '@filigrane/gateway';
+import { startTestServer, type CallResult, type TestServer } from '@filigrane/testing';
 
 let server: TestServer;
 let doc: any; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -20,7 +21,8 @@ ajv.addSchema({ $id: 'openapi', components: { schemas: {} } });
 
 test.before(async () => {
   // Whatever plugins are mounted (built-in, configured third-party) must be described.
-  server = await startTestServer({ env: { FILIGRANE_PLUGINS: './examples/feed-source', FETCH_ALLOW_HOSTS: '127.0.0.1' } });
+  const env = { FILIGRANE_PLUGINS: './examples/feed-source', FETCH_ALLOW_HOSTS: '127.0.0.1' };
+  server = await startTestServer({ plugins: [...defaultPlugins(), ...(await configuredPlugins(env))], env, workers: false });
   doc = (await server.call('GET', '/api/schema/')).json;
 });
 test.after.always(async () => server?.close());

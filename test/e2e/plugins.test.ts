@@ -1,6 +1,7 @@
 import test from 'ava';
 import { IdentityService } from '@filigrane/plugin-auth';
-import { defaultPlugins, startTestServer, type TestServer } from '@filigrane/gateway';
+import { bootTestServer, defaultPlugins } from '@filigrane/gateway';
+import { startTestServer, type TestServer } from '@filigrane/testing';
 import { homePermission } from '@filigrane/core';
 import { greetingPlugin } from '../support/greeting.plugin.js';
 import { politeGreeterPlugin } from '../support/polite-greeter.plugin.js';
@@ -8,7 +9,7 @@ import { politeGreeterPlugin } from '../support/polite-greeter.plugin.js';
 let server: TestServer;
 
 test.before(async () => {
-  server = await startTestServer({ plugins: [...defaultPlugins(), greetingPlugin, politeGreeterPlugin] });
+  server = await startTestServer({ plugins: [...defaultPlugins(), greetingPlugin, politeGreeterPlugin], workers: false });
 });
 test.after.always(async () => server?.close());
 
@@ -62,7 +63,8 @@ test('two accounts never see each other\'s data', async (t) => {
   t.not(der1.text, der2.text, 'each account has its own key pair');
 });
 
+// The gateway's own boot check (the test kit would add auth and account by itself).
 test('boot fails clearly on a missing required plugin', async (t) => {
-  const err = await t.throwsAsync(startTestServer({ plugins: [greetingPlugin] }));
+  const err = await t.throwsAsync(bootTestServer({ plugins: [greetingPlugin], env: process.env, workers: false }));
   t.regex(err?.message ?? '', /plugin "greeting" requires plugin "auth", which is not loaded/);
 });

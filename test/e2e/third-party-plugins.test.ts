@@ -2,7 +2,7 @@ import test from 'ava';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { configuredPlugins, settingsDocument, startTestServer } from '@filigrane/gateway';
+import { bootTestServer, configuredPlugins, defaultPlugins, settingsDocument } from '@filigrane/gateway';
 import { CORE_API_VERSION, PLUGIN_API_VERSION } from '@filigrane/core';
 
 // Modules an operator might name in FILIGRANE_PLUGINS, written as plain CommonJS packages.
@@ -33,15 +33,17 @@ test('a plugin whose plugin API range does not hold this version, or that declar
 test('a configured plugin with a missing dependency stops the boot naming both', async (t) => {
   const needy = await configuredPlugins({ FILIGRANE_PLUGINS: './needy.cjs' }, dir);
   t.is(needy[0].id, 'needy');
-  await t.throwsAsync(startTestServer({ plugins: needy }), { message: 'plugin "needy" requires plugin "crystal-ball", which is not loaded' });
+  await t.throwsAsync(bootTestServer({ plugins: needy, env: process.env, workers: false }), { message: 'plugin "needy" requires plugin "crystal-ball", which is not loaded' });
 });
 
 test('a plugin setting with a bad value stops the boot naming the plugin and the variable', async (t) => {
-  await t.throwsAsync(startTestServer({ env: { FILIGRANE_PLUGINS: './examples/feed-source', PARTNER_FEED_MAX_IMAGE_BYTES: 'lots' } }), {
+  // The gateway's boot check, as `filigrane start` runs it over the built-in and configured plugins.
+  const boot = async (env: Record<string, string>) => bootTestServer({ plugins: [...defaultPlugins(), ...(await configuredPlugins(env))], env: { ...process.env, ...env }, workers: false });
+  await t.throwsAsync(boot({ FILIGRANE_PLUGINS: './examples/feed-source', PARTNER_FEED_MAX_IMAGE_BYTES: 'lots' }), {
     message: 'plugin "partner-feed": setting PARTNER_FEED_MAX_IMAGE_BYTES must be an integer, got "lots"',
   });
-  await t.throwsAsync(startTestServer({ env: { WATERMARKING_TTL_HOURS: '-1' } }), { message: /plugin "watermarking": setting WATERMARKING_TTL_HOURS must be >= / });
-  await t.throwsAsync(startTestServer({ env: { MAX_IMAGE_PIXELS: '1e99x' } }), { message: /plugin "core": setting MAX_IMAGE_PIXELS must be an integer/ });
+  await t.throwsAsync(boot({ WATERMARKING_TTL_HOURS: '-1' }), { message: /plugin "watermarking": setting WATERMARKING_TTL_HOURS must be >= / });
+  await t.throwsAsync(boot({ MAX_IMAGE_PIXELS: '1e99x' }), { message: /plugin "core": setting MAX_IMAGE_PIXELS must be an integer/ });
 });
 
 test('docs/configuration.md is the generated table of every declared setting', (t) => {

@@ -30,20 +30,23 @@ export function measureQuery(doc: DocumentNode, operationName?: string | null): 
   const op = operationName ? operations.find((o) => o.name?.value === operationName) : operations[0];
   const m: QueryMeasure = { depth: 0, cost: 0, aliases: 0, mutations: 0 };
   if (!op) return m;
-  const walk = (set: SelectionSetNode, depth: number, seen: Set<string>) => {
+  // Introspection (`__schema`, `__type`) nests `ofType` deeper than the depth limit (GraphiQL's and
+  // codegen's standard query is 13 deep): its fields count in the cost, its depth does not.
+  const walk = (set: SelectionSetNode, depth: number, seen: Set<string>, introspection = false) => {
     // Past the limits there is nothing more to learn (and a fragment bomb must not take us long).
     if (depth > GRAPHQL_LIMITS.depth + 1 || m.cost > GRAPHQL_LIMITS.cost) return;
-    m.depth = Math.max(m.depth, depth);
+    if (!introspection) m.depth = Math.max(m.depth, depth);
     for (const s of set.selections) {
       if (s.kind === Kind.FIELD) {
         m.cost++;
         if (s.alias) m.aliases++;
-        if (s.selectionSet) walk(s.selectionSet, depth + 1, seen);
+        const inside = introspection || s.name.value === '__schema' || s.name.value === '__type';
+        if (s.selectionSet) walk(s.selectionSet, inside ? Math.min(depth, 1) : depth + 1, seen, inside);
       } else if (s.kind === Kind.INLINE_FRAGMENT) {
-        walk(s.selectionSet, depth, seen);
+        walk(s.selectionSet, depth, seen, introspection);
       } else {
         const f = fragments.get(s.name.value);
-        if (f && !seen.has(f.name.value)) walk(f.selectionSet, depth, new Set([...seen, f.name.value]));
+        if (f && !seen.has(f.name.value)) walk(f.selectionSet, depth, new Set([...seen, f.name.value]), introspection);
       }
     }
   };

@@ -1,6 +1,7 @@
 import PgBoss from 'pg-boss';
+import cronParser from 'cron-parser';
 import type { Logger as PinoLogger } from 'pino';
-import { loggerFactory, type JobQueue, type JobSendOptions, type JobSpec, type Logger, type LoggerFactory } from '@filigrane/core';
+import { badRequest, loggerFactory, type JobQueue, type JobScheduleOptions, type JobSendOptions, type JobSpec, type Logger, type LoggerFactory } from '@filigrane/core';
 import type { Metrics } from '../metrics/metrics.js';
 
 /** Jobs per pg-boss worker loop, and loops per queue, when a queue asks for concurrency. */
@@ -103,6 +104,49 @@ export class JobRunner implements JobQueue {
     }
   }
 
+  /**
+   * A schedule made at run time: stored in job_schedules (one per queue and key; scheduling again
+   * replaces it), sent by the `core.schedules` job when due, so it survives restarts and any worker
+   * process sends each run once. A bad cron expression or time zone is refused here.
+   */
+  async schedule<T extends object>(queue: string, cron: string, data?: T, options: JobScheduleOptions = {}): Promise<void> {
+    const tz = options.tz ?? 'UTC';
+    const next = nextRun(cron, tz, options.from ?? new Date());
+    const boss = await this.queue(queue);
+    await boss.getDb().executeSql(
+      `INSERT INTO job_schedules (queue, key, cron, tz, data, next_run) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (queue, key) DO UPDATE SET cron = EXCLUDED.cron, tz = EXCLUDED.tz, data = EXCLUDED.data, next_run = EXCLUDED.next_run`,
+      [queue, options.key ?? '', cron, tz, JSON.stringify(data ?? {}), next],
+    );
+  }
+
+  async unschedule(queue: string, key = ''): Promise<boolean> {
+    const boss = await this.start();
+    const { rows } = await boss.getDb().executeSql('DELETE FROM job_schedules WHERE queue = $1 AND key = $2 RETURNING queue', [queue, key]);
+    return rows.length > 0;
+  }
+
+  /**
+   * Sends one job for every schedule due at `now` and moves it to its next run, in one transaction
+   * (rows locked, others skipped: two workers never send the same run). A run missed while no worker
+   * ran is sent once, not once per missed slot. Returns how many were sent.
+   */
+  async sendDueSchedules(now: Date): Promise<number> {
+    const boss = await this.start();
+    return this.transaction(async (db) => {
+      const { rows } = (await db.executeSql(
+        'SELECT queue, key, cron, tz, data FROM job_schedules WHERE next_run <= $1 ORDER BY next_run LIMIT 500 FOR UPDATE SKIP LOCKED',
+        [now],
+      )) as { rows: { queue: string; key: string; cron: string; tz: string; data: object }[] };
+      for (const s of rows) {
+        await this.queue(s.queue);
+        await boss.send(s.queue, s.data, { db });
+        await db.executeSql('UPDATE job_schedules SET next_run = $3 WHERE queue = $1 AND key = $2', [s.queue, s.key, nextRun(s.cron, s.tz, now)]);
+      }
+      return rows.length;
+    });
+  }
+
   async sendMany<T extends object>(queue: string, items: T[]): Promise<void> {
     if (items.length === 0) return;
     const boss = await this.queue(queue);
@@ -168,6 +212,15 @@ export class JobRunner implements JobQueue {
     if (this.starting) await (await this.starting).stop({ graceful: true, timeout: 10_000 });
     this.boss = null;
     this.starting = null;
+  }
+}
+
+/** The first time after `from` that a cron expression (5 fields, or 6 with seconds) names, in a time zone. */
+export function nextRun(cron: string, tz: string, from: Date): Date {
+  try {
+    return cronParser.parseExpression(cron, { currentDate: from, tz, utc: tz === 'UTC' }).next().toDate();
+  } catch (err) {
+    throw badRequest('invalid_schedule', `Not a cron schedule in time zone "${tz}": "${cron}" (${(err as Error).message}).`);
   }
 }
 

@@ -1,4 +1,4 @@
-import { ERROR_BODY_SCHEMA, type BodyKind, type FiligranePlugin, type JsonSchema, type RouteSpec } from '@filigrane/core';
+import { ERROR_BODY_SCHEMA, FILTER_OPERATORS, type BodyKind, type FilterFields, type FiligranePlugin, type JsonSchema, type RouteSpec } from '@filigrane/core';
 import { fullPaths } from '../rest/rest-adapter.js';
 
 export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, Operation>> };
@@ -95,6 +95,11 @@ function parameters(spec: RouteSpec, pathParams: string[]): Operation[] {
  * specs: path and query parameters, request bodies, response schemas where declared (a generic
  * success otherwise), the error body on every operation, and the two authentication schemes.
  */
+/** `x-filters`: each filter field with its type and operators (`eq` is `field=v`, `ne` `!field=v`, others `field__op=v`). */
+function filterDoc(fields: FilterFields): Record<string, { type: string; operators: string[] }> {
+  return Object.fromEntries(Object.entries(fields).map(([name, f]) => [name, { type: f.type, operators: FILTER_OPERATORS[f.type] }]));
+}
+
 export function buildOpenApi(plugins: FiligranePlugin[], version: string): OpenApiDocument {
   const paths: Record<string, Record<string, Operation>> = {};
   const operationIds = new Set<string>();
@@ -113,6 +118,7 @@ export function buildOpenApi(plugins: FiligranePlugin[], version: string): OpenA
           ...(spec.summary ? { summary: spec.summary } : {}),
           ...(spec.description ? { description: spec.description } : {}),
           ...(params_.length ? { parameters: params_ } : {}),
+          ...(spec.filters ? { 'x-filters': filterDoc(spec.filters) } : {}),
           ...(body ? { requestBody: body } : {}),
           responses: responses(spec),
           security: spec.auth === 'none' ? [] : [{ ApiKey: [] }, { OAuth2: [] }],

@@ -55,7 +55,8 @@ const SUFFIXES: Record<string, FilterOp> = {
   __lt: 'lt',
 };
 
-const ALLOWED: Record<FilterType, FilterOp[]> = {
+/** The operators each type of field takes. */
+export const FILTER_OPERATORS: Record<FilterType, FilterOp[]> = {
   string: ['eq', 'ne', 'isnull', 'startswith', 'in', 'gt', 'lt', 'gte', 'lte'],
   integer: ['eq', 'ne', 'isnull', 'in', 'gt', 'lt', 'gte', 'lte'],
   date: ['eq', 'ne', 'isnull', 'in', 'gt', 'lt', 'gte', 'lte'],
@@ -122,7 +123,7 @@ export function parseFilterQuery(query: Record<string, QueryValue>, fields: Filt
       if (!field) {
         throw invalid(sent, options.notFilterable?.includes(name) ? `"${name}" cannot be filtered on.` : `Unknown filter field "${name}".`);
       }
-      if (!ALLOWED[field.type].includes(op)) throw invalid(sent, `The operator "${op}" cannot be used on "${name}" (${field.type}).`);
+      if (!FILTER_OPERATORS[field.type].includes(op)) throw invalid(sent, `The operator "${op}" cannot be used on "${name}" (${field.type}).`);
       const values = Array.isArray(raw) ? raw : [raw];
       let value: FilterValue;
       if (op === 'isnull') {

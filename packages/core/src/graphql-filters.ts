@@ -53,10 +53,11 @@ export class DateRangeFilter {
   @Field(() => String, { nullable: true }) lte?: string;
 }
 
-@InputType('BooleanFilter', { description: 'Boolean operators: equals, not, isNull.' })
+@InputType('BooleanFilter', { description: 'Boolean operators: equals, not, in, isNull.' })
 export class BooleanFilter {
   @Field(() => Boolean, { nullable: true }) equals?: boolean;
   @Field(() => Boolean, { nullable: true }) not?: boolean;
+  @Field(() => [Boolean], { nullable: true }) in?: boolean[];
   @Field(() => Boolean, { nullable: true }) isNull?: boolean;
 }
 

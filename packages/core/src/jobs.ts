@@ -28,10 +28,30 @@ export interface JobQueue {
   /** Many jobs of one queue in one statement (a fan-out: one round trip, not one per job). */
   sendMany<T extends object>(queue: string, items: T[]): Promise<void>;
   /**
+   * Runs `queue` (a queue of this plugin with a JobSpec handler) with `data` on a cron schedule
+   * (`'0 3 * * *'`; UTC unless `tz`) until `unschedule`. One schedule per queue and `key` (per feed,
+   * per account...): scheduling again replaces it. Stored in PostgreSQL, so it survives restarts;
+   * each due run is sent once whatever the number of worker processes. Resolution: one minute.
+   * A bad expression or time zone throws 400 `invalid_schedule`. For a fixed schedule, declare
+   * `JobSpec.schedule` instead.
+   */
+  schedule<T extends object>(queue: string, cron: string, data?: T, options?: JobScheduleOptions): Promise<void>;
+  /** Removes a schedule made with `schedule` (jobs already sent still run); false when there was none. */
+  unschedule(queue: string, key?: string): Promise<boolean>;
+  /**
    * Waits until no job is waiting or running in these queues (all when omitted), counting those
    * that fall due before `timeoutMs` (default 60 000), then throws. Tests: `server.drainJobs()`.
    */
   drain?(options?: { queues?: string[]; timeoutMs?: number }): Promise<void>;
+}
+
+export interface JobScheduleOptions {
+  /** Several schedules of one queue are told apart by key (default ''). */
+  key?: string;
+  /** IANA time zone the cron fields are read in (default 'UTC'). */
+  tz?: string;
+  /** Count the first run from this date (default now). */
+  from?: Date;
 }
 
 export interface JobSendOptions {

@@ -1,3 +1,4 @@
+import type { FilterFields } from './filter-language.js';
 import type { Readable } from 'node:stream';
 import type { Container } from 'inversify';
 import type { CsvExport } from './csv.js';
@@ -87,6 +88,11 @@ export interface RouteSpec {
   tags?: string[];
   /** Query parameters (name -> JSON Schema, with an optional `description`). */
   query?: Record<string, JsonSchema>;
+  /**
+   * The collection's filter fields in the spec's filter language (the declaration its parser reads):
+   * listed in the OpenAPI document as `x-filters` with their operators, where the GraphQL parity test reads them.
+   */
+  filters?: FilterFields;
   /** JSON Schema (2020-12) of a JSON or form body. */
   requestSchema?: JsonSchema;
   /** JSON Schema of the success response bodies, by status (200, 201...). */

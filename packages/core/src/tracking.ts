@@ -100,8 +100,13 @@ export interface MatchPipeline {
 export interface TrackingSource {
   id: string;
   description: string;
-  /** @deprecated since plugin API 1.2: inject `TOKENS.MatchPipeline`; the argument stays for sources written against 1.0-1.1. */
-  start?(pipeline: MatchPipeline): Promise<void>;
+  /**
+   * Called once everything is bound, before requests: begin watching (sources submit through the
+   * `TOKENS.MatchPipeline` they inject). Since 1.3 it is called without an argument; a `start` that
+   * declares a parameter (a source written against 1.0-1.1) still gets the pipeline, with a
+   * deprecation warning, until plugin API 2.0.
+   */
+  start?(pipeline?: MatchPipeline): Promise<void>;
   stop?(): Promise<void>;
 }
 

@@ -59,7 +59,7 @@ export {
 export { systemClock, type Clock } from '@filigrane/core';
 export type { SecretSealer } from '@filigrane/core';
 export type { BlobStore, ByteRange } from '@filigrane/core';
-export type { JobQueue, JobSpec, JobContext, JobSendOptions } from '@filigrane/core';
+export type { JobQueue, JobSpec, JobContext, JobSendOptions, JobScheduleOptions } from '@filigrane/core';
 export type { Logger, LoggerFactory } from '@filigrane/core';
 export { isFetchFailure, type Fetcher, type FetchOptions, type FetchResult, type FetchFailure, type FetchFailureCode } from '@filigrane/core';
 export { EVENT_LISTENERS, onEvent, type EventPayloads, type EventType, type DomainEvent, type TypedEvent, type EventListener, type EventPublisher, type MatchEventData } from '@filigrane/core';

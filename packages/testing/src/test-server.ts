@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock, type Clock, type FiligranePlugin } from '@filigrane/core';
 import { AccountService, type QuotaLimits } from '@filigrane/plugin-account';
+import { IdentityService } from '@filigrane/plugin-auth';
 import { bootTestServer, call, defaultPlugins, type CallOptions, type CallResult, type FiligraneApp, type GatewayConfig } from '@filigrane/gateway';
 import { serveSite, type SitePage, type TestSite } from './test-site.js';
 
@@ -35,6 +36,12 @@ export interface TestAccount {
   call(method: string, path: string, options?: Omit<CallOptions, 'key'>): Promise<CallResult>;
 }
 
+export interface NewTestAccount extends QuotaLimits {
+  fullName?: string;
+  email?: string;
+  permissions?: string[];
+}
+
 export interface TestServer {
   url: string;
   app: FiligraneApp;
@@ -45,7 +52,8 @@ export interface TestServer {
   /** The ids of the plugins actually loaded, in load order. */
   plugins: string[];
   call(method: string, path: string, options?: CallOptions): Promise<CallResult>;
-  createAccount(username: string, quotas?: QuotaLimits): Promise<TestAccount>;
+  /** An account with its API key; `fullName` (default: the username), `email` and `permissions` (`press:ingest`, `home:/<user>`) as an operator would set them. */
+  createAccount(username: string, options?: NewTestAccount): Promise<TestAccount>;
   /** Waits until no job (due now) waits or runs; throws after timeoutMs (default 60 s). */
   drainJobs(options?: { queues?: string[]; timeoutMs?: number }): Promise<void>;
   /** A loopback site, closed with the server; the server's fetcher may reach it. */
@@ -93,8 +101,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     clock: clock as ManualClock,
     plugins: app.plugins.map((p) => p.id),
     call: (method, path, opts) => call(url, method, path, opts),
-    async createAccount(username, quotas) {
-      const { account, apiKey } = await app.container.get(AccountService).create({ username, email: `${username}@example.com`, fullName: username }, quotas);
+    async createAccount(username, options = {}) {
+      const { fullName = username, email = `${username}@example.com`, permissions = [], ...quotas } = options;
+      const { account, apiKey } = await app.container.get(AccountService).create({ username, email, fullName }, quotas);
+      for (const permission of permissions) await app.container.get(IdentityService).grant(account.id, permission);
       return { id: account.id, username, apiKey, call: (method, path, opts) => call(url, method, path, { ...opts, key: apiKey }) };
     },
     drainJobs: (opts) => app.jobs.drain(opts),

@@ -5,3 +5,4 @@ export * from './frames.js';
 export * from './align.js';
 export * from './sniff.js';
 export * from './pipelined.js';
+export * from './sampling.js';

@@ -89,3 +89,6 @@ export class FingerprintPool {
 let shared: FingerprintPool | null = null;
 /** The process's pool (one OpenCV per core, whatever number of plugins use it). */
 export const fingerprintPool = (): FingerprintPool => (shared ??= new FingerprintPool());
+
+/** Frames a video pipeline describes at once: one per fingerprint thread and one being decoded. */
+export const framesInFlight = (): number => fingerprintPool().size + 1;

@@ -2,6 +2,7 @@ import { inject, injectable } from 'inversify';
 import { Arg, Ctx, Field, Float, InputType, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import { requirePrincipal, type GraphQLContext } from '@filigrane/core';
 import { ApiKeyService, requireTokenScheme } from '@filigrane/plugin-auth';
+import { AccountDeletionService } from './account-deletion.service.js';
 import { AccountService, type AccountView } from './account.service.js';
 import { parseSettingsUpdate, SettingsService, type SettingsView } from './settings.service.js';
 
@@ -82,6 +83,13 @@ const settingsType = (s: SettingsView): SettingsType => ({
   notifSiteCountries: s.notif_site_countries,
 });
 
+@ObjectType('AccountDeletion', { description: 'An account being deleted: it stopped working at once; a job removes what it stored.' })
+class AccountDeletionType {
+  @Field(() => String) username!: string;
+  @Field(() => String) status!: string;
+  @Field(() => Date) requested!: Date;
+}
+
 @injectable()
 @Resolver()
 export class AccountResolver {
@@ -89,6 +97,7 @@ export class AccountResolver {
     @inject(AccountService) private readonly accounts: AccountService,
     @inject(SettingsService) private readonly settings: SettingsService,
     @inject(ApiKeyService) private readonly apiKeys: ApiKeyService,
+    @inject(AccountDeletionService) private readonly deletion: AccountDeletionService,
   ) {}
 
   @Query(() => AccountType)
@@ -101,14 +110,14 @@ export class AccountResolver {
     return settingsType(await this.settings.get(requirePrincipal(ctx).accountId));
   }
 
-  @Query(() => String, { nullable: true, description: 'The API key shown in the account settings (only with Authorization: Token).' })
+  @Query(() => String, { nullable: true, description: 'The API key shown in the account settings (with the API key or a console session, not an OAuth bearer token).' })
   async accountApiKey(@Ctx() ctx: GraphQLContext): Promise<string | null> {
     const principal = requirePrincipal(ctx);
     requireTokenScheme(principal);
     return this.apiKeys.reveal(principal.accountId);
   }
 
-  @Mutation(() => String, { description: 'Issues a new API key and revokes the old one at once (only with Authorization: Token).' })
+  @Mutation(() => String, { description: 'Issues a new API key and revokes the old one at once (with the API key or a console session, not an OAuth bearer token).' })
   async rotateAccountApiKey(@Ctx() ctx: GraphQLContext): Promise<string> {
     const principal = requirePrincipal(ctx);
     requireTokenScheme(principal);
@@ -124,5 +133,11 @@ export class AccountResolver {
     }
     if (input.notifSiteCountries) body.notif_site_countries = input.notifSiteCountries;
     return settingsType(await this.settings.update(requirePrincipal(ctx).accountId, parseSettingsUpdate(body)));
+  }
+
+  @Mutation(() => AccountDeletionType, { description: 'Deletes this account and everything it stored (with the API key or a console session, not an OAuth bearer token; `username` must be its own).' })
+  async deleteAccount(@Arg('username', () => String) username: string, @Ctx() ctx: GraphQLContext): Promise<AccountDeletionType> {
+    const request = await this.deletion.requestSelf(requirePrincipal(ctx), username);
+    return { username: request.username, status: 'deleting', requested: request.requested };
   }
 }

@@ -1,5 +1,6 @@
-import { ApiError, badRequest, file, notFound, ok, streamed, type RouteContext, type RouteSpec } from '@filigrane/core';
+import { accepted, ApiError, badRequest, file, notFound, ok, streamed, type RouteContext, type RouteSpec } from '@filigrane/core';
 import { ApiKeyService, requireTokenScheme } from '@filigrane/plugin-auth';
+import { AccountDeletionService } from './account-deletion.service.js';
 import { AccountService } from './account.service.js';
 import { ACCOUNT_SCHEMA, DOWNLOAD_SCHEMA, SETTINGS_SCHEMA, SETTINGS_UPDATE_SCHEMA } from './account.schemas.js';
 import { DownloadService } from './download.service.js';
@@ -9,7 +10,28 @@ const BOTH = ['v3', 'v4'] as const;
 const me = (ctx: RouteContext) => ctx.principal!.accountId;
 const downloadBase = (ctx: RouteContext) => `/api/${ctx.version}/account/download`;
 
+/** `{"username": "<own username>"}`: deleting an account is irreversible, so the caller names it (see api-decisions.md). */
+const DELETE_SCHEMA = { type: 'object', required: ['username'], additionalProperties: false, properties: { username: { type: 'string' } } };
+const DELETION_SCHEMA = {
+  type: 'object',
+  required: ['username', 'status', 'requested'],
+  properties: { username: { type: 'string' }, status: { type: 'string', enum: ['deleting'] }, requested: { type: 'string', format: 'date-time' } },
+};
+
 export const accountRoutes: RouteSpec[] = [
+  {
+    versions: ['v4'],
+    method: 'DELETE',
+    path: '/account/',
+    accepts: ['json'],
+    summary: 'Deletes the account and everything it stored (API key or console session, not a bearer token; body {"username": <own username>}); 202, done by a job',
+    requestSchema: DELETE_SCHEMA,
+    responses: { 202: { schema: DELETION_SCHEMA } },
+    async handler(ctx) {
+      const request = await ctx.container.get(AccountDeletionService).requestSelf(ctx.principal!, (ctx.body as { username?: unknown } | undefined)?.username);
+      return accepted({ username: request.username, status: 'deleting', requested: request.requested.toISOString() });
+    },
+  },
   {
     versions: [...BOTH],
     method: 'GET',
@@ -37,7 +59,7 @@ export const accountRoutes: RouteSpec[] = [
     versions: [...BOTH],
     method: 'GET',
     path: '/account/settings/api_key/',
-    summary: 'The account API key, as shown in the account settings (Token scheme only)',
+    summary: 'The account API key, as shown in the account settings (API key or console session, not a bearer token)',
     responses: { 200: { schema: { type: 'object', required: ['api_key'], properties: { api_key: { type: 'string' } } } } },
     async handler(ctx) {
       requireTokenScheme(ctx.principal!);
@@ -49,7 +71,7 @@ export const accountRoutes: RouteSpec[] = [
     method: 'POST',
     path: '/account/settings/api_key/',
     accepts: ['none', 'json'],
-    summary: 'Rotates the API key: a new key is returned and the old one stops working at once (Token scheme only)',
+    summary: 'Rotates the API key: a new key is returned and the old one stops working at once (API key or console session, not a bearer token)',
     responses: { 200: { schema: { type: 'object', required: ['api_key'], properties: { api_key: { type: 'string' } } } } },
     async handler(ctx) {
       requireTokenScheme(ctx.principal!);

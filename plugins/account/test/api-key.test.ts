@@ -1,10 +1,10 @@
 import test from 'ava';
-import { startTestServer, type TestServer } from '@filigrane/gateway';
+import { startTestServer, type TestServer } from '@filigrane/testing';
 
 let server: TestServer;
 
 test.before(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ plugins: ['account'], workers: false });
 });
 test.after.always(async () => server?.close());
 

@@ -59,6 +59,8 @@ export const aggregationRoutes: RouteSpec[] = [
     method: 'GET',
     path: '/aggregations/:aggregation/',
     formats: ['csv'],
+    // Every aggregation's fields (the site ones on the site groups, page_url on group-site-path-pageurl).
+    filters: aggregationFields(AGGREGATIONS['group-site-path-pageurl']),
     summary: 'Aggregation objects with filters (most recent activity first); format=csv exports every exportable object',
     responses: { 200: { schema: AGGREGATION_PAGE_SCHEMA } },
     async handler(ctx) {

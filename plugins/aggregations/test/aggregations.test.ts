@@ -5,7 +5,7 @@ import type { DataSource } from 'typeorm';
 import { csvCell, flattenObject, TOKENS, type Sighting } from '@filigrane/core';
 import { AggregationQueryService } from '@filigrane/plugin-aggregations';
 import { MatchRecorder } from '@filigrane/plugin-matches';
-import { startTestServer, type TestServer } from '@filigrane/gateway';
+import { startTestServer, type TestServer } from '@filigrane/testing';
 
 let server: TestServer;
 let key: string;
@@ -34,7 +34,7 @@ async function sight(account: number, mediaId: number, s: Partial<Sighting>, wat
 }
 
 test.before(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ plugins: ['aggregations'], workers: false });
   const account = await server.createAccount('grouper');
   key = account.apiKey;
   accountId = account.id;

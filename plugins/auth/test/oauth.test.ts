@@ -1,13 +1,13 @@
 import test from 'ava';
 import { ManualClock } from '@filigrane/core';
-import { startTestServer, type TestServer } from '@filigrane/gateway';
+import { startTestServer, type TestServer } from '@filigrane/testing';
 
 const clock = new ManualClock(new Date('2026-06-01T12:00:00Z'));
 let server: TestServer;
 let key: string;
 
 test.before(async () => {
-  server = await startTestServer({ clock });
+  server = await startTestServer({ plugins: ['auth'], workers: false, clock });
   key = (await server.createAccount('oauthuser')).apiKey;
 });
 test.after.always(async () => server?.close());
@@ -16,6 +16,20 @@ const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secr
 const form = (body: string, authorization?: string) => ({
   body,
   headers: { 'content-type': 'application/x-www-form-urlencoded', ...(authorization ? { authorization } : {}) },
+});
+
+test.serial('API keys and client secrets are not stored in clear (auth reads its own tables)', async (t) => {
+  const created = await server.call('POST', '/api/v3/account/oauth/applications/', { key, json: { name: 'At rest' } });
+  t.is(created.status, 201);
+  const rows: { sealed_key: string; key_hash: string }[] = await server.app.dataSource.query('SELECT sealed_key, key_hash FROM api_keys');
+  t.true(rows.length > 0);
+  for (const r of rows) {
+    t.false(r.sealed_key.includes(key));
+    t.not(r.key_hash, key);
+  }
+  const secrets: { client_secret_hash: string }[] = await server.app.dataSource.query('SELECT client_secret_hash FROM oauth_applications');
+  t.true(secrets.length > 0 && secrets.every((s) => s.client_secret_hash.startsWith('scrypt$') && !s.client_secret_hash.includes(created.json.client_secret)));
+  t.is((await server.call('DELETE', `/api/v3/account/oauth/applications/${created.json.id}/`, { key })).status, 204);
 });
 
 test.serial('client credentials end to end: create, token, bearer call, expiry, delete revokes', async (t) => {

@@ -48,6 +48,10 @@ test.serial('a password signs in: HttpOnly SameSite cookie, CSRF token, the same
   t.regex(setCookie, /SameSite=Strict/);
   t.regex(setCookie, /Path=\//);
   t.notRegex(setCookie, /Secure/, 'plain http on loopback: no Secure flag');
+  // Behind a trusted https proxy (TRUST_PROXY 1 here), the cookie is Secure.
+  const proxied = await server.call('POST', '/api/v4/session/', { json: { username: 'alice', password: PASSWORD }, headers: { 'x-forwarded-for': '192.0.2.1', 'x-forwarded-proto': 'https' } });
+  t.is(proxied.status, 201);
+  t.regex(proxied.headers.getSetCookie()[0]!, /; Secure/);
   t.is(res.headers.get('cache-control'), 'no-store');
   t.like(res.json, { username: 'alice' });
   t.regex(res.json.csrf_token, /^[A-Za-z0-9_-]{43}$/);

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { ManualClock } from '@filigrane/core';
-import { startTestServer, type CallResult, type TestServer } from '@filigrane/gateway';
+import { startTestServer, type CallResult, type TestServer } from '@filigrane/testing';
 
 // Two API processes on one database (two apps sharing nothing but PostgreSQL), behind a proxy
 // (TRUST_PROXY 1) so each request can come from its own client address.
@@ -10,8 +10,8 @@ let two: TestServer;
 let key: string;
 
 test.before(async () => {
-  one = await startTestServer({ clock, config: { trustProxy: 1 } });
-  two = await startTestServer({ clock, config: { trustProxy: 1 }, databaseUrl: one.databaseUrl, masterKey: one.masterKey });
+  one = await startTestServer({ plugins: ['auth'], workers: false, clock, config: { trustProxy: 1 } });
+  two = await startTestServer({ plugins: ['auth'], workers: false, clock, config: { trustProxy: 1 }, databaseUrl: one.databaseUrl, masterKey: one.masterKey });
   key = (await one.createAccount('throttled')).apiKey;
 });
 test.after.always(async () => {

@@ -1,13 +1,13 @@
 import test from 'ava';
 import { BlacklistService } from '@filigrane/plugin-blacklist';
-import { startTestServer, type TestServer } from '@filigrane/gateway';
+import { startTestServer, type TestServer } from '@filigrane/testing';
 
 let server: TestServer;
 let alice: { apiKey: string; id: number };
 let bob: { apiKey: string; id: number };
 
 test.before(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ plugins: ['blacklist'], workers: false });
   alice = await server.createAccount('alice');
   bob = await server.createAccount('bob');
 });

@@ -60,6 +60,28 @@ export class FieldReader {
     return [...new Set(ids)];
   }
 
+  /** A nested object with only these keys (undefined when absent or null). */
+  object(field: string, keys: readonly string[]): Record<string, unknown> | undefined {
+    const v = this.body[field];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== 'object' || Array.isArray(v)) return this.fail(field, 'invalid', `Expected an object with ${keys.join(', ')}.`);
+    for (const k of Object.keys(v)) if (!keys.includes(k)) this.fail(`${field}.${k}`, 'unknown_field', `Unknown field (allowed: ${keys.join(', ')}).`);
+    return v as Record<string, unknown>;
+  }
+
+  /** The rights holder named in notices: name, e-mail, postal address, telephone (each optional). */
+  rightsHolder(field: string): { name?: string; email?: string; address?: string; phone?: string } | undefined {
+    const h = this.object(field, ['name', 'email', 'address', 'phone']);
+    if (!h) return undefined;
+    const out = {
+      name: this.text(`${field}.name`, { max: 200 }, h.name),
+      email: this.email(`${field}.email`, h.email),
+      address: this.text(`${field}.address`, { max: 500 }, h.address),
+      phone: this.text(`${field}.phone`, { max: 50 }, h.phone),
+    };
+    return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined));
+  }
+
   fail(field: string, code: string, details: string): undefined {
     this.errors.push({ field, code, details });
     return undefined;

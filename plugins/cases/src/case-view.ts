@@ -1,4 +1,4 @@
-import type { JsonSchema } from '@filigrane/plugin-api';
+import { pageSchema, type JsonSchema } from '@filigrane/plugin-api';
 import type { CaseMatchRow, CaseRow, EvidenceRow, HistoryRow } from './case.service.js';
 import { CASE_STATES, RESOLUTIONS } from './case-states.js';
 import type { NoticeRow } from './notice.service.js';
@@ -46,7 +46,7 @@ export function caseDetailView(c: CaseRow, baseUrl: string, parts: { matches: Ca
   };
 }
 
-export const evidenceView = (e: EvidenceRow) => ({ pack_id: e.pack_id, sha256: e.sha256, size: e.size === null ? null : Number(e.size), captured: iso(e.captured), match_ids: e.match_ids, added: iso(e.added) });
+export const evidenceView = (e: EvidenceRow) => ({ pack_id: e.pack_id, status: e.status, error: e.error, sha256: e.sha256, size: e.size === null ? null : Number(e.size), captured: iso(e.captured), match_ids: e.match_ids, added: iso(e.added) });
 
 export const historyView = (h: HistoryRow) => ({
   at: iso(h.at),
@@ -144,7 +144,7 @@ export const CASE_DETAIL_SCHEMA: JsonSchema = {
         properties: { id: text, url, media_id: nullable(text), site: nullable(text), page_url: nullable(text), image_url: nullable(text), first_seen: nullable(dateTime), last_seen: nullable(dateTime), added: dateTime },
       },
     },
-    evidence: { type: 'array', items: { type: 'object', properties: { pack_id: text, sha256: nullable(text), size: nullable({ type: 'integer' }), captured: nullable(dateTime), match_ids: { type: 'array', items: text }, added: dateTime } } },
+    evidence: { type: 'array', items: { type: 'object', properties: { pack_id: text, status: { type: 'string', enum: ['pending', 'complete', 'failed'] }, error: nullable(text), sha256: nullable(text), size: nullable({ type: 'integer' }), captured: nullable(dateTime), match_ids: { type: 'array', items: text }, added: dateTime } } },
     notices: { type: 'array', items: NOTICE_SCHEMA },
     history: {
       type: 'array',
@@ -165,10 +165,4 @@ export const SETTINGS_SCHEMA: JsonSchema = {
   },
 };
 
-export function pageOf(item: JsonSchema): JsonSchema {
-  return {
-    type: 'object',
-    required: ['count', 'next', 'previous', 'results'],
-    properties: { count: { type: 'integer' }, next: nullable(url), previous: nullable(url), results: { type: 'array', items: item } },
-  };
-}
+export const pageOf = (item: JsonSchema): JsonSchema => pageSchema(item);

@@ -1,8 +1,8 @@
-import { conflict, badRequest, inject, injectable, notFound, optional, TOKENS, type Clock, type DataSource, type EntityManager, type EventPublisher, type Principal } from '@filigrane/plugin-api';
+import { conflict, badRequest, inject, injectable, notFound, returnedRows, TOKENS, type Clock, type DataSource, type EntityManager, type EventPublisher, type Principal } from '@filigrane/plugin-api';
 import { MatchQueryService } from '@filigrane/plugin-matches';
 import { checkTransition, isActive, type CaseState, type Resolution } from './case-states.js';
-import { EVIDENCE_SERVICE, type EvidenceService } from './evidence-port.js';
-import { REVIEW_SERVICE, type ReviewService } from './review-port.js';
+import { EVIDENCE_SERVICE, type EvidencePackStatus, type EvidencePackSummary, type EvidenceService } from '@filigrane/plugin-evidence';
+import { REVIEW_SERVICE, type ReviewService } from '@filigrane/plugin-review';
 
 /** Who did something to a case: an account (with its OAuth application) or the service itself. */
 export interface Actor {
@@ -53,6 +53,8 @@ export interface HistoryRow {
 
 export interface EvidenceRow {
   pack_id: string;
+  status: EvidencePackStatus;
+  error: string | null;
   sha256: string | null;
   size: number | null;
   match_ids: string[];
@@ -84,8 +86,8 @@ export class CaseService {
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.Events) private readonly events: EventPublisher,
     @inject(MatchQueryService) private readonly matches: MatchQueryService,
-    @inject(REVIEW_SERVICE) @optional() private readonly review: ReviewService | undefined,
-    @inject(EVIDENCE_SERVICE) @optional() private readonly evidence: EvidenceService | undefined,
+    @inject(REVIEW_SERVICE) private readonly review: ReviewService,
+    @inject(EVIDENCE_SERVICE) private readonly evidence: EvidenceService,
   ) {}
 
   async list(accountId: number, filters: CaseFilters, offset: number, limit: number): Promise<[CaseRow[], number]> {
@@ -123,7 +125,7 @@ export class CaseService {
   }
 
   evidencePacks(caseId: number): Promise<EvidenceRow[]> {
-    return this.db.query('SELECT pack_id, sha256, size::float8 AS size, match_ids, captured, added FROM cases_evidence WHERE case_id = $1 ORDER BY added, pack_id', [caseId]);
+    return this.db.query('SELECT pack_id, status, error, sha256, size::float8 AS size, match_ids, captured, added FROM cases_evidence WHERE case_id = $1 ORDER BY added, pack_id', [caseId]);
   }
 
   /** A case from chosen matches (each infringing, in no other open case); `site` is set when they share one. */
@@ -204,7 +206,6 @@ export class CaseService {
   async attachEvidence(principal: Principal, id: number, input: { packId?: string; capture?: boolean }): Promise<CaseRow> {
     const accountId = principal.accountId;
     const c0 = await this.get(accountId, id);
-    if (!this.evidence) throw conflict('evidence_unavailable', 'The evidence plugin is not loaded on this server.');
     let packId = input.packId;
     if (input.capture) {
       const matchIds = (await this.caseMatches(id)).map((m) => m.match_id);
@@ -213,32 +214,58 @@ export class CaseService {
     }
     const pack = await this.evidence.get(accountId, packId!);
     if (!pack) throw badRequest('unknown_pack', 'No such evidence pack in this account.');
+    if (pack.status === 'failed') throw conflict('pack_failed', `This evidence pack could not be made: ${pack.error ?? 'unknown error'}.`);
     await this.inTransaction(accountId, async (tx) => {
       const c = await this.get(accountId, c0.id, tx);
-      const rows = (await tx.query(
-        `INSERT INTO cases_evidence (case_id, account_id, pack_id, sha256, size, match_ids, captured, added)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING RETURNING pack_id`,
-        [c.id, accountId, pack.id, pack.sha256 || null, pack.size ?? null, pack.matchIds ?? [], pack.createdAt ?? null, this.clock.now()],
-      )) as unknown[];
-      if (rows.length) await this.record(tx, c, { action: 'evidence_added', actor: actorOf(principal), detail: { pack_id: pack.id, sha256: pack.sha256 || null } });
+      await this.insertPack(tx, c, pack, actorOf(principal));
     });
     return this.get(accountId, id);
   }
 
-  /** The case's packs with their hashes now known (a pack still being captured has none yet). */
+  private async insertPack(tx: EntityManager, c: CaseRow, pack: EvidencePackSummary, actor: Actor): Promise<void> {
+    const rows = (await tx.query(
+      `INSERT INTO cases_evidence (case_id, account_id, pack_id, status, error, sha256, size, match_ids, captured, added)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING RETURNING pack_id`,
+      [c.id, c.account_id, pack.id, pack.status, pack.error, pack.sha256, pack.size, pack.matchIds, pack.completedAt ?? pack.createdAt, this.clock.now()],
+    )) as unknown[];
+    if (rows.length) await this.record(tx, c, { action: 'evidence_added', actor, detail: { pack_id: pack.id, sha256: pack.sha256 } });
+  }
+
+  /** The case's packs as the evidence plugin now reports them (a pack being captured has no hash yet). */
   async refreshedEvidence(accountId: number, caseId: number): Promise<EvidenceRow[]> {
     const packs = await this.evidencePacks(caseId);
     for (const p of packs) {
-      if (p.sha256 || !this.evidence) continue;
+      if (p.status !== 'pending') continue;
       const info = await this.evidence.get(accountId, p.pack_id);
-      if (info?.sha256) {
-        await this.db.query('UPDATE cases_evidence SET sha256 = $3, size = $4, match_ids = $5, captured = $6 WHERE case_id = $1 AND pack_id = $2', [
-          caseId, p.pack_id, info.sha256, info.size ?? null, info.matchIds ?? [], info.createdAt ?? null,
-        ]);
-        Object.assign(p, { sha256: info.sha256, size: info.size ?? null, match_ids: info.matchIds ?? [], captured: info.createdAt ?? null });
-      }
+      if (info) await this.packChanged(accountId, info);
     }
-    return packs;
+    return this.evidencePacks(caseId);
+  }
+
+  /** The `evidence.captured` listener: the pack as the evidence plugin has it now. */
+  async onPackCaptured(accountId: number, packId: string): Promise<void> {
+    const pack = packId ? await this.evidence.get(accountId, packId) : null;
+    if (pack) await this.packChanged(accountId, pack);
+  }
+
+  /**
+   * A pack of the account was built or failed (`evidence.captured`, or a read): the cases that carry
+   * it take its state and hash; a complete pack covering a match of an open or notice_sent case joins it.
+   */
+  async packChanged(accountId: number, pack: EvidencePackSummary): Promise<void> {
+    await this.db.query('UPDATE cases_evidence SET status = $3, error = $4, sha256 = $5, size = $6, match_ids = $7, captured = $8 WHERE account_id = $1 AND pack_id = $2', [
+      accountId, pack.id, pack.status, pack.error, pack.sha256, pack.size, pack.matchIds, pack.completedAt ?? pack.createdAt,
+    ]);
+    if (pack.status !== 'complete' || pack.matchIds.length === 0) return;
+    await this.inTransaction(accountId, async (tx) => {
+      const cases = (await tx.query(
+        `SELECT DISTINCT c.id FROM cases c JOIN cases_matches m ON m.case_id = c.id
+         WHERE c.account_id = $1 AND c.state IN ('open', 'notice_sent') AND m.match_id = ANY($2)
+           AND NOT EXISTS (SELECT 1 FROM cases_evidence e WHERE e.case_id = c.id AND e.pack_id = $3) ORDER BY c.id`,
+        [accountId, pack.matchIds, pack.id],
+      )) as { id: number }[];
+      for (const { id } of cases) await this.insertPack(tx, await this.get(accountId, id, tx), pack, SYSTEM);
+    });
   }
 
   /**
@@ -246,7 +273,7 @@ export class CaseService {
    * auto_group is on; docs/api-decisions.md). A match no longer infringing leaves its open cases.
    */
   async onReviewed(accountId: number, matchIds: string[]): Promise<void> {
-    if (!this.review || matchIds.length === 0) return;
+    if (matchIds.length === 0) return;
     const states = await this.review.states(accountId, matchIds);
     const infringing = matchIds.filter((id) => states.get(id)?.state === 'infringing');
     const cleared = matchIds.filter((id) => states.has(id) && states.get(id)!.state !== 'infringing');
@@ -352,7 +379,6 @@ export class CaseService {
   }
 
   async assertInfringing(accountId: number, matchIds: string[]): Promise<void> {
-    if (!this.review) throw conflict('review_unavailable', 'The review plugin is not loaded on this server: no match can be marked infringing.');
     const states = await this.review.states(accountId, matchIds);
     const not = matchIds.filter((id) => states.get(id)?.state !== 'infringing');
     if (not.length) {
@@ -406,10 +432,8 @@ export class CaseService {
   }
 
   private async deleteMatches(tx: EntityManager, c: CaseRow, matchIds: string[]): Promise<string[]> {
-    // Read, then delete: TypeORM answers a DELETE ... RETURNING with [rows, count], not rows.
-    const rows = (await tx.query('SELECT match_id FROM cases_matches WHERE case_id = $1 AND match_id = ANY($2) ORDER BY match_id', [c.id, matchIds])) as { match_id: string }[];
-    await tx.query('DELETE FROM cases_matches WHERE case_id = $1 AND match_id = ANY($2)', [c.id, matchIds]);
-    return rows.map((r) => r.match_id);
+    const rows = returnedRows<{ match_id: string }>(await tx.query('DELETE FROM cases_matches WHERE case_id = $1 AND match_id = ANY($2) RETURNING match_id', [c.id, matchIds]));
+    return rows.map((r) => r.match_id).sort();
   }
 
   private async setState(tx: EntityManager, c: CaseRow, to: CaseState, resolution: Resolution | null, actor: Actor, note: string | null, action: string, detail: Record<string, unknown> = {}) {

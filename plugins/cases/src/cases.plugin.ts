@@ -1,7 +1,9 @@
 import { ACCOUNT_DELETED_HOOKS, ContainerModule, contribute, definePlugin, EVENT_LISTENERS, type DomainEvent } from '@filigrane/plugin-api';
+import { WEBHOOK_EVENT_TYPES } from '@filigrane/plugin-webhooks';
 import { CaseService } from './case.service.js';
-import './cases.events.js';
+import { CASE_EVENTS } from './cases.events.js';
 import { CasesInit1795641910181 } from './cases.migration.js';
+import { CasesEvidenceStatus1795643406196 } from './cases-evidence-status.migration.js';
 import { CasesResolver } from './cases.resolver.js';
 import { caseRoutes } from './cases.routes.js';
 import { NoticeService } from './notice.service.js';
@@ -20,9 +22,9 @@ function reviewedIds(event: DomainEvent): string[] {
  */
 export const casesPlugin = definePlugin({
   id: 'cases',
-  pluginApi: '^1.2.0',
-  requires: ['account', 'matches', 'notifications'],
-  migrations: [CasesInit1795641910181],
+  pluginApi: '^1.3.0',
+  requires: ['account', 'matches', 'notifications', 'review', 'evidence', 'webhooks'],
+  migrations: [CasesInit1795641910181, CasesEvidenceStatus1795643406196],
   bindings: new ContainerModule(({ bind }) => {
     bind(CaseService).toSelf().inSingletonScope();
     bind(NoticeService).toSelf().inSingletonScope();
@@ -31,7 +33,9 @@ export const casesPlugin = definePlugin({
   routes: caseRoutes,
   resolvers: [CasesResolver],
   contributions: [
+    contribute(WEBHOOK_EVENT_TYPES, () => [...CASE_EVENTS]),
     contribute(EVENT_LISTENERS, (c) => (event: DomainEvent) => (event.type === 'match.reviewed' ? c.get(CaseService).onReviewed(event.accountId, reviewedIds(event)) : undefined)),
+    contribute(EVENT_LISTENERS, (c) => (event: DomainEvent) => (event.type === 'evidence.captured' ? c.get(CaseService).onPackCaptured(event.accountId, String((event.data as { id?: unknown }).id ?? '')) : undefined)),
     contribute(ACCOUNT_DELETED_HOOKS, (c) => async (accountId: number) => c.get(NoticeService).deleteFiles(await c.get(CaseService).forgetAccount(accountId))),
   ],
 });

@@ -28,6 +28,8 @@ export class CaseMatchType {
 @ObjectType('CaseEvidencePack', { description: 'An evidence pack of the evidence plugin, referenced by id with its SHA-256' })
 export class CaseEvidenceType {
   @Field(() => ID) packId!: string;
+  @Field(() => String, { description: 'pending, complete or failed' }) status!: string;
+  @Field(() => String, { nullable: true }) error!: string | null;
   @Field(() => String, { nullable: true, description: 'null while the pack is being captured' }) sha256!: string | null;
   @Field(() => Int, { nullable: true }) size!: number | null;
   @Field(() => Date, { nullable: true }) captured!: Date | null;
@@ -122,7 +124,7 @@ export class CasesResolver {
     return {
       id: v.id, title: v.title, site: v.site, state: v.state, resolution: v.resolution, created: new Date(c.created), updated: new Date(c.updated), matchCount: c.match_count,
       matches: v.matches.map((m) => ({ id: m.id, mediaId: m.media_id, site: m.site, pageUrl: m.page_url, imageUrl: m.image_url, firstSeen: date(m.first_seen), lastSeen: date(m.last_seen), added: new Date(m.added!) })),
-      evidence: v.evidence.map((e) => ({ packId: e.pack_id, sha256: e.sha256, size: e.size, captured: date(e.captured), matchIds: e.match_ids, added: new Date(e.added!) })),
+      evidence: v.evidence.map((e) => ({ packId: e.pack_id, status: e.status, error: e.error, sha256: e.sha256, size: e.size, captured: date(e.captured), matchIds: e.match_ids, added: new Date(e.added!) })),
       notices: notices.map((n) => noticeType(n, baseUrl)),
       history: history.map((h) => ({
         at: new Date(h.at), action: h.action, fromState: h.from_state, toState: h.to_state, resolution: h.resolution, actor: actorType(h.actor), note: h.note,

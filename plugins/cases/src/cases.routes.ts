@@ -113,22 +113,7 @@ export const caseRoutes: RouteSpec[] = [
       const b = objectBody(ctx.body);
       const r = new FieldReader(b, ['auto_group', 'rights_holder']);
       const autoGroup = r.boolean('auto_group');
-      let holder: RightsHolderDefaults | null | undefined;
-      if (b.rights_holder === null) holder = null;
-      else if (b.rights_holder !== undefined) {
-        const h = b.rights_holder as Record<string, unknown>;
-        if (typeof h !== 'object' || Array.isArray(h)) r.fail('rights_holder', 'invalid', 'Expected an object with name, email, address, phone.');
-        else {
-          for (const k of Object.keys(h)) if (!['name', 'email', 'address', 'phone'].includes(k)) r.fail(`rights_holder.${k}`, 'unknown_field', 'Unknown field (allowed: name, email, address, phone).');
-          holder = {
-            name: r.text('rights_holder.name', { max: 200 }, h.name),
-            email: r.email('rights_holder.email', h.email),
-            address: r.text('rights_holder.address', { max: 500 }, h.address),
-            phone: r.text('rights_holder.phone', { max: 50 }, h.phone),
-          };
-          holder = Object.fromEntries(Object.entries(holder).filter(([, v]) => v !== undefined));
-        }
-      }
+      const holder: RightsHolderDefaults | null | undefined = b.rights_holder === null ? null : r.rightsHolder('rights_holder');
       r.done();
       return ok(await cases(ctx).updateSettings(account(ctx), { auto_group: autoGroup, rights_holder: holder }));
     },

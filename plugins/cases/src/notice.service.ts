@@ -150,7 +150,7 @@ export class NoticeService {
     // Re-checked now: a match found licensed since it joined is never named in a demand.
     await this.cases.assertInfringing(accountId, members.map((m) => m.match_id));
     const packs = await this.cases.refreshedEvidence(accountId, c.id);
-    const pending = packs.filter((p) => !p.sha256);
+    const pending = packs.filter((p) => p.status === 'pending');
     if (pending.length) throw conflict('evidence_not_ready', `Evidence pack(s) still being captured: ${pending.map((p) => p.pack_id).join(', ')}. Try again when they are ready.`);
     const copies: NoticeFacts['copies'] = [];
     for (const m of members) {
@@ -162,7 +162,7 @@ export class NoticeService {
         first_seen: new Date(f.first_seen).toISOString(),
         last_seen: new Date(f.last_seen).toISOString(),
         evidence: packs
-          .filter((p) => p.match_ids.length === 0 || p.match_ids.includes(m.match_id))
+          .filter((p) => p.status === 'complete' && p.sha256 && (p.match_ids.length === 0 || p.match_ids.includes(m.match_id)))
           .map((p) => ({ pack_id: p.pack_id, sha256: p.sha256!, captured: p.captured ? new Date(p.captured).toISOString() : null })),
       });
     }

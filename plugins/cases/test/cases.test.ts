@@ -1,11 +1,8 @@
 import test from 'ava';
 import { parse } from 'csv-parse/sync';
-import type { Principal } from '@filigrane/plugin-api';
 import { startTestServer, type TestAccount, type TestServer } from '@filigrane/testing';
 import { casesPlugin } from '@filigrane/plugin-cases';
-import { REVIEW_SERVICE, type ReviewService } from '../src/review-port.js';
-import { register, sighted } from './support/fixtures.js';
-import { reviewStandIn } from './support/review-standin.js';
+import { eventually, register, sighted } from './support/fixtures.js';
 
 // Cases through real HTTP: grouping by site (automatic, on a match marked infringing) and by hand,
 // states and their history, refusals with the spec's error body, CSV, GraphQL, isolation.
@@ -13,14 +10,33 @@ let server: TestServer;
 let alice: TestAccount;
 let bob: TestAccount;
 const m: Record<string, string> = {};
+/** What the account's webhook endpoint received. */
+const hooks: { type: string; data: Record<string, any> }[] = []; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const principal = (a: TestAccount): Principal => ({ accountId: a.id, username: a.username, home: `/${a.username}`, permissions: [], scheme: 'token' });
-const review = (a: TestAccount, ids: string[], state: string) => server.get<ReviewService>(REVIEW_SERVICE).setState(principal(a), ids, state as 'infringing');
+/** The review plugin's REST API, as a user reviews. */
+async function review(a: TestAccount, ids: string[], state: string): Promise<void> {
+  for (const id of ids) {
+    const res = await a.call('PUT', `/api/v4/matches/${id}/review/`, { json: { state } });
+    if (res.status !== 200) throw new Error(res.text);
+  }
+}
 
 test.before(async () => {
-  server = await startTestServer({ plugins: [casesPlugin, reviewStandIn], clock: new Date('2026-11-20T10:00:00Z') });
+  server = await startTestServer({ plugins: [casesPlugin], clock: new Date('2026-11-20T10:00:00Z') });
   alice = await server.createAccount('alice');
   bob = await server.createAccount('bob');
+  const receiver = await server.serveSite({
+    '/hook': (req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        hooks.push(JSON.parse(body));
+        res.writeHead(204).end();
+      });
+    },
+  });
+  const endpoint = await alice.call('POST', '/api/v4/account/webhooks/', { json: { url: receiver.url('/hook'), events: ['case.opened', 'case.updated'] } });
+  if (endpoint.status !== 201) throw new Error(endpoint.text);
   const photo = await register(alice, '/reportage/port.png', '#aa2200');
   const seen = new Date('2026-11-18T08:30:00Z');
   m.a1 = await sighted(server, alice, photo, 'https://www.copies.example/story-1', 'https://www.copies.example/img/1.jpg', seen);
@@ -126,6 +142,20 @@ test.serial('CSV of the cases and GraphQL show the same cases', async (t) => {
   t.like(closed.history[1], { fromState: 'open', toState: 'resolved', note: 'They bought a licence', actor: { type: 'account', accountId: alice.id } });
   const bad = await alice.call('POST', '/graphql', { json: { query: 'mutation { transitionCase(id: "999999", state: "closed") { id } }' } });
   t.is(bad.json.errors[0].extensions.code, 'NOT_FOUND');
+});
+
+test.serial('case.opened and case.updated reach the account\'s webhook, opened first, with what changed', async (t) => {
+  await server.drainJobs();
+  const events = await eventually('the case events', () => hooks.length >= 8 && hooks);
+  t.is(events[0]!.type, 'case.opened');
+  t.like(events[0]!.data, { site: 'copies.example', state: 'open', match_ids: [m.a1], change: { action: 'opened', actor: { type: 'system' } } });
+  const transition = events.find((e) => e.data.change.action === 'transition' && e.data.change.to_state === 'resolved');
+  t.like(transition?.data, { state: 'resolved', resolution: 'licensed_afterwards', change: { from_state: 'open', note: 'They bought a licence', actor: { type: 'account', account_id: alice.id } } });
+  t.true(events.every((e) => e.type === 'case.opened' || e.type === 'case.updated'));
+  t.is(events.filter((e) => e.type === 'case.opened').length, 3, 'three cases opened');
+  for (const id of new Set(events.map((e) => e.data.id))) t.is(events.find((e) => e.data.id === id)!.type, 'case.opened', `case ${id}: opened first`);
+  const bad = await alice.call('POST', '/api/v4/account/webhooks/', { json: { url: 'http://127.0.0.1:9/x', events: ['case.closed'] } });
+  t.like(bad.json, { status_code: 400, code: 'invalid' });
 });
 
 test.serial('one account never sees another\'s cases', async (t) => {

@@ -7,12 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
-import type { Principal } from '@filigrane/plugin-api';
+import { TOKENS, type AccountLifecycle, type BlobStore } from '@filigrane/plugin-api';
 import { startTestServer, type TestAccount, type TestServer } from '@filigrane/testing';
 import { casesPlugin } from '@filigrane/plugin-cases';
-import { REVIEW_SERVICE, type ReviewService } from '../src/review-port.js';
 import { eventually, register, sighted } from './support/fixtures.js';
-import { reviewStandIn } from './support/review-standin.js';
 
 // Takedown notices: made in the account's language, read back from the PDF with poppler's
 // pdftotext (a tool we did not write), mailed through a real SMTP server on loopback and parsed
@@ -28,8 +26,13 @@ const received: { to: string[]; mail: ParsedMail }[] = [];
 const REFUSED = 'refused@host.example';
 const tmp = mkdtempSync(join(tmpdir(), 'notices-'));
 
-const principal = (a: TestAccount): Principal => ({ accountId: a.id, username: a.username, home: `/${a.username}`, permissions: [], scheme: 'token' });
-const review = (a: TestAccount, ids: string[], state: string) => server.get<ReviewService>(REVIEW_SERVICE).setState(principal(a), ids, state as 'infringing');
+/** The review plugin's REST API, as a user reviews. */
+async function review(a: TestAccount, ids: string[], state: string): Promise<void> {
+  for (const id of ids) {
+    const res = await a.call('PUT', `/api/v4/matches/${id}/review/`, { json: { state } });
+    if (res.status !== 200) throw new Error(res.text);
+  }
+}
 const pdfText = (pdf: Buffer) => {
   const file = join(tmp, `${createHash('sha1').update(pdf).digest('hex')}.pdf`);
   writeFileSync(file, pdf);
@@ -55,9 +58,10 @@ test.before(async () => {
   await new Promise<void>((ok) => smtp.listen(0, '127.0.0.1', ok));
   const port = (smtp.server.address() as AddressInfo).port;
   server = await startTestServer({
-    plugins: [casesPlugin, reviewStandIn],
+    plugins: [casesPlugin],
     clock: new Date('2026-11-20T10:00:00Z'),
-    env: { SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_FROM: 'Filigrane <notices@filigrane.test>' },
+    // No Chromium (the pack says so; screenshots are the evidence plugin's tests): a lean capture.
+    env: { SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_FROM: 'Filigrane <notices@filigrane.test>', CHROMIUM_PATH: join(tmp, 'no-chromium') },
   });
   alice = await server.createAccount('alice');
   bob = await server.createAccount('bob');
@@ -85,7 +89,39 @@ async function download(a: TestAccount, path: string): Promise<{ status: number;
   return { status: res.status, type: res.headers.get('content-type'), bytes: Buffer.from(await res.arrayBuffer()) };
 }
 
+test.serial('evidence packs: captured for the case, or made elsewhere for one of its matches, carried with their hash', async (t) => {
+  const asked = await alice.call('POST', `/api/v4/cases/${caseId}/evidence/`, { json: { capture: true } });
+  t.is(asked.status, 200, asked.text);
+  t.is(asked.json.evidence.length, 1);
+  const packId = asked.json.evidence[0].pack_id;
+  t.like((await alice.call('POST', `/api/v4/cases/${caseId}/evidence/`, { json: { pack_id: 'no-such-pack' } })).json, { status_code: 400, code: 'unknown_pack' });
+  t.like((await bob.call('POST', `/api/v4/cases/${caseId}/evidence/`, { json: { pack_id: packId } })).json, { status_code: 404 });
+  await server.drainJobs();
+  const c = (await alice.call('GET', `/api/v4/cases/${caseId}/`)).json;
+  const pack = (await alice.call('GET', `/api/v4/evidence/${packId}/`)).json;
+  t.like(c.evidence[0], { pack_id: packId, status: 'complete', sha256: pack.sha256 }, JSON.stringify(pack));
+  t.regex(c.evidence[0].sha256, /^[0-9a-f]{64}$/);
+  t.deepEqual([...c.evidence[0].match_ids].sort(), [...c.match_ids].sort());
+  t.like(c.history.at(-1), { action: 'evidence_added', pack_id: packId });
+
+  // A pack asked for through the evidence API, of one of the case's matches: it joins the case when built.
+  const other = await alice.call('POST', '/api/v4/evidence/', { json: { matches: [c.match_ids[0]] } });
+  t.is(other.status, 202, other.text);
+  await server.drainJobs();
+  const joined = await eventually('the pack in the case', async () => {
+    const v = (await alice.call('GET', `/api/v4/cases/${caseId}/`)).json;
+    return v.evidence.length === 2 && v;
+  });
+  t.like(joined.evidence.find((e: { pack_id: string }) => e.pack_id === other.json.id), { status: 'complete', match_ids: [c.match_ids[0]] });
+  t.like(joined.history.at(-1), { action: 'evidence_added', pack_id: other.json.id, actor: { type: 'system' } });
+});
+
+let caseView: { evidence: { pack_id: string; sha256: string; match_ids: string[] }[] };
+/** The pack captured for the whole case. */
+const packOf = () => caseView.evidence.find((e) => e.match_ids.length === 2)!;
+
 test.serial('a DMCA notice in English names the work, the copies and the statements of § 512(c)(3); PDF and text agree', async (t) => {
+  caseView = (await alice.call('GET', `/api/v4/cases/${caseId}/`)).json;
   const res = await alice.call('POST', `/api/v4/cases/${caseId}/notices/`, {
     json: { type: 'dmca', lang: 'en', rights_holder: { name: 'Agence Lumière SARL', email: 'rights@lumiere.example', address: '12 rue de la Paix, 75002 Paris' }, signature: 'Élodie Łukasiewicz', recipient: { name: 'Copies Inc. DMCA agent' } },
   });
@@ -104,6 +140,8 @@ test.serial('a DMCA notice in English names the work, the copies and the stateme
     'https://cdn.copies.example/img/1.jpg',
     'https://www.copies.example/story-2',
     'First seen 2026-11-18 08:30 UTC',
+    `Evidence pack ${packOf().pack_id}`,
+    `SHA-256 ${packOf().sha256}`,
     'Agence Lumière SARL',
     'rights@lumiere.example',
     '12 rue de la Paix, 75002 Paris',
@@ -200,4 +238,14 @@ test.serial('a match found licensed since is never named in a new notice', async
   const res = await alice.call('POST', `/api/v4/cases/${caseId}/notices/`, { json: { type: 'dmca' } });
   t.is(res.status, 409);
   t.is(res.json.code, 'not_infringing');
+});
+
+test.serial('deleting the account deletes its cases, notices and their files', async (t) => {
+  const notices = (await alice.call('GET', `/api/v4/cases/${caseId}/notices/`)).json.results;
+  const keys = notices.map((n: { id: string }) => `cases/${alice.id}/notices/${n.id}.pdf`);
+  const blobs = server.get<BlobStore>(TOKENS.BlobStore);
+  t.truthy(await blobs.get(keys[0]));
+  await server.get<AccountLifecycle>(TOKENS.AccountLifecycle).accountDeleted(alice.id);
+  for (const key of keys) t.is(await blobs.get(key), null, key);
+  t.is((await alice.call('GET', '/api/v4/cases/')).json.count, 0);
 });

@@ -4,7 +4,7 @@ import type { BatchWriter } from './batch-writer.service.js';
 import { runPrefix, type RunState } from './crawl-run.js';
 import type { CrawlerConfig } from './crawl-settings.js';
 
-/** The end of a crawl: its one batch (written by whichever worker gets there first), the session's new state, the event. */
+/** The end of a crawl: its one batch (written by whichever worker gets there first), the session's new state, the event (through the outbox). */
 export class BatchFinisher {
   constructor(
     private readonly db: DataSource,
@@ -25,34 +25,45 @@ export class BatchFinisher {
     const failed = fetched[0]!.ok === 0;
     const reason = failed ? `no page could be fetched: ${fetched[0]!.first ?? 'no start URL'}` : limit;
     const keys = await this.writer.write(`${runPrefix(s)}/batch`, s.id, s.cycle);
-    const inserted: { id: number; ctime: Date }[] = await this.db.query(
-      `INSERT INTO crawl_batches (session_id, account_id, crawl_cycle, images, videos, documents, pages, artifacts)
-       SELECT $1, $2, $3,
-         count(*) FILTER (WHERE kind = 'image'), count(*) FILTER (WHERE kind = 'video'),
-         count(*) FILTER (WHERE kind = 'document'), count(*) FILTER (WHERE kind = 'page'), $4
-       FROM crawl_items WHERE session_id = $1 AND cycle = $3
-       ON CONFLICT (session_id, crawl_cycle) DO NOTHING RETURNING id, ctime`,
-      [s.id, s.account_id, s.cycle, keys],
-    );
-    if (inserted.length === 0) return; // another worker wrote it
-    await this.db.query(
-      `UPDATE crawl_sessions SET state = $3, cycle_count = $2, mtime = now(), reason = $4, deadline = NULL, remaining = NULL,
-         next_crawl = now() + make_interval(hours => $5)
-       WHERE id = $1 AND cycle = $2`,
-      [s.id, s.cycle, failed ? 'failed' : 'done', reason, this.cfg.recrawlHours],
-    );
+    // The batch, the session's new state and the event commit together: the event exists if and
+    // only if the batch does (the outbox delivers it after the commit, whatever happens to this worker).
+    const batch = await this.db.transaction(async (m) => {
+      const inserted: { id: number; ctime: Date }[] = await m.query(
+        `INSERT INTO crawl_batches (session_id, account_id, crawl_cycle, images, videos, documents, pages, artifacts)
+         SELECT $1, $2, $3,
+           count(*) FILTER (WHERE kind = 'image'), count(*) FILTER (WHERE kind = 'video'),
+           count(*) FILTER (WHERE kind = 'document'), count(*) FILTER (WHERE kind = 'page'), $4
+         FROM crawl_items WHERE session_id = $1 AND cycle = $3
+         ON CONFLICT (session_id, crawl_cycle) DO NOTHING RETURNING id, ctime`,
+        [s.id, s.account_id, s.cycle, keys],
+      );
+      if (inserted.length === 0) return null; // another worker wrote it
+      await m.query(
+        `UPDATE crawl_sessions SET state = $3, cycle_count = $2, mtime = now(), reason = $4, deadline = NULL, remaining = NULL,
+           next_crawl = now() + make_interval(hours => $5)
+         WHERE id = $1 AND cycle = $2`,
+        [s.id, s.cycle, failed ? 'failed' : 'done', reason, this.cfg.recrawlHours],
+      );
+      const created = inserted[0]!;
+      const counts: { images: number; videos: number; documents: number; pages: number }[] = await m.query(
+        'SELECT images, videos, documents, pages FROM crawl_batches WHERE id = $1',
+        [created.id],
+      );
+      await this.events.enqueue(
+        {
+          type: 'crawl.batch.created',
+          accountId: s.account_id,
+          data: { session_id: s.id, batch_id: created.id, crawl_cycle: s.cycle, state: failed ? 'failed' : 'done', url: `/api/v3/crawling/batches/${created.id}/`, ...counts[0]! },
+        },
+        m,
+        { key: `crawl:${s.id}` },
+      );
+      return created;
+    });
+    if (!batch) return;
+    await this.events.flush();
     // The per-fetch pieces now live in the batch's TAR and WARC.
     await this.blobs.deletePrefix(`${runPrefix(s)}/w`).catch(() => undefined);
     await this.blobs.deletePrefix(`${runPrefix(s)}/i`).catch(() => undefined);
-    const batch = inserted[0]!;
-    const counts: { images: number; videos: number; documents: number; pages: number }[] = await this.db.query(
-      'SELECT images, videos, documents, pages FROM crawl_batches WHERE id = $1',
-      [batch.id],
-    );
-    await this.events.publish({
-      type: 'crawl.batch.created',
-      accountId: s.account_id,
-      data: { session_id: s.id, batch_id: batch.id, crawl_cycle: s.cycle, state: failed ? 'failed' : 'done', url: `/api/v3/crawling/batches/${batch.id}/`, ...counts[0] },
-    });
   }
 }

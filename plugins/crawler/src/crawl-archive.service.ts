@@ -53,44 +53,57 @@ export class CrawlArchiveService implements CrawlArchive {
        ORDER BY i.url, i.created DESC`,
       [accountId, sessionIds, urls],
     );
-    const out: ArchivedFetch[] = [];
+    // A finished crawl's pieces were gathered into its batch WARC (and deleted); a running one still has them.
+    // One pass over each WARC file, whatever the number of URLs it holds.
+    const byKey = new Map<string, Row[]>();
     for (const row of rows) {
-      // A finished crawl's pieces were gathered into its batch WARC (and deleted); a running one still has them.
       const key = row.batch_warc ?? row.piece;
-      if (!key) continue;
-      const warc = await this.extract(key, row.url);
-      if (warc) out.push({ url: row.url, sessionId: row.session_id, crawlCycle: row.cycle, fetchedAt: new Date(row.created), warc });
+      if (key) byKey.set(key, [...(byKey.get(key) ?? []), row]);
+    }
+    const out: ArchivedFetch[] = [];
+    for (const [key, group] of byKey) {
+      const found = await this.extract(key, new Set(group.map((r) => r.url)));
+      for (const row of group) {
+        const warc = found.get(row.url);
+        if (warc) out.push({ url: row.url, sessionId: row.session_id, crawlCycle: row.cycle, fetchedAt: new Date(row.created), warc });
+      }
     }
     return out;
   }
 
-  /** The gzip members of the request and response records of `url` in a .warc.gz blob (null when absent). */
-  private async extract(key: string, url: string): Promise<Buffer | null> {
+  /** For each of `urls` in a .warc.gz blob, the gzip members of its last request and response records. */
+  private async extract(key: string, urls: Set<string>): Promise<Map<string, Buffer>> {
+    const out = new Map<string, Buffer>();
     const opened = await this.blobs.open(key);
-    if (!opened) return null;
-    const ranges: { start: number; end: number }[] = [];
+    if (!opened) return out;
+    const ranges = new Map<string, { start: number; end: number }[]>();
     const parser = new WARCParser(opened.stream);
     try {
       for await (const record of parser) {
         await record.skipFully();
         const type = record.warcType;
-        if ((type === 'request' || type === 'response') && record.warcTargetURI === url) {
-          ranges.length = type === 'request' ? 0 : ranges.length; // a later exchange of the URL replaces an earlier one
-          ranges.push({ start: parser.offset, end: parser.offset + parser.recordLength - 1 });
+        const url = record.warcTargetURI;
+        if ((type === 'request' || type === 'response') && url && urls.has(url)) {
+          // A later exchange of the URL (a retry after a restart) replaces an earlier one.
+          const list = type === 'request' ? [] : (ranges.get(url) ?? []);
+          list.push({ start: parser.offset, end: parser.offset + parser.recordLength - 1 });
+          ranges.set(url, list);
         }
       }
     } finally {
       opened.stream.destroy();
     }
-    if (ranges.length === 0) return null;
-    const parts: Buffer[] = [];
-    for (const range of ranges) {
-      const part = await this.blobs.open(key, () => range);
-      if (!part) return null;
-      const chunks: Buffer[] = [];
-      for await (const chunk of part.stream) chunks.push(chunk as Buffer);
-      parts.push(Buffer.concat(chunks));
+    for (const [url, list] of ranges) {
+      const parts: Buffer[] = [];
+      for (const range of list) {
+        const part = await this.blobs.open(key, () => range);
+        if (!part) return out;
+        const chunks: Buffer[] = [];
+        for await (const chunk of part.stream) chunks.push(chunk as Buffer);
+        parts.push(Buffer.concat(chunks));
+      }
+      out.set(url, Buffer.concat(parts));
     }
-    return Buffer.concat(parts);
+    return out;
   }
 }

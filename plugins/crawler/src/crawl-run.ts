@@ -77,8 +77,11 @@ export class CrawlRun {
   }
 }
 
+/** Blob prefix of every file of one account. */
+export const accountPrefix = (accountId: number) => `crawler/${accountId}`;
+
 /** Blob prefix of one session's files. */
-export const sessionPrefix = (accountId: number, sessionId: number) => `crawler/${accountId}/${sessionId}`;
+export const sessionPrefix = (accountId: number, sessionId: number) => `${accountPrefix(accountId)}/${sessionId}`;
 
 /** Blob prefix of one crawl (session and cycle). */
 export const runPrefix = (s: RunState) => `${sessionPrefix(s.account_id, s.id)}/${s.cycle}`;

@@ -6,7 +6,7 @@ import {
 } from '@filigrane/core';
 import { ARTIFACT_FILES, type ArtifactName } from './batch-writer.service.js';
 import { CRAWLER_SETTINGS, type CrawlerConfig, type NewSession } from './crawl-settings.js';
-import { sessionPrefix } from './crawl-runner.service.js';
+import { accountPrefix, sessionPrefix } from './crawl-run.js';
 
 export const CRAWL_QUEUE = 'crawler.crawl';
 
@@ -228,6 +228,15 @@ export class CrawlService {
     const rows = returnedRows(await this.db.query('DELETE FROM crawl_sessions WHERE id = $1 AND account_id = $2 RETURNING id', [id, accountId]));
     if (rows.length === 0) throw notFound('No crawling session with this id.');
     await this.blobs.deletePrefix(sessionPrefix(accountId, id));
+  }
+
+  /**
+   * The account-deleted hook: its sessions go first (running crawls see them gone and stop), then every
+   * file under the account's blob prefix, sessions a crash orphaned included. Idempotent.
+   */
+  async forgetAccount(accountId: number): Promise<void> {
+    await this.db.query('DELETE FROM crawl_sessions WHERE account_id = $1', [accountId]);
+    await this.blobs.deletePrefix(accountPrefix(accountId));
   }
 
   /** Schedule and recovery: crawls due again are started, crawls whose workers vanished are dispatched again. */

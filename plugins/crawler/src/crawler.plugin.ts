@@ -1,5 +1,5 @@
 import { ContainerModule } from 'inversify';
-import { contribute, definePlugin, TRACKING_SOURCES } from '@filigrane/core';
+import { ACCOUNT_DELETED_HOOKS, contribute, definePlugin, TRACKING_SOURCES } from '@filigrane/core';
 import { CRAWL_ARCHIVE, CrawlArchiveService } from './crawl-archive.service.js';
 import { CrawlRunner } from './crawl-runner.service.js';
 import { CRAWL_QUEUE, CrawlService } from './crawl.service.js';
@@ -24,7 +24,10 @@ export const crawlerPlugin = definePlugin({
   }),
   routes: crawlingRoutes,
   resolvers: [CrawlerResolver, CrawlBatchResolver],
-  contributions: [contribute(TRACKING_SOURCES, () => crawlerSource)],
+  contributions: [
+    contribute(TRACKING_SOURCES, () => crawlerSource),
+    contribute(ACCOUNT_DELETED_HOOKS, (c) => (accountId: number) => c.get(CrawlService).forgetAccount(accountId)),
+  ],
   jobs: (container) => [
     {
       queue: CRAWL_QUEUE,

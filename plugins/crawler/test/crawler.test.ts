@@ -5,7 +5,7 @@ import sharp from 'sharp';
 import tar from 'tar-stream';
 import { WARCParser } from 'warcio';
 import { contribute, definePlugin, EVENT_LISTENERS, type DomainEvent } from '@filigrane/core';
-import { defaultPlugins, startTestServer, type TestServer } from '@filigrane/gateway';
+import { startTestServer, type TestServer } from '@filigrane/testing';
 import { syntheticPhoto } from '@filigrane/vision';
 import { embed, encodeLmk, generateKey } from '@filigrane/watermark';
 import { TestSite, waitFor } from './support/test-site.js';
@@ -56,13 +56,12 @@ test.before(async () => {
   }).start();
 
   server = await startTestServer({
-    plugins: [...defaultPlugins(), probe],
+    plugins: ['crawler', probe],
     workers: true,
     config: { extra: { ...process.env, FETCH_ALLOW_HOSTS: '127.0.0.1,localhost,::1', CRAWL_CONCURRENCY: '2' } },
   });
-  const account = await server.createAccount('lumen');
+  const account = await server.createAccount('lumen', { fullName: 'Studio Lumen' });
   key = account.apiKey;
-  await server.app.dataSource.query(`UPDATE accounts SET full_name = 'Studio Lumen' WHERE id = $1`, [account.id]);
   const der = Buffer.from(await (await fetch(`${server.url}/api/v4/account/download/public_key.der`, { headers: { authorization: `Token ${key}` } })).arrayBuffer());
   const reg = await server.call('PUT', '/api/v4/media/lumen/photo.png', { key, body: encodeLmk(marked.registration, der), headers: { 'content-type': 'application/lmk' } });
   if (reg.status !== 201) throw new Error(reg.text);

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { startTestServer, type TestServer } from '@filigrane/gateway';
+import { startTestServer, type TestServer } from '@filigrane/testing';
 import { TestSite, waitFor } from './support/test-site.js';
 
 let server: TestServer;
@@ -8,7 +8,7 @@ const html = (body: string) => ({ type: 'text/html', body: `<html><body>${body}<
 const gaps = (site: TestSite) => site.requests.slice(1).map((r, i) => r.at - site.requests[i]!.at);
 
 test.before(async () => {
-  server = await startTestServer({ workers: true, config: { extra: { ...process.env, FETCH_ALLOW_HOSTS: '127.0.0.1', CRAWL_CONCURRENCY: '4' } } });
+  server = await startTestServer({ plugins: ['crawler'], workers: true, config: { extra: { ...process.env, FETCH_ALLOW_HOSTS: '127.0.0.1', CRAWL_CONCURRENCY: '4' } } });
   key = (await server.createAccount('polite')).apiKey;
 });
 test.after.always(async () => server?.close());

@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { startTestServer, type TestServer } from '@filigrane/gateway';
+import { startTestServer, type TestServer } from '@filigrane/testing';
 import { TestSite, waitFor, type Route } from './support/test-site.js';
 
 const PAGES = 30;
@@ -37,7 +37,7 @@ test.before(async () => {
   };
   for (let i = 0; i < PAGES; i++) routes[`/p${i}.html`] = slowPage(`<a href="/">home</a><a href="/p${(i + 1) % PAGES}.html">next</a>`);
   site = await new TestSite(routes).start();
-  server = await startTestServer({ workers: false, config: { dataDir } });
+  server = await startTestServer({ plugins: ['crawler'], workers: false, config: { dataDir } });
 });
 test.after.always(async () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');

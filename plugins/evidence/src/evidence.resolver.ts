@@ -1,4 +1,4 @@
-import { Arg, Ctx, Field, Float, ID, inject, injectable, Int, Mutation, ObjectType, Query, Resolver, requirePrincipal, type GraphQLContext } from '@filigrane/plugin-api';
+import { Arg, Ctx, Field, Float, ID, inject, injectable, Int, Mutation, ObjectType, Query, Resolver, badRequest, MAX_PAGE_SIZE, notFound, requirePrincipal, type GraphQLContext } from '@filigrane/plugin-api';
 import type { EvidencePack } from './evidence.entities.js';
 import { EvidencePackService } from './evidence.service.js';
 import { SigningKeyService } from './signing-key.service.js';
@@ -60,18 +60,22 @@ export class EvidenceResolver {
 
   @Query(() => [EvidencePackType], { description: "The account's evidence packs, newest first" })
   async evidencePacks(
-    @Arg('first', () => Int, { defaultValue: 50 }) first: number,
+    @Arg('first', () => Int, { defaultValue: MAX_PAGE_SIZE, description: `At most ${MAX_PAGE_SIZE}, like REST's page_size` }) first: number,
     @Arg('offset', () => Int, { defaultValue: 0 }) offset: number,
     @Ctx() ctx: GraphQLContext,
   ): Promise<EvidencePackType[]> {
-    const [rows] = await this.packs.list(requirePrincipal(ctx).accountId, Math.max(0, offset), Math.min(Math.max(1, first), 1000));
+    // Out-of-range paging is the client's error, as in REST (never clamped silently).
+    if (first < 1) throw badRequest('invalid_page_size', `first must be a positive integer (at most ${MAX_PAGE_SIZE}).`);
+    if (offset < 0) throw badRequest('invalid_offset', 'offset must be 0 or more.');
+    const [rows] = await this.packs.list(requirePrincipal(ctx).accountId, offset, Math.min(first, MAX_PAGE_SIZE));
     return rows.map((p) => packType(p, ctx.baseUrl));
   }
 
-  @Query(() => EvidencePackType, { nullable: true, description: 'One evidence pack (null when it is not the account\'s)' })
-  async evidencePack(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<EvidencePackType | null> {
+  @Query(() => EvidencePackType, { description: 'One evidence pack; NOT_FOUND when it is not one of the account\'s (as REST)' })
+  async evidencePack(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<EvidencePackType> {
     const pack = await this.packs.row(requirePrincipal(ctx).accountId, id);
-    return pack && packType(pack, ctx.baseUrl);
+    if (!pack) throw notFound('No such evidence pack.');
+    return packType(pack, ctx.baseUrl);
   }
 
   @Query(() => [EvidenceKeyType], { description: 'The public keys that sign evidence packs' })

@@ -4,6 +4,7 @@ import { MatchQueryService } from '@filigrane/plugin-matches';
 import { conflict, inject, returnedRows, injectable, notFound, TOKENS, validationError, type BlobStore, type DataSource, type EventPublisher, type JobQueue, type Logger, type LoggerFactory, type ErrorItem } from '@filigrane/plugin-api';
 import { EvidenceAccountSettings, EvidencePack } from './evidence.entities.js';
 import type { EvidencePackSummary, EvidenceService } from './evidence-service.js';
+import { EVIDENCE_SETTINGS, type EvidenceSettings } from './evidence.settings.js';
 import { PackBuilder } from './pack-builder.service.js';
 import { sha256 } from './wacz-writer.js';
 
@@ -29,6 +30,7 @@ export class EvidencePackService implements EvidenceService {
     @inject(TOKENS.Events) private readonly events: EventPublisher,
     @inject(MatchQueryService) private readonly matches: MatchQueryService,
     @inject(PackBuilder) private readonly builder: PackBuilder,
+    @inject(EVIDENCE_SETTINGS.token) private readonly config: EvidenceSettings,
     @inject(TOKENS.Loggers) loggers: LoggerFactory,
   ) {
     this.log = loggers.for('evidence');
@@ -79,11 +81,11 @@ export class EvidencePackService implements EvidenceService {
     );
     // Queued again when the event comes twice (a crash between the insert and the send): the singleton key drops a duplicate.
     const [pack] = await this.db.query(`SELECT id, status FROM evidence_packs WHERE account_id = $1 AND automatic AND match_ids[1] = $2`, [accountId, matchId]) as { id: string; status: string }[];
-    if (pack?.status === 'pending') await this.queue(pack.id);
+    if (pack?.status === 'pending') await this.queue(pack.id, this.config.autoCaptureDelaySeconds);
   }
 
-  private async queue(id: string): Promise<void> {
-    await this.jobs.send(BUILD_QUEUE, { packId: id }, { singletonKey: id, retryLimit: ATTEMPTS - 1, retryDelaySeconds: 30 });
+  private async queue(id: string, startAfterSeconds = 0): Promise<void> {
+    await this.jobs.send(BUILD_QUEUE, { packId: id }, { singletonKey: id, retryLimit: ATTEMPTS - 1, retryDelaySeconds: 30, ...(startAfterSeconds ? { startAfterSeconds } : {}) });
   }
 
   async get(accountId: number, packId: string): Promise<EvidencePackSummary | null> {

@@ -10,6 +10,13 @@ export const EVIDENCE_SETTINGS = defineSettings('evidence', {
     default: '/usr/bin/chromium',
     description: 'Headless Chromium for the screenshots of evidence packs (Debian package chromium); absent: packs say so instead of a screenshot',
   }),
+  autoCaptureDelaySeconds: setting.integer({
+    env: 'EVIDENCE_AUTO_CAPTURE_DELAY_SECONDS',
+    default: 15,
+    min: 0,
+    max: 3600,
+    description: "Wait before an automatic pack of a new match, so the crawl that found it has written the page's WARC records",
+  }),
   captureTimeoutMs: setting.integer({
     env: 'EVIDENCE_CAPTURE_TIMEOUT_MS',
     default: 45_000,

@@ -21,6 +21,13 @@ export async function screenshot(executable: string, url: string, session: Captu
   if (!existsSync(executable)) return { png: null, reason: `Chromium was not found at ${executable} (CHROMIUM_PATH): no screenshot was taken` };
   let browser: Browser | null = null;
   const deadline = Date.now() + timeoutMs;
+  // A hostile page can hang what has no timeout of its own (a script looping after load blocks
+  // evaluate): past the deadline plus a grace period the browser is closed, which ends every call.
+  let expired = false;
+  const guard = setTimeout(() => {
+    expired = true;
+    void browser?.close().catch(() => undefined);
+  }, timeoutMs + 5_000);
   try {
     browser = await chromium.launch({
       executablePath: executable,
@@ -46,8 +53,10 @@ export async function screenshot(executable: string, url: string, session: Captu
     const png = await page.screenshot({ type: 'png', fullPage: height <= MAX_HEIGHT, clip: height > MAX_HEIGHT ? { x: 0, y: 0, width: VIEWPORT.width, height: MAX_HEIGHT } : undefined, timeout: Math.max(1000, deadline - Date.now()) });
     return { png, width: VIEWPORT.width, height: Math.max(VIEWPORT.height, height), takenAt: new Date(), chromium: browser.version() };
   } catch (err) {
+    if (expired) return { png: null, reason: `the screenshot failed: the page did not render within ${Math.round(timeoutMs / 1000)} s` };
     return { png: null, reason: `the screenshot failed: ${((err as Error).message ?? String(err)).split('\n')[0]!.slice(0, 300)}` };
   } finally {
+    clearTimeout(guard);
     await browser?.close().catch(() => undefined);
   }
 }

@@ -27,7 +27,9 @@ export class SigningKeyService {
     @inject(TOKENS.Secrets) private readonly secrets: SecretSealer,
   ) {}
 
+  /** The published keys; the first is made now if there is none yet, so the URL never lists nothing. */
   async publicKeys(): Promise<PublicKeyView[]> {
+    await this.current();
     const keys = await this.db.getRepository(EvidenceKey).find({ order: { created: 'ASC' } });
     return keys.map((k) => ({ id: k.id, algorithm: k.algorithm, publicKey: k.publicKey, created: k.created }));
   }

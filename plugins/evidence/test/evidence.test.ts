@@ -9,6 +9,7 @@ import sharp from 'sharp';
 import { WARCParser } from 'warcio';
 import { syntheticPhoto } from '@filigrane/vision';
 import { embed, encodeLmk, generateKey } from '@filigrane/watermark';
+import { TOKENS, type AccountLifecycle, type BlobStore } from '@filigrane/plugin-api';
 import { serveSite, startTestServer, type TestAccount, type TestServer, type TestSite } from '@filigrane/testing';
 import { evidencePlugin } from '../src/index.js';
 import { startTimeStampAuthority, type TimeStampAuthority } from './support/time-stamp-authority.js';
@@ -73,7 +74,7 @@ test.before(async () => {
       });
     },
   });
-  server = await startTestServer({ plugins: ['crawler', evidencePlugin], env: { TSA_URL: tsa.url, CHROMIUM_PATH: join(dir, 'no-chromium') } });
+  server = await startTestServer({ plugins: ['crawler', evidencePlugin], env: { TSA_URL: tsa.url, CHROMIUM_PATH: join(dir, 'no-chromium'), EVIDENCE_AUTO_CAPTURE_DELAY_SECONDS: '2' } });
   alice = await server.createAccount('alice');
   const der = Buffer.from(await (await fetch(`${server.url}/api/v4/account/download/public_key.der`, { headers: { authorization: `Token ${alice.apiKey}` } })).arrayBuffer());
   const reg = await alice.call('PUT', '/api/v4/media/alice/photo.png', { body: encodeLmk(watermarked.registration, der), headers: { 'content-type': 'application/lmk' } });
@@ -108,12 +109,15 @@ test('a crawled copy: automatic and asked-for packs, read back with unzip and wa
     return list.find((p) => p.automatic && p.status !== 'pending');
   });
   t.like(auto, { automatic: true, status: 'complete', matches: [match.id] });
+  t.true((auto as unknown as { contents: { crawl_records: number } }).contents.crawl_records >= 1, 'the automatic pack waited for the crawl\'s records');
 
   // Asked for: 202, then complete.
+  const askedAt = Date.now();
   const asked = await alice.call('POST', '/api/v4/evidence/', { json: { matches: [match.id] } });
   t.is(asked.status, 202, asked.text);
   t.like(asked.json, { status: 'pending', matches: [match.id], automatic: false, sha256: null, download: null });
   await server.drainJobs();
+  const builtIn = Date.now() - askedAt;
   const pack = (await alice.call('GET', `/api/v4/evidence/${asked.json.id}/`)).json;
   t.like(pack, { id: asked.json.id, status: 'complete', error: null });
   t.is(pack.contents.screenshots, 0);
@@ -126,7 +130,7 @@ test('a crawled copy: automatic and asked-for packs, read back with unzip and wa
   const wacz = Buffer.from(await res.arrayBuffer());
   t.is(sha256(wacz), pack.sha256);
   t.is(wacz.length, pack.size);
-  t.log(`pack of one crawled page: ${wacz.length} bytes`);
+  t.log(`pack of one crawled page: ${wacz.length} bytes, ${builtIn} ms from the request to complete`);
   const file = join(dir, 'pack.wacz');
   writeFileSync(file, wacz);
 
@@ -218,5 +222,12 @@ test('a crawled copy: automatic and asked-for packs, read back with unzip and wa
   t.is((await bob.call('GET', `/api/v4/evidence/${pack.id}/`)).status, 404);
   t.is((await bob.call('GET', `/api/v4/evidence/${pack.id}/download`)).status, 404);
   t.like((await bob.call('POST', '/api/v4/evidence/', { json: { matches: [match.id] } })).json, { status_code: 400 });
-  t.is((await bob.call('POST', '/graphql', { json: { query: `{ evidencePack(id: "${pack.id}") { id } }` } })).json.data.evidencePack, null);
+  t.like((await bob.call('POST', '/graphql', { json: { query: `{ evidencePack(id: "${pack.id}") { id } }` } })).json.errors[0], { extensions: { code: 'NOT_FOUND', status_code: 404 } });
+
+  // Account deletion takes the packs and their files.
+  const blobs = server.get<BlobStore>(TOKENS.BlobStore);
+  t.truthy(await blobs.get(`evidence/${alice.id}/${pack.id}.wacz`));
+  await server.get<AccountLifecycle>(TOKENS.AccountLifecycle).accountDeleted(alice.id);
+  t.is(await blobs.get(`evidence/${alice.id}/${pack.id}.wacz`), null);
+  t.deepEqual(await server.app.dataSource.query('SELECT id FROM evidence_packs WHERE account_id = $1', [alice.id]), []);
 });

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
-import { TOKENS, type Clock, type EventPublisher, type Sighting } from '@filigrane/core';
+import { returnedRows, TOKENS, type Clock, type EventPublisher, type Sighting } from '@filigrane/core';
 import type { SightedImage, VideoAlignment } from './match.entity.js';
 import { siteOf } from './site-info.js';
 
@@ -50,6 +50,17 @@ export class MatchRecorder {
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.Events) private readonly events: EventPublisher,
   ) {}
+
+  /**
+   * The account-deleted hook: every match of the account (credit matches, which no media holds, too),
+   * a batch at a time so that a large account never holds one huge transaction. Idempotent.
+   */
+  async forgetAccount(accountId: number): Promise<void> {
+    for (;;) {
+      const gone = returnedRows(await this.db.query('DELETE FROM matches WHERE id IN (SELECT id FROM matches WHERE account_id = $1 LIMIT 5000) RETURNING id', [accountId]));
+      if (gone.length < 5000) return;
+    }
+  }
 
   private async siteId(url: string | undefined, given: Sighting['site']): Promise<{ id: number | null; host: string | null; domain: string | null; country: string | null }> {
     // A source that knows the site (a publication, for the press) names it; otherwise the URL does.

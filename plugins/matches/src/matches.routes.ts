@@ -16,7 +16,7 @@ import {
 } from '@filigrane/core';
 import { parseMatchChange } from './match-change.js';
 import { matchesCsv } from './match-csv.js';
-import { parseV3Filters } from './match-filters.js';
+import { parseV3Filters, V3_FIELDS, V4_FIELDS } from './match-filters.js';
 import { MatchQueryService, type MatchPage, type MatchRow } from './match-query.service.js';
 import { matchV3, matchV4 } from './match-view.js';
 import { MATCH_V4_SCHEMA, V3_MATCH_SCHEMAS } from './matches.schemas.js';
@@ -49,6 +49,7 @@ const v3List = (kind: 'web' | 'press' | 'credit'): RouteSpec => ({
   method: 'GET',
   path: `/matches/${kind}/`,
   formats: ['csv'],
+  filters: V3_FIELDS[kind],
   summary: `${kind} matches, newest first`,
   responses: { 200: { schema: pageSchema(V3_MATCH_SCHEMAS[kind]) } },
   async handler(ctx) {
@@ -77,6 +78,7 @@ export const matchRoutes: RouteSpec[] = [
     method: 'GET',
     path: '/matches/',
     formats: ['csv'],
+    filters: V4_FIELDS,
     summary: 'Matches with filters, newest first, cursor pagination',
     responses: { 200: { schema: pageSchema(MATCH_V4_SCHEMA) } },
     async handler(ctx) {

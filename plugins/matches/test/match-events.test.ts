@@ -2,7 +2,7 @@ import test from 'ava';
 import { randomBytes } from 'node:crypto';
 import { contribute, definePlugin, EVENT_LISTENERS, type DomainEvent, type Sighting } from '@filigrane/core';
 import { createTestDatabase } from '@filigrane/db';
-import { defaultPlugins, startTestServer } from '@filigrane/gateway';
+import { startTestServer } from '@filigrane/testing';
 import { MatchRecorder } from '@filigrane/plugin-matches';
 
 // match.* events go out through the platform's outbox: written with the match in one transaction,
@@ -47,7 +47,7 @@ function probe(name: string, fail = 0) {
 test('a failing listener is retried alone until it takes the event; the others get it once, in order per match', async (t) => {
   const flaky = probe('flaky-listener', 2);
   const steady = probe('steady-listener');
-  const server = await startTestServer({ plugins: [...defaultPlugins(), flaky.plugin, steady.plugin], workers: true });
+  const server = await startTestServer({ plugins: ['matches', flaky.plugin, steady.plugin], workers: true });
   t.teardown(() => server.close());
   const account = await server.createAccount('outboxer');
   const recorder = server.app.container.get(MatchRecorder);
@@ -82,7 +82,7 @@ test('a process that dies between the insert and the delivery loses no event: th
   // An API-only process records the match, then dies before any delivery, and before its delivery job
   // was sent (the job is deleted: what a kill -9 right after the commit leaves).
   const dying = probe('listener');
-  const first = await startTestServer({ databaseUrl: db.url, masterKey, plugins: [...defaultPlugins(), dying.plugin], workers: false });
+  const first = await startTestServer({ databaseUrl: db.url, masterKey, plugins: ['matches', dying.plugin], workers: false });
   const account = await first.createAccount('crasher');
   const recorded = await record(first.app.container.get(MatchRecorder), sighting(account.id, 'https://news.example.com/crash'));
   await first.app.dataSource.query(`DELETE FROM pgboss.job WHERE name = 'core.events'`).catch(() => undefined);
@@ -92,7 +92,7 @@ test('a process that dies between the insert and the delivery loses no event: th
   t.is(pending[0]!.n, 1, 'the event was committed with the match');
 
   const next = probe('listener');
-  const second = await startTestServer({ databaseUrl: db.url, masterKey, plugins: [...defaultPlugins(), next.plugin], workers: true });
+  const second = await startTestServer({ databaseUrl: db.url, masterKey, plugins: ['matches', next.plugin], workers: true });
   t.teardown(() => second.close());
   const t0 = Date.now();
   await eventually(() => next.seen.length >= 1, 30_000, 'the event after the restart');

@@ -4,7 +4,7 @@ import { parse } from 'csv-parse/sync';
 import type { DataSource } from 'typeorm';
 import { TOKENS, type Sighting } from '@filigrane/core';
 import { MatchRecorder } from '@filigrane/plugin-matches';
-import { startTestServer, type TestServer } from '@filigrane/gateway';
+import { startTestServer, type TestServer } from '@filigrane/testing';
 
 let server: TestServer;
 let key: string;
@@ -23,7 +23,7 @@ async function register(path: string, colour: string): Promise<number> {
 const day = (d: number) => new Date(Date.UTC(2026, 4, d, 12));
 
 test.before(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ plugins: ['matches', 'aggregations'], workers: false });
   const account = await server.createAccount('exporter');
   key = account.apiKey;
   accountId = account.id;

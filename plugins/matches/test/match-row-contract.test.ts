@@ -1,13 +1,13 @@
 import test from 'ava';
 import type { Sighting } from '@filigrane/core';
-import { startTestServer } from '@filigrane/gateway';
+import { startTestServer } from '@filigrane/testing';
 import { MATCH_ROW_CONTRACT, MatchRecorder } from '@filigrane/plugin-matches';
 
 // The contract the aggregations plugin's triggers rely on, held here by matches: the documented
 // columns exist with their types, and a match write fires the statement triggers as documented
 // (a new match: INSERT; a repeated sighting: UPDATE that keeps the grouping columns; a deleted media: DELETE).
 test('the matches row contract: columns, types and the statements a match write fires', async (t) => {
-  const server = await startTestServer();
+  const server = await startTestServer({ plugins: ['matches'], workers: false });
   t.teardown(() => server.close());
   const db = server.app.dataSource;
   const columns: { column_name: string; data_type: string }[] = await db.query(

@@ -4,7 +4,6 @@ export { mediaPlugin } from './media.plugin.js';
 export { MediaService } from './media.service.js';
 export { RegistrationService } from './registration.service.js';
 export { MEDIA_EVENTS, type MediaEventsListener, type RegisteredMedia, type VideoFrameEvent } from './media-events.js';
-export { decodeTimeoutMs, FRAMES_IN_FLIGHT, VIDEO_FAST_THRESHOLD, VIDEO_FPS, VIDEO_SIDE } from './video-processing.service.js';
 export { LOCAL_URLS, type LocalUrlResolver } from './local-urls.js';
 export { TextQueryService, TEXT_SEARCH_LIMIT, type TextCriteria } from './text-query.service.js';
 // GraphQL object types of media, for other plugins' objects that hold media (v3 match paths).

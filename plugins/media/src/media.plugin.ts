@@ -1,5 +1,5 @@
 import { ContainerModule } from 'inversify';
-import { definePlugin, TOKENS } from '@filigrane/core';
+import { ACCOUNT_DELETED_HOOKS, contribute, definePlugin, TOKENS } from '@filigrane/core';
 import { LOCAL_URLS } from './local-urls.js';
 import { Media } from './media.entity.js';
 import { MEDIA_EVENTS } from './media-events.js';
@@ -30,6 +30,7 @@ export const mediaPlugin = definePlugin({
     bind(ClientUrlService).toSelf().inSingletonScope();
     bind(TOKENS.ClientUrls).toService(ClientUrlService);
   }),
+  contributions: [contribute(ACCOUNT_DELETED_HOOKS, (c) => (accountId: number) => c.get(MediaService).forgetAccount(accountId))],
   routes: mediaRoutes,
   resolvers: [MediaResolver],
   jobs: (c) => [

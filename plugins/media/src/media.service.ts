@@ -162,4 +162,21 @@ export class MediaService {
     if (ids.length) for (const listener of this.extensions.get(MEDIA_EVENTS)) await listener.deleted(ids);
     for (const r of removed) await this.blobs.deletePrefix(blobKeys(Number(r.id)).prefix);
   }
+
+  /**
+   * The account-deleted hook: every media of the account, blobs first, then the rows (their matches
+   * and index entries cascade), a batch at a time. A crash between the two leaves rows whose blobs
+   * are gone, which the rerun deletes again; the reverse order could orphan files for ever.
+   */
+  async forgetAccount(accountId: number): Promise<void> {
+    for (;;) {
+      const batch: { id: string; type: string }[] = await this.db.query('SELECT id, type FROM media WHERE account_id = $1 ORDER BY id LIMIT 500', [accountId]);
+      if (batch.length === 0) return;
+      for (const r of batch) await this.blobs.deletePrefix(blobKeys(Number(r.id)).prefix);
+      const ids = batch.map((r) => Number(r.id));
+      await this.db.query('DELETE FROM media WHERE id = ANY($1::bigint[])', [ids]);
+      const media = batch.filter((r) => r.type !== 'folder').map((r) => Number(r.id));
+      if (media.length) for (const listener of this.extensions.get(MEDIA_EVENTS)) await listener.deleted(media);
+    }
+  }
 }

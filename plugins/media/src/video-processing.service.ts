@@ -1,27 +1,13 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
 import { requireBlob, TOKENS, withTempFile, type BlobStore, type ExtensionRegistry } from '@filigrane/core';
-import { pipelined, sampleFrames, VideoError } from '@filigrane/video';
-import { fingerprintPool } from '@filigrane/vision';
+import { decodeTimeoutMs, pipelined, sampleFrames, VIDEO_FPS, VIDEO_SIDE, VideoError } from '@filigrane/video';
+import { framesInFlight } from '@filigrane/vision';
 import { Media } from './media.entity.js';
 import { MEDIA_EVENTS } from './media-events.js';
 import { blobKeys } from './media.service.js';
 
 export const VIDEO_QUEUE = 'media.video';
-/** Steady sampling rate of registered videos (frames per second). */
-export const VIDEO_FPS = 2;
-/**
- * Long side of the sampled frames, registered and query alike (pixels): ORB on 384 px costs 60% of
- * 512 px, and a frame of a video rarely carries more detail worth telling copies apart.
- */
-export const VIDEO_SIDE = 384;
-/** Frames described at once: one per fingerprint thread and one being decoded. */
-export const FRAMES_IN_FLIGHT = fingerprintPool().size + 1;
-/** ORB's FAST threshold for video frames, registered and query alike (see FingerprintOptions). */
-export const VIDEO_FAST_THRESHOLD = 20;
-
-/** Time limit of one decoding pass: 2 minutes plus the video's own length (at least 1x real time). */
-export const decodeTimeoutMs = (seconds: number | null) => 120_000 + Math.ceil((seconds ?? 3600) * 1000);
 
 /**
  * Fingerprinting of registered videos, as pg-boss work: frames sampled at a steady rate and at
@@ -49,7 +35,7 @@ export class VideoProcessingService {
         const indexed = pipelined(sampled, (frame) => {
           const event = { media, index: frame.slot, time: frame.time, luma: frame.luma, width: frame.width, height: frame.height };
           return Promise.all(listeners.map((l) => l.videoFrame!(event)));
-        }, FRAMES_IN_FLIGHT);
+        }, framesInFlight());
         for await (const _ of indexed) frames++;
         if (frames === 0) throw new VideoError('video_empty', 'no frame could be decoded');
       });

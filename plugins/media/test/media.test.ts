@@ -3,7 +3,7 @@ import http from 'node:http';
 import sharp from 'sharp';
 import { embed, encodeLmk, generateKey } from '@filigrane/watermark';
 import { syntheticPhoto } from '@filigrane/vision';
-import { startTestServer, type TestServer } from '@filigrane/gateway';
+import { startTestServer, type TestServer } from '@filigrane/testing';
 
 let server: TestServer;
 let alice: { apiKey: string; id: number };
@@ -21,7 +21,7 @@ async function lmk(original: Buffer, transactional = false): Promise<Buffer> {
 const put = (path: string, body: Buffer, type: string, key = alice.apiKey) => server.call('PUT', `/api/v4/media${path}`, { key, body, headers: { 'content-type': type } });
 
 test.before(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ plugins: ['media', 'search'], workers: false, env: { FETCH_ALLOW_HOSTS: '' } });
   alice = await server.createAccount('alice', { imageQuota: 6 });
   bob = await server.createAccount('bob');
   const der = await fetch(new URL('/api/v4/account/download/public_key.der', server.url), { headers: { authorization: `Token ${alice.apiKey}` } });

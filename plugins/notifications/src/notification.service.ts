@@ -40,6 +40,12 @@ export class NotificationService implements Mailer {
     @inject(TOKENS.Extensions) private readonly extensions: ExtensionRegistry,
   ) {}
 
+  /** The account-deleted hook: its mails (sent or not, so none leaves after) and its digest entries. */
+  async forgetAccount(accountId: number): Promise<void> {
+    await this.db.query('DELETE FROM notification_outbox WHERE account_id = $1', [accountId]);
+    await this.db.query('DELETE FROM notification_matches WHERE account_id = $1', [accountId]);
+  }
+
   private async recipient(accountId: number): Promise<Recipient> {
     const [view, profile] = await Promise.all([this.accounts.view(accountId), this.accounts.profile(accountId)]);
     return { email: view.email, lang: profile.lang, flags: profile.notifications ?? {}, countries: profile.notifSiteCountries ?? [] };

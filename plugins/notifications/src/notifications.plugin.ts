@@ -1,5 +1,5 @@
 import { ContainerModule } from 'inversify';
-import { contribute, CORE_API_VERSION, definePlugin, EVENT_LISTENERS, type JobSpec } from '@filigrane/core';
+import { ACCOUNT_DELETED_HOOKS, contribute, CORE_API_VERSION, definePlugin, EVENT_LISTENERS, type JobSpec } from '@filigrane/core';
 import { MEDIA_EVENTS } from '@filigrane/plugin-media';
 import { DIGEST_SECTIONS } from './digest-sections.js';
 import { NotificationMatch, OutboxMessage } from './notification.entities.js';
@@ -22,6 +22,7 @@ export const notificationsPlugin = definePlugin({
     bind(MAILER).toService(NotificationService);
   }),
   contributions: [
+    contribute(ACCOUNT_DELETED_HOOKS, (c) => (accountId: number) => c.get(NotificationService).forgetAccount(accountId)),
     contribute(EVENT_LISTENERS, (c) => (event) => c.get(NotificationService).onEvent(event)),
     contribute(MEDIA_EVENTS, (c) => ({
       registered: ({ media }) => c.get(NotificationService).onRegistered(media.accountId, media.path),

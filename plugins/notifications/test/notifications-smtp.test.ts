@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer, type SMTPServerEnvelope } from 'smtp-server';
 import { ManualClock, TOKENS, type EventPublisher } from '@filigrane/core';
-import { startTestServer, type TestServer } from '@filigrane/gateway';
+import { startTestServer, type TestServer } from '@filigrane/testing';
 import { NotificationService } from '@filigrane/plugin-notifications';
 
 // With SMTP_URL set, mails go out through nodemailer to a real SMTP server on loopback (smtp-server),
@@ -50,7 +50,7 @@ test.before(async () => {
   });
   await new Promise<void>((ok) => smtp.listen(0, '127.0.0.1', ok));
   const port = (smtp.server.address() as AddressInfo).port;
-  server = await startTestServer({ clock, workers: true, env: { SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_FROM: 'Filigrane <alerts@filigrane.test>' } });
+  server = await startTestServer({ plugins: ['notifications'], clock, workers: true, env: { SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_FROM: 'Filigrane <alerts@filigrane.test>' } });
 });
 test.after.always(async () => {
   await server?.close();

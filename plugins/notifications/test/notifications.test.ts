@@ -1,6 +1,6 @@
 import test from 'ava';
 import { ManualClock, TOKENS, type EventPublisher } from '@filigrane/core';
-import { startTestServer, type TestServer } from '@filigrane/gateway';
+import { startTestServer, type TestServer } from '@filigrane/testing';
 import { NotificationService } from '@filigrane/plugin-notifications';
 
 let server: TestServer;
@@ -13,7 +13,7 @@ const outbox = async (accountId: number) =>
 const webMatch = (id: number, page: string, domain: string, country: string | null) => ({ id: String(id), kind: 'web', page_url: page, site: { domain, country } });
 
 test.before(async () => {
-  server = await startTestServer({ clock, workers: true });
+  server = await startTestServer({ plugins: ['notifications'], clock, workers: true });
 });
 test.after.always(async () => server?.close());
 

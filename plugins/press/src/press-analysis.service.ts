@@ -58,6 +58,7 @@ export class PressAnalysisService {
     await this.update(id, { status: 'running', started: new Date(), pagesDone: 0, imagesFound: 0, matchesFound: 0, creditsFound: 0 });
     const counts = { images: 0, matches: 0, credits: 0, pages: 0, skipped: 0 };
     const perAccount = new Map<number, number>();
+    let outcome: Partial<PressIssue>;
     try {
       const data = await this.blobs.get(issueKey(id));
       if (!data) {
@@ -112,17 +113,22 @@ export class PressAnalysisService {
         counts.pages++;
         await this.update(id, { pagesDone: counts.pages, imagesFound: counts.images, matchesFound: counts.matches, creditsFound: counts.credits });
       }
-      await this.update(id, { status: 'complete', finished: new Date(), error: null });
+      outcome = { status: 'complete', finished: new Date(), error: null };
     } catch (err) {
       const error = err instanceof DocumentError ? { code: err.code, details: err.message } : { code: 'analysis_error', details: `The analysis failed: ${(err as Error).message}` };
-      await this.update(id, { status: 'failed', finished: new Date(), error });
+      outcome = { status: 'failed', finished: new Date(), error };
     }
-    const done = await this.db.manager.findOneOrFail(PressIssue, { where: { id } });
-    const data = { id: done.id, name: done.name, date: done.date, status: done.status, pages: done.pagesTotal, error: done.error };
-    const notify = new Set<number>([...perAccount.keys(), ...(done.ingestedBy !== null ? [done.ingestedBy] : [])]);
-    for (const accountId of notify) {
-      await this.events.publish({ type: 'press.issue.processed', accountId, data: { ...data, matches: perAccount.get(accountId) ?? 0 } });
-    }
+    // The issue's outcome and one `press.issue.processed` per account concerned commit together (the outbox).
+    await this.db.transaction(async (m) => {
+      await m.update(PressIssue, { id }, outcome as never);
+      const done = await m.findOneOrFail(PressIssue, { where: { id } });
+      const data = { id: done.id, name: done.name, date: done.date, status: done.status, pages: done.pagesTotal, error: done.error };
+      const notify = new Set<number>([...perAccount.keys(), ...(done.ingestedBy !== null ? [done.ingestedBy] : [])]);
+      for (const accountId of notify) {
+        await this.events.enqueue({ type: 'press.issue.processed', accountId, data: { ...data, matches: perAccount.get(accountId) ?? 0 } }, m, { key: `press:${id}` });
+      }
+    });
+    await this.events.flush();
   }
 
   sighting(issue: PressIssue, accountId: number, pageNumber: number, image: ExtractedImage): Sighting {

@@ -5,7 +5,7 @@ import test from 'ava';
 import sharp from 'sharp';
 import type { DataSource } from 'typeorm';
 import { contribute, definePlugin, EVENT_LISTENERS, TOKENS, type DomainEvent } from '@filigrane/core';
-import { defaultPlugins, startTestServer, type TestServer } from '@filigrane/gateway';
+import { startTestServer, type TestServer } from '@filigrane/testing';
 import { PressAnalysisService, PressInboxService } from '@filigrane/plugin-press';
 import { syntheticPhoto } from '@filigrane/vision';
 import { embed, encodeLmk, generateKey } from '@filigrane/watermark';
@@ -51,13 +51,11 @@ async function poll(path: string, key: string, done = (j: { status: string }) =>
 }
 
 test.before(async () => {
-  server = await startTestServer({ plugins: [...defaultPlugins(), eventRecorder], workers: true, env: { PRESS_INBOX_DIR: inbox } });
-  ops = await server.createAccount('ops');
+  server = await startTestServer({ plugins: ['press', eventRecorder], workers: true, env: { PRESS_INBOX_DIR: inbox } });
+  ops = await server.createAccount('ops', { permissions: ['press:ingest'] });
   alice = await server.createAccount('alice');
   bob = await server.createAccount('bob');
   carol = await server.createAccount('carol');
-  const db = server.app.container.get<DataSource>(TOKENS.DataSource);
-  await db.query(`INSERT INTO account_permissions (account_id, permission) VALUES ($1, 'press:ingest')`, [ops.id]);
   for (const [key, flag] of [[alice.apiKey, 'notify_pdf'], [bob.apiKey, 'notify_pdf_weekly']] as const) {
     const res = await server.call('POST', '/api/v4/account/settings/', { key, json: { notifications: { [flag]: true } } });
     if (res.status !== 200) throw new Error(res.text);

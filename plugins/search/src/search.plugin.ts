@@ -1,5 +1,5 @@
 import { ContainerModule } from 'inversify';
-import { contribute, definePlugin, TOKENS, TRACKING_SOURCES, type ExtensionRegistry, type MatchPipeline } from '@filigrane/core';
+import { ACCOUNT_DELETED_HOOKS, contribute, definePlugin, TOKENS, TRACKING_SOURCES, type ExtensionRegistry, type MatchPipeline } from '@filigrane/core';
 import { Search } from './search.entity.js';
 import { SEARCH_EXECUTORS } from './search-executors.js';
 import { SearchInit1763700005000 } from './search.migration.js';
@@ -11,7 +11,7 @@ import { MEDIA_EVENTS } from '@filigrane/plugin-media';
 import { IdentificationService } from './identification.service.js';
 import { ImageSearchExecutor } from './image-search.executor.js';
 import { VisualIndexEntry } from './visual-index.entity.js';
-import { VisualIndexFrames1763900001000, VisualIndexFrameSlots1764100001000, VisualIndexInit1763700007000, VisualIndexPostings1764300001000 } from './visual-index.migration.js';
+import { VisualIndexFrames1763900001000, VisualIndexFrameSlots1764100001000, VisualIndexFullPostings1764300002000, VisualIndexInit1763700007000, VisualIndexPostings1764300001000 } from './visual-index.migration.js';
 import { VisualIndexService } from './visual-index.service.js';
 import { MatchPipelineService } from './match-pipeline.service.js';
 import { VideoMatchService } from './video-match.service.js';
@@ -25,7 +25,7 @@ export const searchPlugin = definePlugin({
   id: 'search',
   requires: ['media', 'matches'],
   entities: [Search, VisualIndexEntry],
-  migrations: [SearchInit1763700005000, VisualIndexInit1763700007000, VisualIndexFrames1763900001000, VisualIndexFrameSlots1764100001000, VisualIndexPostings1764300001000],
+  migrations: [SearchInit1763700005000, VisualIndexInit1763700007000, VisualIndexFrames1763900001000, VisualIndexFrameSlots1764100001000, VisualIndexPostings1764300001000, VisualIndexFullPostings1764300002000],
   extensionPoints: [SEARCH_EXECUTORS, TRACKING_SOURCES],
   bindings: new ContainerModule(({ bind }) => {
     bind(SearchService).toSelf().inSingletonScope();
@@ -43,14 +43,23 @@ export const searchPlugin = definePlugin({
     contribute(SEARCH_EXECUTORS, (c) => c.get(ImageSearchExecutor)),
     contribute(SEARCH_EXECUTORS, (c) => c.get(VideoSearchExecutor)),
     contribute(MEDIA_EVENTS, (c) => c.get(VisualIndexService)),
+    contribute(ACCOUNT_DELETED_HOOKS, (c) => (accountId: number) => c.get(SearchService).forgetAccount(accountId)),
   ],
   routes: searchRoutes,
   resolvers: [SearchResolver],
   // Tracking sources are started once everything is bound, and stopped before the gateway closes.
-  // (They submit through TOKENS.MatchPipeline; the argument is kept for sources written against API 1.1.)
-  async onStart({ container }) {
-    const pipeline = container.get<MatchPipeline>(TOKENS.MatchPipeline);
-    for (const source of container.get<ExtensionRegistry>(TOKENS.Extensions).get(TRACKING_SOURCES)) await source.start?.(pipeline);
+  // They submit through TOKENS.MatchPipeline; only a start(pipeline) written against API 1.0-1.1 is
+  // handed the pipeline (the CHANGELOG keeps that argument until 2.0).
+  async onStart({ container, logger }) {
+    for (const source of container.get<ExtensionRegistry>(TOKENS.Extensions).get(TRACKING_SOURCES)) {
+      if (!source.start) continue;
+      if (source.start.length === 0) {
+        await source.start();
+        continue;
+      }
+      logger.warn(`tracking source "${source.id}": start(pipeline) is deprecated since plugin API 1.2 and loses its argument in 2.0; inject TOKENS.MatchPipeline`);
+      await source.start(container.get<MatchPipeline>(TOKENS.MatchPipeline));
+    }
   },
   async onStop({ container }) {
     for (const source of container.get<ExtensionRegistry>(TOKENS.Extensions).get(TRACKING_SOURCES)) await source.stop?.();

@@ -27,6 +27,11 @@ export class SearchService {
     @inject(TOKENS.Loggers) private readonly loggers: LoggerFactory,
   ) {}
 
+  /** The account-deleted hook: its searches (a queued one finds its row gone and stops). */
+  async forgetAccount(accountId: number): Promise<void> {
+    await this.db.query('DELETE FROM searches WHERE account_id = $1', [accountId]);
+  }
+
   private executor(body: Record<string, unknown>): SearchExecutor {
     const executors = [...this.extensions.get(SEARCH_EXECUTORS)].sort((a, b) => (b.priority ?? 0) - (a.priority ?? 0));
     const executor = executors.find((e) => e.accepts(body));
@@ -48,7 +53,9 @@ export class SearchService {
     // A synchronous search works inside the request: bounded (503 + Retry-After when the pool is full).
     if (sync) {
       const matches = await this.pool.run(() => executor.run(query, scope));
-      await this.events.publish({ type: 'search.completed', accountId: scope.accountId, data: { id: null, url: null, type: executor.kind, name, status: 'complete', sync: true, match_count: matches.length } });
+      // Nothing is stored for a synchronous search: the event alone goes through the outbox.
+      await this.db.transaction((m) => this.events.enqueue({ type: 'search.completed', accountId: scope.accountId, data: { id: null, url: null, type: executor.kind, name, status: 'complete', sync: true, match_count: matches.length } }, m));
+      await this.events.flush();
       return { status: 200, body: { status: 'complete', matches } };
     }
     const search = this.db.manager.create(Search, {
@@ -77,7 +84,7 @@ export class SearchService {
     const scope = { accountId: search.accountId, home: search.home, baseUrl: search.baseUrl };
     try {
       const matches = await this.byKind(search.kind).run(search.query, scope);
-      await this.db.manager.update(Search, { id }, { status: 'complete', matches: matches as never, finished: this.clock.now() });
+      await this.complete(search, { status: 'complete', matches: matches as never, finished: this.clock.now() });
     } catch (err) {
       // A server fault is logged with its cause (a missing file's key); the client sees its code only.
       if (!(err instanceof ApiError)) this.loggers.for('search').error(`search ${id} failed`, err);
@@ -86,23 +93,35 @@ export class SearchService {
         : err instanceof BlobMissingError
           ? { code: 'file_missing', details: 'A stored file of this search is missing; the operators have been told.' }
           : { code: 'server_error', details: 'The search failed; retry later.' };
-      await this.db.manager.update(Search, { id }, { status: 'failed', error: e as never, finished: this.clock.now() });
+      await this.complete(search, { status: 'failed', error: e as never, finished: this.clock.now() });
     }
-    await this.completed(id);
   }
 
-  // One `search.completed` per asynchronous search, read back after the write so it carries the stored outcome.
-  private async completed(id: string): Promise<void> {
-    const done = await this.db.manager.findOne(Search, { where: { id } });
-    if (!done) return;
-    await this.events.publish({
-      type: 'search.completed',
-      accountId: done.accountId,
-      data: {
-        id: done.id, url: searchUrl(done.baseUrl, done.id), type: done.kind, kind: done.kind, name: done.name, status: done.status,
-        sync: false, match_count: done.matches?.length ?? 0, matches: done.matches?.length ?? 0, error: done.error,
-      },
+  /**
+   * The outcome of an asynchronous search and its one `search.completed`, in one transaction (the
+   * outbox): the event is delivered if and only if the outcome was stored. A search deleted meanwhile
+   * (its account went) publishes nothing.
+   */
+  private async complete(search: Search, outcome: Partial<Search>): Promise<void> {
+    const done = { ...search, ...outcome } as Search;
+    const stored = await this.db.transaction(async (m) => {
+      const updated = await m.update(Search, { id: search.id }, outcome as never);
+      if (!updated.affected) return false;
+      await this.events.enqueue(
+        {
+          type: 'search.completed',
+          accountId: done.accountId,
+          data: {
+            id: done.id, url: searchUrl(done.baseUrl, done.id), type: done.kind, kind: done.kind, name: done.name, status: done.status,
+            sync: false, match_count: done.matches?.length ?? 0, matches: done.matches?.length ?? 0, error: done.error,
+          },
+        },
+        m,
+        { key: `search:${done.id}` },
+      );
+      return true;
     });
+    if (stored) await this.events.flush();
   }
 
   async get(accountId: number, id: string, baseUrl: string): Promise<Record<string, unknown>> {

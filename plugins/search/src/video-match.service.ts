@@ -1,8 +1,7 @@
 import { inject, injectable } from 'inversify';
 import { TOKENS, type MediaReader, type MediaRecord } from '@filigrane/core';
-import { decodeTimeoutMs, FRAMES_IN_FLIGHT, VIDEO_FAST_THRESHOLD, VIDEO_FPS, VIDEO_SIDE } from '@filigrane/plugin-media';
-import { fingerprintPool, type VisualFingerprint } from '@filigrane/vision';
-import { alignHits, pipelined, sampleFrames, SLOTS_PER_SECOND, type Alignment, type Frame, type FrameHit, type VideoInfo } from '@filigrane/video';
+import { fingerprintPool, framesInFlight, type VisualFingerprint } from '@filigrane/vision';
+import { alignHits, decodeTimeoutMs, pipelined, sampleFrames, SLOTS_PER_SECOND, VIDEO_FAST_THRESHOLD, VIDEO_FPS, VIDEO_SIDE, type Alignment, type Frame, type FrameHit, type VideoInfo } from '@filigrane/video';
 import { keyFrame, VisualIndexService } from './visual-index.service.js';
 
 /** Query frames are sampled at the registered videos' rate, so offsets are found to half a frame. */
@@ -60,7 +59,7 @@ export class VideoMatchService {
       let frames = 0;
       const sampled = sampleFrames(file, { fps: QUERY_FPS, scenes: true, side: VIDEO_SIDE, width: info.width, height: info.height, mirror, maxFrames: options.maxFrames, timeoutMs: decodeTimeoutMs(info.duration) });
       const describe = async (f: Frame) => this.frameHits(accountId, await fingerprintPool().fingerprint(f, { fastThreshold: VIDEO_FAST_THRESHOLD }), f.time);
-      for await (const frameHits of pipelined(sampled, describe, FRAMES_IN_FLIGHT)) {
+      for await (const frameHits of pipelined(sampled, describe, framesInFlight())) {
         hits.push(...frameHits);
         frames++;
       }

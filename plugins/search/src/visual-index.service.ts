@@ -1,11 +1,13 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource, EntityManager } from 'typeorm';
 import { CORE_SETTINGS, TOKENS, type CoreSettings } from '@filigrane/core';
-import { VIDEO_FAST_THRESHOLD, type MediaEventsListener, type RegisteredMedia, type VideoFrameEvent } from '@filigrane/plugin-media';
+import { VIDEO_FAST_THRESHOLD } from '@filigrane/video';
+import type { MediaEventsListener, RegisteredMedia, VideoFrameEvent } from '@filigrane/plugin-media';
 import {
   canonicalLuma,
   dhashBands,
   entryPostings,
+  POSTING_BYTES,
   fingerprintGrid,
   fingerprintPool,
   hamming64,
@@ -121,7 +123,7 @@ export class VisualIndexService implements MediaEventsListener {
     const p = entryPostings(entry, f);
     await m.query(
       `INSERT INTO visual_postings (account_id, bucket, postings)
-       SELECT $1, b, substring($4::bytea FROM o + 1 FOR c * 12) FROM unnest($2::int[], $3::int[], $5::int[]) AS t(b, o, c) ORDER BY b
+       SELECT $1, b, substring($4::bytea FROM o + 1 FOR c * ${POSTING_BYTES}) FROM unnest($2::int[], $3::int[], $5::int[]) AS t(b, o, c) ORDER BY b
        ON CONFLICT (account_id, bucket) DO UPDATE SET postings = visual_postings.postings || EXCLUDED.postings`,
       [accountId, p.buckets, p.offsets, p.postings, p.counts],
     );

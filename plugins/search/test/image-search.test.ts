@@ -1,6 +1,6 @@
 import test from 'ava';
 import sharp from 'sharp';
-import { startTestServer, type TestServer } from '@filigrane/gateway';
+import { startTestServer, type TestServer } from '@filigrane/testing';
 import { IdentificationService } from '@filigrane/plugin-search';
 import { loadOpenCv, syntheticPhoto, withMats } from '@filigrane/vision';
 import { embed, encodeLmk, generateKey } from '@filigrane/watermark';
@@ -57,7 +57,7 @@ function multipart(file: Buffer, filename: string, fields: Record<string, string
 }
 
 test.before(async () => {
-  server = await startTestServer({ workers: true });
+  server = await startTestServer({ plugins: ['search'], workers: true });
   alice = await server.createAccount('alice');
   bob = await server.createAccount('bob');
   const der = await fetch(new URL('/api/v4/account/download/public_key.der', server.url), { headers: { authorization: `Token ${alice.apiKey}` } });
@@ -164,7 +164,12 @@ test.serial('GraphQL imageSearch; nothing across accounts; nothing after deletio
   // A deletion by another process (no event reaches this one): the existence check still hides it.
   const other = await photo(3);
   t.deepEqual(paths((await search({ file: dataUri(await crop(other, 0.5)) })).json.matches), ['/alice/plain/other.png']);
-  await server.app.dataSource.query(`DELETE FROM media WHERE path = '/alice/plain/other.png'`);
+  const elsewhere = await startTestServer({ plugins: ['media'], workers: false, databaseUrl: server.databaseUrl, masterKey: server.masterKey });
+  try {
+    t.is((await elsewhere.call('DELETE', '/api/v4/media/alice/plain/other.png', { key: alice.apiKey })).status, 204);
+  } finally {
+    await elsewhere.close();
+  }
   t.deepEqual((await search({ file: dataUri(await crop(other, 0.5)) })).json.matches, []);
   t.deepEqual((await search({ file: dataUri(other) })).json.matches, []);
 });

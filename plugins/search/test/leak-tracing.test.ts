@@ -1,6 +1,7 @@
 import test from 'ava';
 import sharp from 'sharp';
-import { startTestServer, type TestServer } from '@filigrane/gateway';
+import { TOKENS, type MediaReader } from '@filigrane/core';
+import { startTestServer, type TestServer } from '@filigrane/testing';
 import { MatchPipelineService } from '@filigrane/plugin-search';
 import { syntheticPhoto } from '@filigrane/vision';
 import { embed, encodeLmk, generateKey } from '@filigrane/watermark';
@@ -16,7 +17,7 @@ const leaked = new Map<string, Buffer>(); // media path -> the watermarked file 
 interface Found { watermarked: boolean; image: { media_path: string } }
 
 test.before(async () => {
-  server = await startTestServer({ workers: false });
+  server = await startTestServer({ plugins: ['search'], workers: false });
   alice = await server.createAccount('alice');
   const der = await fetch(new URL('/api/v4/account/download/public_key.der', server.url), { headers: { authorization: `Token ${alice.apiKey}` } });
   const publicKey = Buffer.from(await der.arrayBuffer());
@@ -77,8 +78,9 @@ test('the match pipeline records the leaked transactional copy, not its look-ali
     image: { bytes: await cropResize(leaked.get('/alice/sizes/copy-1.png')!) },
     page: { url: 'https://news.example/story' },
   });
-  const ids = await server.app.dataSource.query('SELECT id, path FROM media WHERE account_id = $1', [alice.id]);
-  const pathOf = new Map(ids.map((r: { id: string; path: string }) => [Number(r.id), r.path]));
+  // Media's read-only interface names the media found (no SQL on media's table).
+  const records = await server.get<MediaReader>(TOKENS.MediaReader).byIds(found.map((m) => m.mediaId!), alice.id);
+  const pathOf = new Map(records.map((r) => [r.id, r.path]));
   const watermarked = found.filter((m) => m.watermarked).map((m) => pathOf.get(m.mediaId!));
   t.deepEqual(watermarked, ['/alice/sizes/copy-1.png']);
   const named = found.map((m) => pathOf.get(m.mediaId!));

@@ -1,13 +1,13 @@
 import test from 'ava';
 import { TOKENS, type BlobStore } from '@filigrane/core';
-import { startTestServer, type TestServer } from '@filigrane/gateway';
+import { startTestServer, type TestServer } from '@filigrane/testing';
 import { syntheticPhoto } from '@filigrane/vision';
 import { SearchService } from '../src/index.js';
 
 // No job workers: the test deletes the stored query image between the request and the job.
 let server: TestServer;
 test.before(async () => {
-  server = await startTestServer({ workers: false });
+  server = await startTestServer({ plugins: ['search'], workers: false });
 });
 test.after.always(async () => server?.close());
 

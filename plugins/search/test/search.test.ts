@@ -1,12 +1,12 @@
 import test from 'ava';
 import sharp from 'sharp';
-import { startTestServer, type TestServer } from '@filigrane/gateway';
+import { startTestServer, type TestServer } from '@filigrane/testing';
 
 let server: TestServer;
 let key: string;
 
 test.before(async () => {
-  server = await startTestServer({ workers: true });
+  server = await startTestServer({ plugins: ['search'], workers: true });
   key = (await server.createAccount('searcher')).apiKey;
   const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#884422' } }).png().toBuffer();
   for (const [path, meta] of [

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TOKENS, type MatchPipeline } from '@filigrane/core';
-import { defaultPlugins, startTestServer, type TestServer } from '@filigrane/gateway';
+import { startTestServer, type TestServer } from '@filigrane/testing';
 import { FFMPEG } from '@filigrane/video';
 import { getSharp, syntheticPhoto } from '@filigrane/vision';
 
@@ -17,6 +17,7 @@ const path = (name: string) => join(dir, name);
 
 let server: TestServer;
 let key: string;
+let vidId: number;
 let other: string;
 
 const dataUri = (file: string, type: string) => `data:${type};base64,${readFileSync(path(file)).toString('base64')}`;
@@ -56,8 +57,8 @@ test.before(async () => {
   ff('-f', 'lavfi', '-i', 'sine=frequency=440', '-t', '2', '-c:a', 'aac', path('audio.m4a'));
   // Four hours, cheaply: 16x16 at 1 frame per second (about 200 KB).
   ff('-f', 'lavfi', '-i', 'color=c=gray:size=16x16:rate=1', '-t', '14400', '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '600', path('long.mp4'));
-  server = await startTestServer({ plugins: defaultPlugins(), workers: true });
-  key = (await server.createAccount('vid')).apiKey;
+  server = await startTestServer({ plugins: ['search', 'aggregations'], workers: true });
+  ({ apiKey: key, id: vidId } = await server.createAccount('vid'));
   other = (await server.createAccount('vidother')).apiKey;
 });
 test.after.always(async () => server?.close());
@@ -190,7 +191,7 @@ test.serial('containers ffmpeg reads are accepted (Ogg, FLV, ASF, MPEG-PS); othe
 });
 
 test.serial('a video seen on the web goes through the one match pipeline: a web match with the video and its six times', async (t) => {
-  const accountId = Number((await server.app.dataSource.query(`SELECT id FROM accounts WHERE username = 'vid'`))[0].id);
+  const accountId = vidId;
   const pipeline = server.app.container.get<MatchPipeline>(TOKENS.MatchPipeline);
   const sighting = { accountId, source: 'test', kind: 'web' as const, image: {}, video: { bytes: readFileSync(path('clip.mp4')) }, imageUrl: 'https://videos.example.org/clip.mp4', page: { url: 'https://videos.example.org/watch' } };
   const [first] = await pipeline.submit(sighting);

@@ -1,5 +1,5 @@
 import { ContainerModule } from 'inversify';
-import { contribute, definePlugin } from '@filigrane/core';
+import { ACCOUNT_DELETED_HOOKS, contribute, definePlugin } from '@filigrane/core';
 import { LOCAL_URLS } from '@filigrane/plugin-media';
 import { WatermarkingJob } from './watermarking.entity.js';
 import { watermarkingJobs } from './watermarking.jobs.js';
@@ -21,6 +21,7 @@ export const watermarkingPlugin = definePlugin({
     bind(WatermarkingService).toSelf().inSingletonScope();
   }),
   contributions: [
+    contribute(ACCOUNT_DELETED_HOOKS, (c) => (accountId: number) => c.get(WatermarkingService).forgetAccount(accountId)),
     contribute(LOCAL_URLS, (c) => {
       const service = c.get(WatermarkingService);
       return (url, principal) => service.resolveLocal(url, principal.accountId);

@@ -198,10 +198,9 @@ export class WatermarkingService {
       const lmk = result.lmk;
       await this.blobs.put(assetKey(id, 'watermarked'), result.image);
       await this.blobs.put(assetKey(id, 'registration'), lmk);
-      const done = await this.db.manager.update(WatermarkingJob, { id, status: 'running' }, { status: 'complete', finished: this.clock.now() });
+      const done = await this.finish(job, { status: 'complete', finished: this.clock.now() }, null);
       // Purged while we worked: do not leave orphan blobs behind.
-      if (!done.affected) await this.blobs.deletePrefix(jobPrefix(id));
-      else await this.events.publish({ type: 'watermarking.completed', accountId: job.accountId, data: { id, status: 'complete', error: null } });
+      if (!done) await this.blobs.deletePrefix(jobPrefix(id));
       return;
     } catch (err) {
       const mapped = codecApiError(err);
@@ -215,8 +214,19 @@ export class WatermarkingService {
     }
     // Failures are final (an image that cannot be watermarked will not become one on retry); the
     // client sees the same error body a synchronous request would have had.
-    const failed = await this.db.manager.update(WatermarkingJob, { id, status: 'running' }, { status: 'failed', error: error as never, finished: this.clock.now() });
-    if (failed.affected) await this.events.publish({ type: 'watermarking.completed', accountId: job.accountId, data: { id, status: 'failed', error } });
+    await this.finish(job, { status: 'failed', error: error as never, finished: this.clock.now() }, error);
+  }
+
+  /** The running job's outcome and its `watermarking.completed` event, in one transaction (the outbox); false when it was purged meanwhile. */
+  private async finish(job: WatermarkingJob, outcome: Partial<WatermarkingJob>, error: WatermarkingError | null): Promise<boolean> {
+    const done = await this.db.transaction(async (m) => {
+      const updated = await m.update(WatermarkingJob, { id: job.id, status: 'running' }, outcome as never);
+      if (!updated.affected) return false;
+      await this.events.enqueue({ type: 'watermarking.completed', accountId: job.accountId, data: { id: job.id, status: outcome.status, error } }, m, { key: `watermarking:${job.id}` });
+      return true;
+    });
+    if (done) await this.events.flush();
+    return done;
   }
 
   expired(job: WatermarkingJob): boolean {
@@ -270,6 +280,13 @@ export class WatermarkingService {
       if (err instanceof ApiError && err.statusCode === 404) throw new ApiError(422, 'fetch_http_error', 'Could not fetch the url: HTTP 404 (no such watermarking asset, or it expired).');
       throw err;
     }
+  }
+
+  /** The account-deleted hook: its jobs' assets, then the rows (blobs first, as the purge does). Idempotent. */
+  async forgetAccount(accountId: number): Promise<void> {
+    const jobs: { id: string }[] = await this.db.query('SELECT id FROM watermarking_jobs WHERE account_id = $1', [accountId]);
+    for (const { id } of jobs) await this.blobs.deletePrefix(jobPrefix(id));
+    await this.db.query('DELETE FROM watermarking_jobs WHERE id = ANY($1::uuid[])', [jobs.map((j) => j.id)]);
   }
 
   /**

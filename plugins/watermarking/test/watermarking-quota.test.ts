@@ -1,5 +1,5 @@
 import test from 'ava';
-import { startTestServer, type TestServer } from '@filigrane/gateway';
+import { startTestServer, type TestServer } from '@filigrane/testing';
 import { syntheticPhoto } from '@filigrane/vision';
 
 // Workers off: submitted watermarkings stay pending, so the per-account bounds can be observed.
@@ -7,7 +7,7 @@ let server: TestServer;
 let image: Buffer;
 
 test.before(async () => {
-  server = await startTestServer({ workers: false });
+  server = await startTestServer({ plugins: ['watermarking'], workers: false });
   image = await syntheticPhoto(3, 320, 240);
 });
 test.after.always(async () => server?.close());

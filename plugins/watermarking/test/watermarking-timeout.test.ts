@@ -1,5 +1,5 @@
 import test from 'ava';
-import { defaultPlugins, startTestServer, type TestServer } from '@filigrane/gateway';
+import { startTestServer, type TestServer } from '@filigrane/testing';
 import { watermarkingJobs } from '../src/index.js';
 import { dataUri, pollUntilDone, serveFile, testImage } from './support/fixtures.js';
 
@@ -11,7 +11,7 @@ let alice: { apiKey: string };
 
 test.before(async () => {
   server = await startTestServer({
-    plugins: defaultPlugins(),
+    plugins: ['watermarking'],
     workers: false,
     env: { FETCH_ALLOW_HOSTS: '127.0.0.1', WATERMARKING_TTL_HOURS: '2' },
   });

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { defaultPlugins, startTestServer, type TestServer } from '@filigrane/gateway';
+import { startTestServer, type TestServer } from '@filigrane/testing';
 import { ManualClock, TOKENS, type BlobStore } from '@filigrane/core';
 import { AccountService } from '@filigrane/plugin-account';
 import { execFileSync } from 'node:child_process';
@@ -20,7 +20,7 @@ let bob: { apiKey: string; id: number; username: string };
 
 test.before(async () => {
   // The rate windows follow the injected clock, which stands still: lift the per-second limit.
-  server = await startTestServer({ plugins: defaultPlugins(), workers: true, clock, config: { rateLimit: { perSecond: 1_000_000, perDay: 10_000_000 } } });
+  server = await startTestServer({ plugins: ['watermarking'], workers: true, env: { FETCH_ALLOW_HOSTS: '' }, clock, config: { rateLimit: { perSecond: 1_000_000, perDay: 10_000_000 } } });
   alice = await server.createAccount('alice');
   bob = await server.createAccount('bob');
 });

@@ -65,6 +65,11 @@ export class WebhookEndpointService {
     await this.repo.delete({ id, accountId });
   }
 
+  /** The account-deleted hook: its endpoints, and with them (cascade) their deliveries, so none is sent after. */
+  async forgetAccount(accountId: number): Promise<void> {
+    await this.repo.delete({ accountId });
+  }
+
   secretOf(endpoint: WebhookEndpoint): string {
     return this.box.open(endpoint.secretSealed).toString('utf8');
   }

@@ -1,5 +1,5 @@
 import { ContainerModule } from 'inversify';
-import { contribute, CORE_API_VERSION, definePlugin, EVENT_LISTENERS } from '@filigrane/core';
+import { ACCOUNT_DELETED_HOOKS, contribute, CORE_API_VERSION, definePlugin, EVENT_LISTENERS } from '@filigrane/core';
 import { WebhookDelivery, WebhookEndpoint } from './webhook.entities.js';
 import { WebhookDeliveryService } from './webhook-delivery.service.js';
 import { WebhookEndpointService } from './webhook-endpoint.service.js';
@@ -23,7 +23,10 @@ export const webhooksPlugin = definePlugin({
     bind(WebhookEndpointService).toSelf().inSingletonScope();
     bind(WebhookDeliveryService).toSelf().inSingletonScope();
   }),
-  contributions: [contribute(EVENT_LISTENERS, (c) => (event) => c.get(WebhookDeliveryService).enqueue(event).then(() => undefined))],
+  contributions: [
+    contribute(EVENT_LISTENERS, (c) => (event) => c.get(WebhookDeliveryService).enqueue(event).then(() => undefined)),
+    contribute(ACCOUNT_DELETED_HOOKS, (c) => (accountId: number) => c.get(WebhookEndpointService).forgetAccount(accountId)),
+  ],
   routes: webhookRoutes,
   resolvers: [WebhooksResolver],
   jobs: webhookJobs,

@@ -2,7 +2,7 @@ import test from 'ava';
 import { randomBytes } from 'node:crypto';
 import { TOKENS, type EventPublisher } from '@filigrane/core';
 import { createTestDatabase } from '@filigrane/db';
-import { startTestServer } from '@filigrane/gateway';
+import { startTestServer } from '@filigrane/testing';
 import { eventually, Receiver, verifyStandardWebhook } from './receiver.js';
 
 const env = { FETCH_ALLOW_HOSTS: '127.0.0.1', WEBHOOKS_RETRY_DELAYS: '1,1,1', WEBHOOKS_CONCURRENCY: '2' };
@@ -18,7 +18,7 @@ test('a restart in the middle of deliveries loses none: the next process deliver
     await db.dispose();
   });
 
-  const first = await startTestServer({ databaseUrl: db.url, masterKey, workers: true, env });
+  const first = await startTestServer({ plugins: ['webhooks'], databaseUrl: db.url, masterKey, workers: true, env });
   const account = await first.createAccount('restarter');
   const created = await first.call('POST', '/api/v4/account/webhooks/', { key: account.apiKey, json: { url: receiver.url, events: ['match.created'] } });
   const { id, secret } = created.json;
@@ -29,7 +29,7 @@ test('a restart in the middle of deliveries loses none: the next process deliver
   const before = new Set(receiver.ids()).size;
   t.true(before < 30, `the first process stopped before delivering everything (${before} of 30)`);
 
-  const second = await startTestServer({ databaseUrl: db.url, masterKey, workers: true, env });
+  const second = await startTestServer({ plugins: ['webhooks'], databaseUrl: db.url, masterKey, workers: true, env });
   t.teardown(() => second.close());
   await eventually(() => new Set(receiver.ids()).size === 30, 40_000, 'every delivery after the restart');
   const sentIds = new Set(receiver.received.map((r) => JSON.parse(r.body).data.id as number));

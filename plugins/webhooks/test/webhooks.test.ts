@@ -1,6 +1,6 @@
 import test from 'ava';
 import { ManualClock, TOKENS, type EventPublisher } from '@filigrane/core';
-import { startTestServer, type TestServer } from '@filigrane/gateway';
+import { startTestServer, type TestServer } from '@filigrane/testing';
 import { eventually, Receiver, verifyStandardWebhook } from './receiver.js';
 
 let server: TestServer;
@@ -17,11 +17,9 @@ const deliveries = async (key: string, endpointId: number, query = '') => (await
 
 test.before(async () => {
   clock = new ManualClock(new Date('2026-11-20T08:00:00Z'));
-  server = await startTestServer({
-    clock,
+  server = await startTestServer({ plugins: ['webhooks'], clock,
     workers: true,
-    env: { FETCH_ALLOW_HOSTS: '127.0.0.1', WEBHOOKS_RETRY_DELAYS: '1,1,1,1,1,1', WEBHOOKS_DISABLE_AFTER_HOURS: '48' },
-  });
+    env: { FETCH_ALLOW_HOSTS: '127.0.0.1', WEBHOOKS_RETRY_DELAYS: '1,1,1,1,1,1', WEBHOOKS_DISABLE_AFTER_HOURS: '48' }, });
 });
 test.after.always(async () => {
   await server?.close();

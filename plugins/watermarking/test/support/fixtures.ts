@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { getSharp } from '@filigrane/vision';
-import type { CallResult, TestServer } from '@filigrane/gateway';
+import type { CallResult, TestServer } from '@filigrane/testing';
 
 /**
  * A photo-like test image: smooth gradients plus deterministic texture, so the perceptual mask

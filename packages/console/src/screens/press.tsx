@@ -1,0 +1,111 @@
+import { useRef, useState } from 'preact/hooks';
+import { gql, upload } from '../api';
+import type { Me } from '../app';
+import { formatDate, useLang, useT } from '../i18n';
+import { ErrorBox, InlineForm, ListState, Loading, Progress, Section, useAction, useLoad } from '../ui';
+import { useEffect } from 'preact/hooks';
+
+interface Issue {
+  id: number;
+  name: string;
+  date: string;
+  status: string;
+  pages: { done: number; total: number | null };
+  matchesFound: number;
+  created: string;
+}
+
+export function PressScreen({ me }: { me: Me }) {
+  const t = useT();
+  const lang = useLang();
+  const allowed = me.permissions.includes('press:ingest');
+  const list = useLoad(() => (allowed ? gql<{ pressIssues: { nodes: Issue[] } }>('{ pressIssues(first: 100) { nodes { id name date status pages { done total } matchesFound created } } }').then((d) => d.pressIssues.nodes) : Promise.resolve([])), [allowed]);
+  const live = Boolean(list.data?.some((i) => i.status === 'pending' || i.status === 'running'));
+  useEffect(() => {
+    if (!live) return;
+    const timer = setInterval(list.reload, 3000);
+    return () => clearInterval(timer);
+  }, [live]);
+  const [name, setName] = useState('');
+  const [date, setDate] = useState('');
+  const [progress, setProgress] = useState<number | null>(null);
+  const file = useRef<HTMLInputElement>(null);
+  const ingest = useAction(async () => {
+    const form = new FormData();
+    form.set('name', name);
+    form.set('date', date);
+    form.set('file', file.current!.files![0]!);
+    setProgress(0);
+    try {
+      await upload('POST', '/api/v4/press/issues/', form, null, setProgress);
+    } finally {
+      setProgress(null);
+    }
+    list.reload();
+  });
+  if (!allowed) {
+    return (
+      <>
+        <h1>{t('press.title')}</h1>
+        <p>{t('press.notAllowed')}</p>
+      </>
+    );
+  }
+  return (
+    <>
+      <h1>{t('press.title')}</h1>
+      <Section title={t('press.ingest')} id="ingest">
+        <InlineForm onSubmit={() => ingest.call()}>
+          <label>
+            {t('press.name')}
+            <input required value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          </label>
+          <label>
+            {t('press.date')}
+            <input type="date" required value={date} onInput={(e) => setDate(e.currentTarget.value)} />
+          </label>
+          <label>
+            {t('press.file')}
+            <input type="file" accept="application/pdf" required ref={file} />
+          </label>
+          <button type="submit" class="primary" disabled={ingest.busy}>
+            {t('press.ingest')}
+          </button>
+          {progress !== null && <Progress value={progress} label={t('media.uploading')} />}
+        </InlineForm>
+        <ErrorBox error={ingest.error} />
+      </Section>
+      <ListState list={list}>
+        {(rows) => (
+        <table class="table">
+          <thead>
+            <tr>
+              <th scope="col">{t('press.name')}</th>
+              <th scope="col">{t('press.date')}</th>
+              <th scope="col">{t('press.status')}</th>
+              <th scope="col">{t('press.pages')}</th>
+              <th scope="col">{t('nav.matches')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((i) => (
+              <tr key={i.id}>
+                <td>{i.name}</td>
+                <td>{i.date}</td>
+                <td>
+                  <span class={`badge state-${i.status}`}>{i.status}</span>
+                </td>
+                <td>
+                  {i.pages.total === null ? '—' : <progress max={i.pages.total || 1} value={i.pages.done} aria-label={`${t('press.pages')} ${i.pages.done}/${i.pages.total}`} />} {i.pages.done}/{i.pages.total ?? '?'}
+                </td>
+                <td>{i.matchesFound}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        )}
+      </ListState>
+      <p class="muted">{list.data?.[0] ? formatDate(lang, list.data[0].created) : ''}</p>
+    </>
+  );
+}

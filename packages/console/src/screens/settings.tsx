@@ -1,0 +1,418 @@
+import { useState } from 'preact/hooks';
+import { gql } from '../api';
+import type { Me } from '../app';
+import { formatDate, useLang, useT, type Key, type Lang } from '../i18n';
+import { ErrorBox, Field, InlineForm, Loading, SecretOnce, Section, useAction, useLoad } from '../ui';
+
+interface Settings {
+  lang: string;
+  notifications: Record<string, boolean | null>;
+  notifSiteCountries: string[];
+}
+const NOTIFICATIONS = [
+  'notifyUpload',
+  'notifyPdf',
+  'notifyWeb',
+  'notifyDownload',
+  'notifyPdfDaily',
+  'notifyPdfWeekly',
+  'notifyMatchUrlDaily',
+  'notifyMatchUrlWeekly',
+  'notifyMatchSiteDaily',
+  'notifyMatchSiteWeekly',
+  'notifyFavorite',
+  'notifyNewsletter',
+  'notifyOffers',
+] as const;
+
+export function SettingsScreen({ me, onLang }: { me: Me; onLang: (l: Lang) => void }) {
+  const t = useT();
+  return (
+    <>
+      <h1>{t('settings.title')}</h1>
+      <div class="grid">
+        <Profile me={me} onLang={onLang} />
+        <Password />
+        <ApiKey />
+        <OAuthApps />
+        <Webhooks />
+        <Licensees />
+        <Sessions />
+      </div>
+    </>
+  );
+}
+
+function Profile({ me, onLang }: { me: Me; onLang: (l: Lang) => void }) {
+  const t = useT();
+  const data = useLoad(() =>
+    gql<{ account: { email: string; imageCount: number; imageQuota: number | null }; accountSettings: Settings }>(
+      `{ account { email imageCount imageQuota } accountSettings { lang notifSiteCountries notifications { ${NOTIFICATIONS.join(' ')} } } }`,
+    ),
+  );
+  const [countries, setCountries] = useState<string | null>(null);
+  const [saved, setSaved] = useState(false);
+  const save = useAction(async (input: Record<string, unknown>) => {
+    setSaved(false);
+    const { updateAccountSettings } = await gql<{ updateAccountSettings: Settings }>(
+      `mutation($input: AccountSettingsInput!) { updateAccountSettings(input: $input) { lang notifSiteCountries notifications { ${NOTIFICATIONS.join(' ')} } } }`,
+      { input },
+    );
+    data.set({ ...data.data!, accountSettings: updateAccountSettings });
+    if (input.lang) onLang(updateAccountSettings.lang === 'fr' ? 'fr' : 'en');
+    setSaved(true);
+    return true;
+  });
+  const s = data.data?.accountSettings;
+  return (
+    <Section title={t('settings.profile')} id="profile">
+      <ErrorBox error={data.error} onRetry={data.reload} />
+      {!data.data && data.loading && <Loading />}
+      {data.data && s && (
+        <>
+          <dl class="facts">
+            <dt>{t('settings.username')}</dt>
+            <dd>{me.username}</dd>
+            <dt>{t('settings.fullName')}</dt>
+            <dd>{me.fullName || '—'}</dd>
+            <dt>{t('settings.email')}</dt>
+            <dd>{data.data.account.email}</dd>
+            <dt>{t('settings.home')}</dt>
+            <dd>{me.home}</dd>
+            <dt>{t('settings.quota')}</dt>
+            <dd>
+              {data.data.account.imageCount}
+              {data.data.account.imageQuota !== null ? ` / ${data.data.account.imageQuota}` : ''}
+            </dd>
+          </dl>
+          <Field label={t('settings.language')} name="lang" error={save.error}>
+            {(id) => (
+              <select id={id} value={s.lang} onChange={(e) => save.call({ lang: e.currentTarget.value })}>
+                <option value="en">{t('lang.en')}</option>
+                <option value="fr">{t('lang.fr')}</option>
+              </select>
+            )}
+          </Field>
+          <fieldset>
+            <legend>{t('settings.notifications')}</legend>
+            {NOTIFICATIONS.map((n) => (
+              <label class="check" key={n}>
+                <input
+                  type="checkbox"
+                  name={n}
+                  checked={Boolean(s.notifications[n])}
+                  onChange={(e) => {
+                    // Shown at once; the answer of the save replaces it (or the error says why not).
+                    const checked = e.currentTarget.checked;
+                    data.set({ ...data.data!, accountSettings: { ...s, notifications: { ...s.notifications, [n]: checked } } });
+                    void save.call({ notifications: { [n]: checked } }).then((ok) => ok || data.reload());
+                  }}
+                />
+                {t(`notif.${n}` as Key)}
+              </label>
+            ))}
+          </fieldset>
+          <InlineForm onSubmit={() => save.call({ notifSiteCountries: (countries ?? '').split(',').map((c) => c.trim().toUpperCase()).filter(Boolean) })}>
+            <Field label={t('settings.countries')} name="notifSiteCountries" error={save.error}>
+              {(id, d) => <input id={id} aria-describedby={d} value={countries ?? s.notifSiteCountries.join(', ')} onInput={(e) => setCountries(e.currentTarget.value)} />}
+            </Field>
+            <button type="submit" disabled={save.busy}>
+              {save.busy ? t('common.saving') : t('common.save')}
+            </button>
+          </InlineForm>
+          {saved && !save.busy && <p role="status">{t('common.saved')}</p>}
+          <ErrorBox error={save.error} />
+        </>
+      )}
+    </Section>
+  );
+}
+
+function Password() {
+  const t = useT();
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const [done, setDone] = useState(false);
+  const change = useAction(async () => {
+    setDone(false);
+    await gql('mutation($n: String!, $c: String) { changePassword(newPassword: $n, currentPassword: $c) }', { n: next, c: current || null });
+    setCurrent('');
+    setNext('');
+    setDone(true);
+  });
+  return (
+    <Section title={t('settings.password')} id="password">
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void change.call();
+        }}
+      >
+        <input type="text" name="username" autocomplete="username" hidden />
+        <Field label={t('settings.currentPassword')} name="currentPassword" error={change.error}>
+          {(id, d) => <input id={id} type="password" autocomplete="current-password" aria-describedby={d} value={current} onInput={(e) => setCurrent(e.currentTarget.value)} />}
+        </Field>
+        <Field label={t('settings.newPassword')} name="newPassword" error={change.error}>
+          {(id, d) => <input id={id} type="password" autocomplete="new-password" minLength={10} required aria-describedby={d} value={next} onInput={(e) => setNext(e.currentTarget.value)} />}
+        </Field>
+        <button type="submit" disabled={change.busy}>
+          {change.busy ? t('common.saving') : t('settings.changePassword')}
+        </button>
+      </form>
+      {done && <p role="status">{t('settings.passwordChanged')}</p>}
+      <ErrorBox error={change.error} />
+    </Section>
+  );
+}
+
+function ApiKey() {
+  const t = useT();
+  const [key, setKey] = useState<string | null>(null);
+  const show = useAction(async () => setKey((await gql<{ accountApiKey: string | null }>('{ accountApiKey }')).accountApiKey));
+  const rotate = useAction(async () => setKey((await gql<{ rotateAccountApiKey: string }>('mutation { rotateAccountApiKey }')).rotateAccountApiKey));
+  return (
+    <Section title={t('settings.apiKey')} id="api-key">
+      {key && (
+        <p>
+          <code class="secret" data-testid="api-key">
+            {key}
+          </code>
+        </p>
+      )}
+      <div class="actions">
+        <button type="button" disabled={show.busy} onClick={() => show.call()}>
+          {t('settings.apiKeyShow')}
+        </button>
+        <button type="button" class="danger" disabled={rotate.busy} onClick={() => confirm(t('settings.apiKeyConfirm')) && rotate.call()}>
+          {t('settings.apiKeyRotate')}
+        </button>
+      </div>
+      <ErrorBox error={show.error ?? rotate.error} />
+    </Section>
+  );
+}
+
+function OAuthApps() {
+  const t = useT();
+  const lang = useLang();
+  const apps = useLoad(() => gql<{ oauthApplications: { id: number; name: string; clientId: string; created: string }[] }>('{ oauthApplications { id name clientId created } }').then((d) => d.oauthApplications));
+  const [name, setName] = useState('');
+  const [secret, setSecret] = useState<string | null>(null);
+  const create = useAction(async () => {
+    const { createOAuthApplication } = await gql<{ createOAuthApplication: { clientSecret: string } }>('mutation($name: String!) { createOAuthApplication(name: $name) { id clientSecret } }', { name });
+    setSecret(createOAuthApplication.clientSecret);
+    setName('');
+    apps.reload();
+  });
+  const remove = useAction(async (id: number) => {
+    await gql('mutation($id: ID!) { deleteOAuthApplication(id: $id) }', { id: String(id) });
+    apps.reload();
+  });
+  return (
+    <Section title={t('settings.oauth')} id="oauth">
+      <ErrorBox error={apps.error} onRetry={apps.reload} />
+      <ul class="plain">
+        {apps.data?.map((a) => (
+          <li key={a.id}>
+            <strong>{a.name}</strong> <code>{a.clientId}</code> <span class="muted">{formatDate(lang, a.created)}</span>{' '}
+            <button type="button" class="link-button" onClick={() => remove.call(a.id)} aria-label={`${t('common.delete')} ${a.name}`}>
+              {t('common.delete')}
+            </button>
+          </li>
+        ))}
+      </ul>
+      <SecretOnce label={t('settings.oauthSecret')} secret={secret} />
+      <InlineForm onSubmit={() => create.call()}>
+        <Field label={t('settings.oauthName')} name="name" error={create.error}>
+          {(id, d) => <input id={id} required maxLength={255} aria-describedby={d} value={name} onInput={(e) => setName(e.currentTarget.value)} />}
+        </Field>
+        <button type="submit" disabled={create.busy}>
+          {t('settings.oauthCreate')}
+        </button>
+      </InlineForm>
+      <ErrorBox error={create.error ?? remove.error} />
+    </Section>
+  );
+}
+
+interface Endpoint {
+  id: number;
+  url: string;
+  events: string[];
+  enabled: boolean;
+  disabledReason: string | null;
+}
+interface Delivery {
+  id: string;
+  eventType: string;
+  status: string;
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  created: string;
+}
+
+function Webhooks() {
+  const t = useT();
+  const lang = useLang();
+  const list = useLoad(() => gql<{ webhookEndpoints: Endpoint[] }>('{ webhookEndpoints { id url events enabled disabledReason } }').then((d) => d.webhookEndpoints));
+  const [url, setUrl] = useState('');
+  const [events, setEvents] = useState('match.created');
+  const [secret, setSecret] = useState<string | null>(null);
+  const [open, setOpen] = useState<number | null>(null);
+  const deliveries = useLoad(
+    () => (open === null ? Promise.resolve([]) : gql<{ webhookDeliveries: Delivery[] }>('query($id: ID!) { webhookDeliveries(endpointId: $id, first: 20) { id eventType status attempts lastStatusCode lastError created } }', { id: String(open) }).then((d) => d.webhookDeliveries)),
+    [open],
+  );
+  const create = useAction(async () => {
+    const { createWebhookEndpoint } = await gql<{ createWebhookEndpoint: { secret: string } }>('mutation($url: String!, $events: [String!]!) { createWebhookEndpoint(url: $url, events: $events) { id secret } }', {
+      url,
+      events: events.split(',').map((e) => e.trim()).filter(Boolean),
+    });
+    setSecret(createWebhookEndpoint.secret);
+    setUrl('');
+    list.reload();
+  });
+  const act = useAction(async (kind: 'delete' | 'test', id: number) => {
+    if (kind === 'delete') await gql('mutation($id: ID!) { deleteWebhookEndpoint(id: $id) }', { id: String(id) });
+    else await gql('mutation($id: ID!) { testWebhookEndpoint(id: $id) { id } }', { id: String(id) });
+    list.reload();
+    if (kind === 'test') (setOpen(id), deliveries.reload());
+  });
+  return (
+    <Section title={t('settings.webhooks')} id="webhooks">
+      <ErrorBox error={list.error} onRetry={list.reload} />
+      <ul class="plain">
+        {list.data?.map((w) => (
+          <li key={w.id}>
+            <code>{w.url}</code> <span class="muted">{w.events.join(', ')}</span> {!w.enabled && <span class="badge">{w.disabledReason ?? 'disabled'}</span>}
+            <span class="actions">
+              <button type="button" class="link-button" aria-expanded={open === w.id} onClick={() => setOpen(open === w.id ? null : w.id)}>
+                {t('settings.deliveries')}
+              </button>
+              <button type="button" class="link-button" disabled={act.busy} onClick={() => act.call('test', w.id)}>
+                {t('settings.webhookTest')}
+              </button>
+              <button type="button" class="link-button" disabled={act.busy} onClick={() => act.call('delete', w.id)}>
+                {t('common.delete')}
+              </button>
+            </span>
+            {open === w.id && (
+              <table class="table compact">
+                <caption>{t('settings.deliveries')}</caption>
+                <tbody>
+                  {(deliveries.data ?? []).map((d) => (
+                    <tr key={d.id}>
+                      <td>{formatDate(lang, d.created)}</td>
+                      <td>{d.eventType}</td>
+                      <td>
+                        <span class={`badge state-${d.status}`}>{d.status}</span>
+                      </td>
+                      <td>
+                        {d.lastStatusCode ?? ''} {d.lastError ?? ''} ({d.attempts})
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+          </li>
+        ))}
+      </ul>
+      <SecretOnce label={t('settings.webhookSecret')} secret={secret} />
+      <InlineForm onSubmit={() => create.call()}>
+        <Field label={t('settings.webhookUrl')} name="url" error={create.error}>
+          {(id, d) => <input id={id} type="url" required aria-describedby={d} value={url} onInput={(e) => setUrl(e.currentTarget.value)} />}
+        </Field>
+        <Field label={t('settings.webhookEvents')} name="events" error={create.error}>
+          {(id, d) => <input id={id} required aria-describedby={d} value={events} onInput={(e) => setEvents(e.currentTarget.value)} />}
+        </Field>
+        <button type="submit" disabled={create.busy}>
+          {t('settings.webhookCreate')}
+        </button>
+      </InlineForm>
+      <ErrorBox error={create.error ?? act.error} />
+    </Section>
+  );
+}
+
+function Sessions() {
+  const t = useT();
+  const lang = useLang();
+  const list = useLoad(() =>
+    gql<{ browserSessions: { id: number; current: boolean; userAgent: string; address: string; lastSeen: string }[] }>('{ browserSessions { id current userAgent address lastSeen } }').then((d) => d.browserSessions),
+  );
+  const act = useAction(async (id: number | 'others') => {
+    if (id === 'others') await gql('mutation { revokeOtherBrowserSessions }');
+    else await gql('mutation($id: Int!) { revokeBrowserSession(id: $id) }', { id });
+    list.reload();
+  });
+  return (
+    <Section title={t('settings.sessions')} id="sessions">
+      <ErrorBox error={list.error ?? act.error} onRetry={list.reload} />
+      <ul class="plain">
+        {list.data?.map((s) => (
+          <li key={s.id}>
+            <span class="ellipsis">{s.userAgent || '—'}</span> <span class="muted">
+              {s.address} · {t('settings.lastSeen')} {formatDate(lang, s.lastSeen)}
+            </span>{' '}
+            {s.current ? (
+              <strong>({t('settings.thisSession')})</strong>
+            ) : (
+              <button type="button" class="link-button" onClick={() => act.call(s.id)}>
+                {t('settings.revoke')}
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+      <button type="button" disabled={act.busy} onClick={() => act.call('others')}>
+        {t('settings.signOutOthers')}
+      </button>
+    </Section>
+  );
+}
+
+function Licensees() {
+  const t = useT();
+  const list = useLoad(() => gql<{ licensees: { results: { id: string; name: string; domain: string; includeSubdomains: boolean }[] } }>('{ licensees(pageSize: 100) { results { id name domain includeSubdomains } } }').then((d) => d.licensees.results));
+  const [name, setName] = useState('');
+  const [domain, setDomain] = useState('');
+  const add = useAction(async () => {
+    await gql('mutation($input: LicenseeInput!) { createLicensee(input: $input) { id } }', { input: { name, domain } });
+    setName('');
+    setDomain('');
+    list.reload();
+  });
+  const remove = useAction(async (id: string) => {
+    await gql('mutation($id: ID!) { deleteLicensee(id: $id) }', { id });
+    list.reload();
+  });
+  return (
+    <Section title={t('settings.licensees')} id="licensees">
+      <ErrorBox error={list.error} onRetry={list.reload} />
+      <ul class="plain">
+        {list.data?.map((l) => (
+          <li key={l.id}>
+            <strong>{l.name}</strong> <code>{l.domain}</code>{' '}
+            <button type="button" class="link-button" aria-label={`${t('common.delete')} ${l.name}`} onClick={() => remove.call(l.id)}>
+              {t('common.delete')}
+            </button>
+          </li>
+        ))}
+      </ul>
+      <InlineForm onSubmit={() => add.call()}>
+        <Field label={t('settings.licenseeName')} name="name" id="licensee-name" error={add.error}>
+          {(id, d) => <input id={id} required aria-describedby={d} value={name} onInput={(e) => setName(e.currentTarget.value)} />}
+        </Field>
+        <Field label={t('settings.licenseeDomain')} name="domain" id="licensee-domain" error={add.error}>
+          {(id, d) => <input id={id} required placeholder="example.com" aria-describedby={d} value={domain} onInput={(e) => setDomain(e.currentTarget.value)} />}
+        </Field>
+        <button type="submit" disabled={add.busy}>
+          {t('settings.licenseeAdd')}
+        </button>
+      </InlineForm>
+      <ErrorBox error={add.error ?? remove.error} />
+    </Section>
+  );
+}

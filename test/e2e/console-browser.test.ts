@@ -1,0 +1,223 @@
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import test, { type ExecutionContext } from 'ava';
+import sharp from 'sharp';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { syntheticPhoto } from '@filigrane/vision';
+import { startTestServer, type TestAccount, type TestServer, type TestSite } from '@filigrane/testing';
+
+// The console in a real browser (Debian's Chromium through playwright-core, no browser download)
+// against the real server and database: sign in, watermark and register an image, search with a
+// copy, crawl a site holding the copy and look at the match side by side, change a setting and
+// read it back through REST; axe-core on every screen; a screenshot of each screen.
+// Run once: in the embedded suite only (skipped when DATABASE_URL is set).
+
+const CHROMIUM = '/usr/bin/chromium';
+const SCREENSHOTS = join(tmpdir(), 'filigrane-console-screenshots');
+const PASSWORD = 'a console passphrase';
+const run = process.env.DATABASE_URL ? test.skip : test.serial;
+
+let server: TestServer;
+let alice: TestAccount;
+let site: TestSite;
+let browser: Browser;
+let page: Page;
+/** Per screen: axe violations by impact, for the log and docs/console.md. */
+const axeReport: Record<string, Record<string, number>> = {};
+
+test.before(async () => {
+  if (process.env.DATABASE_URL) return;
+  rmSync(SCREENSHOTS, { recursive: true, force: true });
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  console.log(`console screenshots: ${SCREENSHOTS}`);
+  server = await startTestServer({ config: { rateLimit: { perSecond: 100_000, perDay: 10_000_000 } } });
+  alice = await server.createAccount('alice', { fullName: 'Alice Martin', permissions: ['press:ingest'] });
+  const set = await alice.call('POST', '/graphql', { json: { query: `mutation { changePassword(newPassword: "${PASSWORD}") }` } });
+  if (set.json?.data?.changePassword !== true) throw new Error(set.text);
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+  page.setDefaultTimeout(20_000);
+});
+test.after.always(async () => {
+  await browser?.close();
+  await site?.close();
+  await server?.close();
+});
+
+const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core on the page as it is: no serious or critical violation; every count kept for the report. */
+async function checkScreen(t: ExecutionContext, name: string): Promise<void> {
+  await page.evaluate(axeSource);
+  const violations = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] }).then(r => r.violations.map(v => ({ id: v.id, impact: v.impact, nodes: v.nodes.map(n => n.target.join(" ")).slice(0, 3) })))')) as {
+    id: string;
+    impact: string;
+    nodes: string[];
+  }[];
+  axeReport[name] = {};
+  for (const v of violations) axeReport[name][v.impact] = (axeReport[name][v.impact] ?? 0) + 1;
+  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  t.deepEqual(bad, [], `axe on ${name}`);
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+run('the console: sign in, watermark, register, search, review a crawled match side by side and set its state, settings, axe on every screen', async (t) => {
+  t.timeout(150_000);
+  const base = server.url;
+  const scripts: { url: string; bytes: Buffer }[] = [];
+  const pageErrors: string[] = [];
+  page.on('pageerror', (err) => {
+    pageErrors.push(String(err));
+    t.log(`page error: ${String(err)}`);
+  });
+  page.on('response', async (res) => {
+    if (res.request().resourceType() === 'script') scripts.push({ url: res.url(), bytes: await res.body().catch(() => Buffer.alloc(0)) });
+  });
+
+  // First load: the sign-in form, its script under budget, in the browser's language.
+  await page.goto(`${base}/`);
+  await page.getByRole('heading', { name: 'Sign in to Filigrane' }).waitFor();
+  const firstRender = (await page.evaluate('window.__consoleRendered')) as number;
+  const formShown = (await page.evaluate('performance.now()')) as number;
+  const gzipped = scripts.reduce((n, s) => n + gzipSync(s.bytes, { level: 9 }).length, 0);
+  t.log(`first load: ${scripts.length} script(s), ${(gzipped / 1024).toFixed(1)} KB gzip; first render ${firstRender.toFixed(0)} ms, sign-in form ${formShown.toFixed(0)} ms after navigation`);
+  t.true(gzipped > 1000 && gzipped < 300 * 1024, `${gzipped} bytes of gzipped script`);
+  await checkScreen(t, 'sign-in');
+
+  // A wrong password is said in words; the right one opens the overview.
+  await page.getByLabel('Username').fill('alice');
+  await page.getByLabel('Password').fill('not the password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('alert').filter({ hasText: 'Wrong username or password' }).waitFor();
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+  const cookie = (await page.context().cookies()).find((c) => c.name === 'filigrane_session');
+  t.true(cookie?.httpOnly, 'the session cookie is HttpOnly');
+  t.is(cookie?.sameSite, 'Strict');
+  await checkScreen(t, 'overview');
+
+  // Media library: drop a photo (the file input behind the drop zone), watermark it, download, register.
+  const photo = await sharp(await syntheticPhoto(2201, 900, 675)).jpeg({ quality: 92 }).toBuffer();
+  await page.goto(`${base}/#/media`);
+  await page.getByRole('heading', { name: 'Media library' }).waitFor();
+  await page.locator('#upload-input').setInputFiles({ name: 'harbour.jpg', mimeType: 'image/jpeg', buffer: photo });
+  const done = page.getByRole('button', { name: 'Register in this folder' });
+  await done.waitFor({ timeout: 60_000 });
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download (watermarked)' }).click()]);
+  const watermarked = readFileSync((await download.path())!);
+  t.true(watermarked.length > 10_000, 'the watermarked image downloads through the session cookie');
+  t.is((await sharp(watermarked).metadata()).width, 900);
+  await done.click();
+  await page.getByText('Registered:').waitFor({ timeout: 60_000 });
+  await page.locator('.tile', { hasText: 'harbour.jpg' }).first().click();
+  await page.getByRole('heading', { name: 'Details of harbour.jpg' }).waitFor();
+  // Metadata editing, seen through REST.
+  await page.getByLabel('Key (user.…)').fill('user.photographer');
+  await page.getByLabel('Value', { exact: true }).fill('Jeanne');
+  await page.getByRole('button', { name: 'Add', exact: true }).click();
+  await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+  const media = await alice.call('GET', '/api/v4/media/alice/harbour.jpg');
+  t.is(media.status, 200, media.text);
+  t.is(media.json.metadata?.['user.photographer'], 'Jeanne', JSON.stringify(media.json.metadata));
+  t.is(media.json.type, 'image');
+  // The thumbnail in the grid loads with the cookie (an <img> sends no Authorization header).
+  const thumbOk = await page.locator('.tile img').first().evaluate((img: unknown) => (img as { naturalWidth: number }).naturalWidth > 0);
+  t.true(thumbOk, 'file routes accept the session cookie');
+  await checkScreen(t, 'media');
+
+  // Search with a copy: a cropped, resized JPEG of the watermarked image.
+  const copy = await sharp(watermarked).extract({ left: 60, top: 40, width: 720, height: 540 }).resize({ width: 600 }).jpeg({ quality: 80 }).toBuffer();
+  await page.goto(`${base}/#/matches`);
+  await page.getByText('Search by image').click();
+  await page.getByLabel('Image to look for').setInputFiles({ name: 'found.jpg', mimeType: 'image/jpeg', buffer: copy });
+  await page.getByText('1 media found').waitFor({ timeout: 60_000 });
+  await page.getByRole('status').getByText('/alice/harbour.jpg').waitFor();
+  await checkScreen(t, 'search');
+
+  // A site holding the copy, crawled from the console; the match appears and opens side by side.
+  site = await server.serveSite({
+    '/': { type: 'text/html', body: '<html><head><title>Harbour news</title></head><body><h1>Harbour</h1><img src="/img/found.jpg" width="600"></body></html>' },
+    '/img/found.jpg': { type: 'image/jpeg', body: copy },
+  });
+  await page.goto(`${base}/#/crawls`);
+  await page.getByLabel('Start URL').fill(site.url('/'));
+  await page.getByRole('button', { name: 'Start', exact: true }).click();
+  await page.getByRole('heading', { name: site.url('/') }).waitFor();
+  await checkScreen(t, 'crawl-running');
+  await page.locator('.badge.state-done').waitFor({ timeout: 60_000 });
+  await page.getByRole('cell', { name: /^1\b/ }).first().waitFor();
+  await checkScreen(t, 'crawl');
+
+  await page.goto(`${base}/#/matches`);
+  const row = page.locator('.vlist a.row').first();
+  await row.waitFor({ timeout: 30_000 });
+  t.regex((await row.textContent()) ?? '', /127\.0\.0\.1|localhost/);
+  await checkScreen(t, 'matches');
+  // Keyboard: focus the list, open with Enter, come back with Escape.
+  await row.focus();
+  await page.keyboard.press('Enter');
+  await page.getByText('Registered original').waitFor();
+  const originalLoaded = await page.locator('.side-by-side img').first().evaluate((img: unknown) => (img as { complete: boolean; naturalWidth: number }).naturalWidth > 0);
+  t.true(originalLoaded, 'the registered original shows');
+  await page.locator('.side-by-side img').nth(1).waitFor();
+  t.truthy(await page.getByText('Watermark detected').first().textContent(), 'the copy keeps the watermark');
+  await page.getByLabel('Tags').fill('todo, harbour');
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  let tags: string[] = [];
+  for (let i = 0; i < 50 && tags.length === 0; i++) {
+    tags = (await alice.call('GET', '/api/v4/matches/')).json.results[0].tags;
+    if (tags.length === 0) await new Promise((r) => setTimeout(r, 200));
+  }
+  t.deepEqual(tags, ['todo', 'harbour'], 'the tags set in the console, seen through REST');
+  // Triage from the keyboard: `i` marks the match infringing (the review plugin), seen through REST.
+  await page.locator('body').press('i');
+  await page.locator('.review button[aria-pressed=true]', { hasText: 'Infringing' }).waitFor();
+  const infringing = await alice.call('GET', '/api/v4/matches/?review_state=infringing');
+  t.is(infringing.json.count, 1, infringing.text);
+  await checkScreen(t, 'match');
+  await page.keyboard.press('Escape');
+  await page.locator('.vlist a.row .badge.review-infringing').first().waitFor();
+  await page.locator('.vlist a.row').first().waitFor();
+
+  // Press issues: the screen of accounts that may ingest them.
+  await page.goto(`${base}/#/press`);
+  await page.getByRole('heading', { name: 'Press issues' }).waitFor();
+  await page.getByLabel('PDF file').waitFor();
+  await checkScreen(t, 'press');
+
+  // Settings: the language changes the whole interface and is the account's (REST agrees).
+  await page.goto(`${base}/#/settings`);
+  await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
+  await checkScreen(t, 'settings');
+  await page.getByLabel('Language').selectOption('fr');
+  await page.getByRole('heading', { name: 'Réglages', level: 1 }).waitFor();
+  await page.getByLabel('Une correspondance web a été trouvée').check();
+  await page.getByRole('status').filter({ hasText: 'Enregistré.' }).waitFor();
+  const settings = await alice.call('GET', '/api/v4/account/settings/');
+  t.is(settings.json.lang, 'fr');
+  t.is(settings.json.notifications.notify_web, true);
+  t.is(await page.locator('html').getAttribute('lang'), 'fr');
+  await checkScreen(t, 'settings-fr');
+
+  // Phone width: nothing wider than the screen, the menu opens from a button.
+  await page.setViewportSize({ width: 375, height: 800 });
+  await page.goto(`${base}/#/matches`);
+  await page.locator('.vlist a.row').first().waitFor();
+  t.true((await page.evaluate('document.documentElement.scrollWidth')) as number <= 376, 'no horizontal scrolling at 375 px');
+  await page.getByRole('button', { name: 'Menu' }).click();
+  await page.getByRole('link', { name: 'Médiathèque' }).waitFor();
+  await checkScreen(t, 'phone-matches');
+
+  // Signing out ends the session on the server.
+  await page.getByRole('button', { name: 'Se déconnecter' }).click();
+  await page.getByRole('heading', { name: 'Connexion à Filigrane' }).waitFor();
+  const stale = await fetch(`${base}/api/v4/account/`, { headers: { cookie: `filigrane_session=${cookie!.value}` } });
+  t.is(stale.status, 401);
+
+  t.deepEqual(pageErrors, [], 'no script error on any screen');
+  t.log(`axe violations per screen (by impact): ${JSON.stringify(axeReport)}`);
+  t.log(`screenshots: ${SCREENSHOTS}`);
+});

@@ -1,0 +1,89 @@
+import test from 'ava';
+import sharp from 'sharp';
+import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner.js';
+import { MatchRecorder } from '@filigrane/plugin-matches';
+import { startTestServer, type TestAccount, type TestServer } from '@filigrane/testing';
+
+// Every SQL statement the server runs goes through TypeORM's query runner (DataSource.query,
+// repositories, query builders): counting its calls during one request counts the request's SQL.
+let counting = false;
+let statements = 0;
+const original = PostgresQueryRunner.prototype.query;
+PostgresQueryRunner.prototype.query = function (this: PostgresQueryRunner, ...args: Parameters<typeof original>) {
+  if (counting) statements++;
+  return original.apply(this, args);
+} as typeof original;
+
+let server: TestServer;
+let alice: TestAccount;
+let bob: TestAccount;
+
+test.before(async () => {
+  // No job workers: nothing but the request runs SQL while it is counted.
+  server = await startTestServer({ workers: false });
+  alice = await server.createAccount('batcher');
+  bob = await server.createAccount('outsider');
+  const media: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    const png = await sharp({ create: { width: 48, height: 40, channels: 3, background: { r: i * 12, g: 80, b: 200 - i * 5 } } }).png().toBuffer();
+    const res = await alice.call('PUT', `/api/v4/media/batcher/m${i}.png`, { json: { url: `data:image/png;base64,${png.toString('base64')}` } });
+    if (res.status !== 201) throw new Error(res.text);
+    media.push(Number(new URL(res.json.thumbnail).pathname.split('/')[4]));
+  }
+  const recorder = server.get(MatchRecorder);
+  for (let i = 0; i < 100; i++) {
+    await recorder.record({
+      sighting: { accountId: alice.id, source: 'test', kind: 'web', image: {}, imageUrl: `https://news${i % 7}.example.com/i${i}.jpg`, page: { url: `https://news${i % 7}.example.com/p${i}` }, seenAt: new Date(Date.UTC(2026, 10, 1, 0, i)) },
+      mediaId: media[i % media.length]!,
+      watermarked: i % 2 === 0,
+      exclusive: null,
+      query: { width: 640, height: 480, format: 'jpeg' },
+    });
+  }
+  for (let i = 0; i < 100; i++) {
+    const res = await alice.call('POST', '/api/v3/crawling/sessions/', { json: { url: `http://127.0.0.1:9/site${i}/` } });
+    if (res.status !== 201) throw new Error(res.text);
+  }
+});
+test.after.always(async () => server?.close());
+
+/** A dashboard's nested query over n matches and n sessions (each with its batches and their session). */
+const nested = (n: number) => `{
+  matches(pageSize: ${n}) { count results { id watermarked media { id path thumbnail } site { domain } page { url } } }
+  crawlSessions(first: ${n}) { nodes { id state latestBatch { id crawlCycle } batches(first: 3) { nodes { id session { id } } } } }
+}`;
+
+async function countStatements(account: TestAccount, query: string): Promise<{ statements: number; ms: number; json: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  statements = 0;
+  counting = true;
+  const started = performance.now();
+  const res = await account.call('POST', '/graphql', { json: { query } });
+  const ms = performance.now() - started;
+  counting = false;
+  if (res.status !== 200 || res.json.errors) throw new Error(res.text.slice(0, 500));
+  return { statements, ms, json: res.json };
+}
+
+test.serial('a nested query over 100 matches and 100 sessions runs as many SQL statements as over 10', async (t) => {
+  await countStatements(alice, nested(1)); // warm caches (settings, blacklist, prepared metadata)
+  const ten = await countStatements(alice, nested(10));
+  const hundred = await countStatements(alice, nested(100));
+  t.is(hundred.json.data.matches.results.length, 100);
+  t.is(hundred.json.data.crawlSessions.nodes.length, 100);
+  t.true(hundred.json.data.matches.results.every((m: { media: { path: string } | null }) => m.media?.path.startsWith('/batcher/m')), 'every match has its media');
+  t.log(`SQL statements: ${ten.statements} over 10 matches + 10 sessions, ${hundred.statements} over 100 + 100 (${hundred.ms.toFixed(0)} ms)`);
+  t.is(hundred.statements, ten.statements, 'the count does not grow with the number of objects');
+  // Per relation one statement: matches (count + page), media, sessions, batches, batch sessions, plus the request's own (credentials, limits).
+  t.true(hundred.statements <= 15, `${hundred.statements} statements`);
+  // What every nested batches field cost before issue 23 (one page query per session, still the case with
+  // a filter or a cursor on the nested field, as docs/graphql.md says): for the before/after figures.
+  const perSession = await countStatements(alice, nested(100).replace('batches(first: 3)', 'batches(first: 3, filter: {})'));
+  t.log(`the same with per-session batch pages (as before): ${perSession.statements} statements (${perSession.ms.toFixed(0)} ms)`);
+  t.true(perSession.statements > 100 + hundred.statements);
+});
+
+test.serial('the batched relations keep accounts apart: another account gets none of them', async (t) => {
+  const other = await countStatements(bob, nested(100));
+  t.is(other.json.data.matches.count, 0);
+  t.deepEqual(other.json.data.crawlSessions.nodes, []);
+});
