@@ -19,6 +19,15 @@ export type Scalars = {
   JSONObject: { input: Record<string, unknown>; output: Record<string, unknown>; }
 };
 
+/** Where the rights holder stands on a match (a match nobody reviewed is NEW) */
+export type ReviewState =
+  | 'NEW'
+  | 'UNSURE'
+  | 'LICENSED'
+  | 'INFRINGING'
+  | 'NOT_A_MATCH'
+  | 'IGNORED';
+
 /** The filters of GET /api/v4/matches/: one operator object per field (dates as ISO dates or date-times). */
 export type MatchFilter = {
   /** REST `id` */
@@ -237,15 +246,6 @@ export type DateRangeFilter = {
   lt?: InputMaybe<Scalars['String']['input']>;
   lte?: InputMaybe<Scalars['String']['input']>;
 };
-
-/** Where the rights holder stands on a match (a match nobody reviewed is NEW) */
-export type ReviewState =
-  | 'NEW'
-  | 'UNSURE'
-  | 'LICENSED'
-  | 'INFRINGING'
-  | 'NOT_A_MATCH'
-  | 'IGNORED';
 
 /** One query parameter of GET /api/v4/matches/ (name as in REST: "site.domain", "review_state__in", "!tags") */
 export type MatchFilterParam = {
