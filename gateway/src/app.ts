@@ -8,6 +8,8 @@ import {
   GRAPHQL_SCHEMA_HOOKS,
   CORE_SETTINGS,
   EVENT_LISTENERS,
+  FILE_URL_SIGNER,
+  LIVE_EVENTS,
   loggerFactory,
   parseSettings,
   ExtensionRegistry,
@@ -21,7 +23,16 @@ import {
   type GraphQLContext,
   type LoggerFactory,
   type PluginContext,
+  type Authenticator,
+  type SessionAuthenticator,
 } from '@filigrane/core';
+import { RequestAuthentication } from './auth/request-authentication.js';
+import { browserPlugin } from './browser/browser.plugin.js';
+import { FILE_URLS, FileUrls } from './browser/file-urls.js';
+import { filePathMatcher, HmacFileUrlSigner, isFileRoute } from './browser/signed-urls.js';
+import { OutboxTail } from './events/outbox-tail.js';
+import { fullPaths } from './rest/rest-adapter.js';
+import { TrustedDocuments } from './graphql/trusted-documents.js';
 import { createBlobStore, createDataSource } from '@filigrane/db';
 import type { GatewayConfig } from './config.js';
 import { mountGraphQL } from './graphql/graphql.js';
@@ -94,7 +105,7 @@ export function checkBoot(plugins: FiligranePlugin[], config: GatewayConfig): vo
 export async function createApp(options: AppOptions): Promise<FiligraneApp> {
   const log = options.log ?? ((m: string) => console.log(m));
   // The docs plugin describes every loaded plugin, itself included.
-  const plugins: FiligranePlugin[] = resolvePlugins([rateLimitPlugin, masterKeyPlugin, eventOutboxPlugin, jobSchedulesPlugin, docsPlugin(() => plugins, options.config.toolVersion), consolePlugin(), ...options.plugins]);
+  const plugins: FiligranePlugin[] = resolvePlugins([rateLimitPlugin, masterKeyPlugin, eventOutboxPlugin, jobSchedulesPlugin, browserPlugin, docsPlugin(() => plugins, options.config.toolVersion), consolePlugin(), ...options.plugins]);
 
   const container = new Container({ autobind: true, defaultScope: 'Singleton' });
   const extensions = new ExtensionRegistry();
@@ -111,6 +122,7 @@ export async function createApp(options: AppOptions): Promise<FiligraneApp> {
   container.bind(TOKENS.JobQueue).toConstantValue(jobs);
   // The DataSource is created below; the bus reads it only when it delivers.
   container.bind(TOKENS.Events).toConstantValue(new OutboxEventBus(extensions, jobs, () => db!, log, () => (options.clock ?? systemClock).now()));
+  container.bind(LIVE_EVENTS).toConstantValue(new OutboxTail(() => db!, log));
   for (const [token, values] of parseAllSettings(plugins, options.config)) container.bind(token).toConstantValue(values);
   container.bind(TOKENS.BlobStore).toConstantValue(
     createBlobStore({ url: options.config.blobStoreUrl, endpoint: options.config.s3Endpoint, forcePathStyle: options.config.s3ForcePathStyle, dataDir: options.config.dataDir }),
@@ -144,8 +156,14 @@ async function assemble(
 ): Promise<FiligraneApp> {
   await dataSource.runMigrations();
   container.bind(TOKENS.DataSource).toConstantValue(dataSource);
-  container.bind(TOKENS.SecretBox).toConstantValue(new SecretBox(await settleMasterKey(dataSource, options.masterKey)));
+  const masterKey = await settleMasterKey(dataSource, options.masterKey);
+  container.bind(TOKENS.SecretBox).toConstantValue(new SecretBox(masterKey));
   container.bind(TOKENS.Secrets).toService(TOKENS.SecretBox);
+  const signer = new HmacFileUrlSigner(masterKey, options.config.signedUrlSeconds, options.clock ?? systemClock);
+  container.bind(FILE_URL_SIGNER).toConstantValue(signer);
+  const filePaths = plugins.flatMap((p) => (p.routes ?? []).filter(isFileRoute).flatMap((r) => fullPaths(r).map((f) => f.path)));
+  container.bind(FILE_URLS).toConstantValue(new FileUrls(signer, filePathMatcher(filePaths)));
+  const trusted = options.config.graphqlTrustedDocuments ? TrustedDocuments.load(options.config.graphqlTrustedDocuments) : null;
 
   extensions.declare(EVENT_LISTENERS, 'core');
   extensions.declare(ACCOUNT_DELETED_HOOKS, 'core');
@@ -155,6 +173,9 @@ async function assemble(
     if (p.bindings) await container.load(p.bindings);
   }
   for (const p of plugins) for (const c of p.contributions ?? []) extensions.contribute(c.point, c.create(container), p.id);
+  // Events handed to listeners directly (`publish`, not the outbox) reach this process's subscriptions too.
+  const tail = container.get<OutboxTail>(LIVE_EVENTS);
+  extensions.contribute(EVENT_LISTENERS, (event) => (event.id === undefined ? tail.inject(event) : undefined), browserPlugin.id);
   const orphans = extensions.undeclaredContributions();
   if (orphans.length) throw new Error(`contributions to extension points no loaded plugin declares: ${orphans.join(', ')}`);
 
@@ -162,7 +183,13 @@ async function assemble(
   const routes: { method: string; url: string }[] = [];
   let apollo: ApolloServer<GraphQLContext> | null = null;
   if (options.http !== false) {
-    http = createHttpServer(options.config, container, options.logger ?? false);
+    const authentication = new RequestAuthentication(
+      container.get<Authenticator>(TOKENS.Authenticator),
+      container.isBound(TOKENS.Sessions) ? container.get<SessionAuthenticator>(TOKENS.Sessions) : null,
+      signer,
+    );
+    const server = await createHttpServer(options.config, container, options.logger ?? false, authentication);
+    http = server.app;
     metrics.instrument(http);
     metrics.mount(http, options.config.metricsToken);
     http.addHook('onRoute', (r) => {
@@ -172,7 +199,7 @@ async function assemble(
     });
     const baseUrlOf = baseUrlResolver(options.config);
     mountRestRoutes(http, container, plugins, baseUrlOf, options.config.bodyLimitBytes);
-    apollo = await mountGraphQL(http, plugins, container, baseUrlOf);
+    apollo = await mountGraphQL(http, plugins, container, baseUrlOf, { authentication, originAllowed: server.originAllowed, fileUrls: container.get<FileUrls>(FILE_URLS), trusted });
   }
 
   if (options.workers) await jobs.work(plugins.flatMap((p) => p.jobs?.(container) ?? []), options.queues);
@@ -197,6 +224,7 @@ async function assemble(
     async close() {
       for (const p of [...plugins].reverse()) await p.onStop?.(contextOf(p));
       container.get<OutboxEventBus>(TOKENS.Events).close();
+      container.get<OutboxTail>(LIVE_EVENTS).close();
       if (http) await http.close();
       if (apollo) await apollo.stop();
       await jobs.stop();

@@ -20,6 +20,12 @@ export interface GatewayConfig extends AppConfig {
   s3ForcePathStyle: boolean;
   /** Bearer token that opens GET /metrics; unset: no metrics endpoint (404). */
   metricsToken?: string;
+  /** Origins whose pages may call the API from a browser (CORS), credentials included. */
+  corsOrigins: string[];
+  /** A file of trusted GraphQL documents: only those run (GRAPHQL_TRUSTED_DOCUMENTS). */
+  graphqlTrustedDocuments?: string;
+  /** How long a signed file URL works. */
+  signedUrlSeconds: number;
   /** The raw environment plugin settings are parsed from (never handed to plugins as such). */
   env: Record<string, string | undefined>;
 }
@@ -56,6 +62,16 @@ export const GATEWAY_SETTINGS = defineSettings('gateway', {
   s3Endpoint: setting.optionalUrl({ env: 'S3_ENDPOINT', description: 'S3-compatible endpoint (MinIO, Garage, Ceph, R2), e.g. `http://minio:9000`; unset: AWS S3' }),
   s3ForcePathStyle: setting.boolean({ env: 'S3_FORCE_PATH_STYLE', default: false, description: '`true`: path-style URLs (`endpoint/bucket/key`), which most self-hosted S3-compatible stores need' }),
   metricsToken: setting.optionalString({ env: 'METRICS_TOKEN', secret: true, description: 'Bearer token that opens the Prometheus endpoint `GET /metrics` (`Authorization: Bearer <token>`); unset: no endpoint (404)' }),
+  corsOrigins: setting.list({
+    env: 'CORS_ORIGINS',
+    default: [],
+    description: 'Origins (`https://console.example.com`, comma-separated) whose pages may call REST and GraphQL from a browser, credentials included; any other origin gets no CORS header. Unset: none',
+  }),
+  graphqlTrustedDocuments: setting.optionalString({
+    env: 'GRAPHQL_TRUSTED_DOCUMENTS',
+    description: 'JSON file of trusted GraphQL documents (`{"<sha256>": "query ..."}` or an Apollo persisted-query manifest): only these run, sent by `documentId` (`sha256:<hash>`) or as their exact text; for production (docs/graphql.md). Unset: any query within the limits',
+  }),
+  signedUrlSeconds: setting.integer({ env: 'SIGNED_URL_SECONDS', default: 900, min: 10, max: 7 * 24 * 3600, description: 'Lifetime of signed file URLs (thumbnails, images, artifacts opened without an Authorization header)' }),
   toolBuild: setting.string({ env: 'TOOL_BUILD', default: 'auto', choices: ['auto', 'off'], description: '`auto`: the first `start` builds the linux-x64 offline tool in the background when `TOOL_DIR` lacks it; `off`: never' }),
 });
 
@@ -82,6 +98,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     s3ForcePathStyle: s.s3ForcePathStyle,
     metricsToken: s.metricsToken,
     trustProxy: parseTrustProxy(s.trustProxy),
+    corsOrigins: s.corsOrigins,
+    graphqlTrustedDocuments: s.graphqlTrustedDocuments,
+    signedUrlSeconds: s.signedUrlSeconds,
     env: { ...env },
     extra: Object.fromEntries(Object.entries(env).filter(([k]) => !NOT_FOR_PLUGINS.includes(k))),
   };

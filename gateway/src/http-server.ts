@@ -1,12 +1,14 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Container } from 'inversify';
-import { ApiError, TOKENS, type Authenticator, type SessionAuthenticator } from '@filigrane/core';
+import { ApiError, TOKENS } from '@filigrane/core';
 import type { GatewayConfig } from './config.js';
 import type { RateLimiter } from './rate-limit/rate-limiter.service.js';
 import { toApiError } from './rest/error-mapping.js';
 import { requestIdFor } from './rest/request-id.js';
 import { answerClientError } from './rest/client-errors.js';
 import './rest/fastify-types.js';
+import type { RequestAuthentication } from './auth/request-authentication.js';
+import { registerCors } from './browser/cors.js';
 
 /** The base URL links are built on: PUBLIC_URL when configured, else what the client called. */
 export function baseUrlResolver(config: GatewayConfig): (req: FastifyRequest) => string {
@@ -43,7 +45,7 @@ export function mountedRoutes(app: FastifyInstance): MountedHttpRoute[] {
  * X-Request-Id, credentials, rate-limit headers and 429, raw bodies (routes parse them),
  * and the error body for every error including the framework's own.
  */
-export function createHttpServer(config: GatewayConfig, container: Container, logger: boolean): FastifyInstance {
+export async function createHttpServer(config: GatewayConfig, container: Container, logger: boolean, authentication: RequestAuthentication): Promise<{ app: FastifyInstance; originAllowed: (origin: string | undefined) => boolean }> {
   const app = Fastify({
     logger: logger ? { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-csrf-token"]'] } : false,
     bodyLimit: config.bodyLimitBytes,
@@ -73,19 +75,15 @@ export function createHttpServer(config: GatewayConfig, container: Container, lo
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
 
-  const authenticator = container.get<Authenticator>(TOKENS.Authenticator);
-  const sessions = container.isBound(TOKENS.Sessions) ? container.get<SessionAuthenticator>(TOKENS.Sessions) : null;
   const limiter = container.get<RateLimiter>(TOKENS.RateLimiter);
+  // First, so that preflights are answered before credentials are read and errors carry CORS headers.
+  const originAllowed = await registerCors(app, config.corsOrigins);
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
     try {
-      req.principal = await authenticator.authenticate(req.headers.authorization, { address: req.ip });
-      // No Authorization header: a browser session cookie (the console), with CSRF checked on unsafe methods.
-      if (req.headers.authorization === undefined && req.headers.cookie && sessions) {
-        const csrf = req.headers['x-csrf-token'];
-        req.principal = await sessions.authenticate({ cookie: req.headers.cookie, method: req.method, csrfToken: typeof csrf === 'string' ? csrf : undefined, address: req.ip });
-      }
+      const signedFiles = (req.routeOptions.config as { signedFiles?: boolean } | undefined)?.signedFiles ?? false;
+      req.principal = await authentication.ofHttp({ method: req.method, url: req.url, headers: req.headers, address: req.ip }, { signedFiles });
     } catch (err) {
       req.authError = toApiError(err);
     }
@@ -117,5 +115,5 @@ export function createHttpServer(config: GatewayConfig, container: Container, lo
           : new ApiError(404, 'not_found', `No resource at ${req.method} ${req.url.split('?')[0]}.`);
     reply.code(api.statusCode).type('application/json; charset=utf-8').send(JSON.stringify(api.toBody()));
   });
-  return app;
+  return { app, originAllowed };
 }

@@ -47,7 +47,7 @@ test('an error a resolver raises keeps its own code and status', async (t) => {
 /** Nothing in an answer may show a stack trace or where the server's files are. */
 const leaks = (text: string) => /\bat [\w.<>]+ \(|node:internal|\/work\/|\/dist\/|\.js:\d+/.test(text);
 
-test('refusals before execution are GraphQL errors: wrong credentials, an empty body, variables as a string, a CSRF-blocked GET', async (t) => {
+test('refusals before execution are GraphQL errors: wrong credentials, an empty body, variables as a string, a mutation by GET', async (t) => {
   const wrongKey = await server.call('POST', '/graphql', { key: 'not-a-key', json: { query: '{ account { username } }' } });
   t.is(wrongKey.status, 401);
   t.like(wrongKey.json.errors[0].extensions, { code: 'UNAUTHENTICATED', status_code: 401 });
@@ -64,10 +64,14 @@ test('refusals before execution are GraphQL errors: wrong credentials, an empty 
     t.is(typeof res.json.errors[0].extensions.code, 'string', label);
     t.false(leaks(res.text), `${label}: ${res.text}`);
   }
-  const csrf = await server.call('GET', '/graphql?query=%7B__typename%7D', { key });
-  t.is(csrf.status, 400);
-  t.false(leaks(csrf.text), csrf.text);
-  t.is(csrf.json.errors[0].extensions.code, 'BAD_REQUEST');
+  // GET runs queries (GraphQL over HTTP); a mutation by GET is refused, without a leak.
+  const get = await server.call('GET', '/graphql?query=%7B__typename%7D', { key });
+  t.is(get.status, 200, get.text);
+  t.is(get.json.data.__typename, 'Query');
+  const mutation = await server.call('GET', `/graphql?query=${encodeURIComponent('mutation { rotateAccountApiKey }')}`, { key });
+  t.is(mutation.status, 405);
+  t.false(leaks(mutation.text), mutation.text);
+  t.truthy(mutation.json.errors[0].extensions.code);
 });
 
 test('a failing field is null with its error; the other fields keep their data', async (t) => {

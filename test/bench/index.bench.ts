@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- index [--sizes 10000,100000,1000000] [--peer 100000] [--rounds 2]`
+ * `npm run bench -- index [--sizes 10000,100000,1000000] [--peer 10000,100000] [--rounds 2]`
  * The visual index at archive scale (issue 20, requirement 5), on a real PostgreSQL:
  * 1. half of .cache/photos registered through REST (the production path: fingerprint, row,
  *    postings); two attacked copies of each (resize50+jpeg70, crop50) are the search queries;
@@ -8,7 +8,7 @@
  *    rotations); after each, a fresh API process (support/index-probe.ts) measures image search
  *    (p50/p99, recall), candidate retrieval alone, identification of unrelated crawled images
  *    (.cache/wallpapers and .cache/copies, decode included) and its own peak RSS;
- * 3. at `--peer` media, a fresh process runs the design before (each process loads the account into
+ * 3. at each `--peer` size, a fresh process runs the design before (each process loads the account into
  *    an in-memory VisualIndex): warm-up, peak RSS, retrieval; the ratio is printed.
  * Run under `flock /tmp/filigrane-bench.lock`.
  */
@@ -50,7 +50,7 @@ export async function run(args: string[]): Promise<void> {
     },
   });
   const sizes = values.sizes.split(',').map(Number).filter((n) => n > 0).sort((a, b) => a - b);
-  const peer = Number(values.peer);
+  const peers = new Set(values.peer.split(',').map(Number));
   const photos = jpegs(join(root, '.cache', 'photos'));
   if (photos.length < 4) throw new Error('no photos: run test/bench/fetch-photos.sh');
   const registered = photos.filter((_, i) => i % 2 === 0);
@@ -93,7 +93,7 @@ export async function run(args: string[]): Promise<void> {
     console.log(`PostgreSQL ${(await db.query('SHOW server_version'))[0].server_version}, ${values.rounds} rounds per measure\n`);
 
     const rows: string[] = [];
-    let peerLine = '';
+    const peerLines: string[] = [];
     let synthetic = 0;
     const base = { databaseUrl: server.databaseUrl, masterKey: server.masterKey.toString('base64'), accountId, copies, unrelated, rounds: Number(values.rounds) };
     for (const size of sizes) {
@@ -117,20 +117,21 @@ export async function run(args: string[]): Promise<void> {
         `| ${s.entries.toLocaleString('en')} | ${loadS.toFixed(0)} | ${(Number(sizeRows[0]!.index) / 2 ** 30).toFixed(1)} + ${(Number(sizeRows[0]!.postings) / 2 ** 30).toFixed(1)} | ${pct(s.search, 0.5).toFixed(0)} | ${pct(s.search, 0.99).toFixed(0)} | ${pct(s.retrieval, 0.5).toFixed(0)} | ${pct(s.identify, 0.5).toFixed(0)} / ${pct(s.identify, 0.99).toFixed(0)} | ${s.found}/${s.queries} | ${s.falseMatches} | ${mib(s.bootRss)} / ${mib(s.peakRss)} |`,
       );
       console.log(rows[rows.length - 1]);
-      if (size === peer) {
+      if (peers.has(size)) {
         const m = await probe({ ...base, mode: 'memory' });
-        peerLine =
+        const peerLine =
           `In-memory design (before), same rows, fresh process at ${m.entries.toLocaleString('en')} media: warm-up ${(m.warmUpMs / 1000).toFixed(1)} s, index ${mib(m.indexBytes)} MiB (${(m.indexBytes / m.entries).toFixed(0)} B/media), ` +
           `peak RSS ${mib(m.peakRss)} MiB, retrieval p50 ${pct(m.retrieval, 0.5).toFixed(1)} ms.\n` +
           `Shared (after), same size: no warm-up (first query ${s.firstMs.toFixed(0)} ms), peak RSS ${mib(s.peakRss)} MiB, retrieval p50 ${pct(s.retrieval, 0.5).toFixed(1)} ms.\n` +
           `Ratio after/before: peak RSS ${(s.peakRss / m.peakRss).toFixed(2)}, index memory per process 0 / ${mib(m.indexBytes)} MiB, retrieval p50 ${(pct(s.retrieval, 0.5) / pct(m.retrieval, 0.5)).toFixed(1)}x, search p50 ${pct(s.search, 0.5).toFixed(0)} ms.`;
         console.log(peerLine);
+        peerLines.push(peerLine);
       }
     }
     console.log('\n| media | load s | visual_index + postings GiB | search p50 ms | search p99 ms | retrieval p50 ms | identify unrelated p50 / p99 ms | copies found first | false matches | API RSS boot / peak MiB |');
     console.log('|---|---|---|---|---|---|---|---|---|---|');
     for (const r of rows) console.log(r);
-    if (peerLine) console.log(`\n${peerLine}`);
+    for (const l of peerLines) console.log(`\n${l}`);
   } finally {
     rmSync(work, { recursive: true, force: true });
     await server.close();

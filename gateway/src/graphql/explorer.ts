@@ -1,39 +1,88 @@
-// A self-contained GraphQL explorer page: Apollo's default landing page loads from a CDN, which
-// does not exist offline, so we serve this small page instead (no external resources).
-export const EXPLORER_HTML = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Filigrane GraphQL</title>
-<style>
- body{font-family:system-ui,sans-serif;margin:0;display:grid;grid-template-rows:auto 1fr;height:100vh}
- header{padding:.5rem 1rem;background:#223;color:#fff;display:flex;gap:1rem;align-items:center}
- header input{flex:1;font-family:monospace}
- main{display:grid;grid-template-columns:1fr 1fr;gap:.5rem;padding:.5rem}
- textarea,pre{font-family:monospace;font-size:13px;margin:0;border:1px solid #ccc;padding:.5rem;overflow:auto}
- .col{display:grid;grid-template-rows:2fr 1fr auto;gap:.5rem}
-</style></head>
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+// GraphiQL (schema docs, completion, history, a headers editor for the credentials) from the
+// graphiql npm package's UMD build with React's: served from node_modules, no CDN, works offline.
+const pkgDir = (name: string) => dirname(require.resolve(`${name}/package.json`));
+
+const ASSETS: Record<string, { file: () => string; type: string }> = {
+  'react.production.min.js': { file: () => join(pkgDir('react'), 'umd', 'react.production.min.js'), type: 'text/javascript; charset=utf-8' },
+  'react-dom.production.min.js': { file: () => join(pkgDir('react-dom'), 'umd', 'react-dom.production.min.js'), type: 'text/javascript; charset=utf-8' },
+  'graphiql.min.js': { file: () => join(pkgDir('graphiql'), 'graphiql.min.js'), type: 'text/javascript; charset=utf-8' },
+  'graphiql.min.css': { file: () => join(pkgDir('graphiql'), 'graphiql.min.css'), type: 'text/css; charset=utf-8' },
+  'graphql-ws.min.js': { file: () => join(pkgDir('graphql-ws'), 'umd', 'graphql-ws.min.js'), type: 'text/javascript; charset=utf-8' },
+  'explorer.js': { file: () => '', type: 'text/javascript; charset=utf-8' },
+};
+
+export const EXPLORER_ASSETS_PATH = '/graphql-explorer';
+
+/** The page's own script (a file, so that a Content-Security-Policy without inline scripts holds). */
+const EXPLORER_JS = `(function () {
+  var headersKey = 'filigrane:graphiql:headers';
+  var saved = localStorage.getItem(headersKey);
+  var base = location.origin + location.pathname.replace(/\\/+$/, '');
+  var wsUrl = base.replace(/^http/, 'ws');
+  var headers = {};
+  try { headers = JSON.parse(saved || '{}'); } catch (e) { headers = {}; }
+  var wsClient = null;
+  function subscriptionClient(auth) {
+    if (wsClient) wsClient.dispose();
+    wsClient = graphqlWs.createClient({ url: wsUrl, lazy: true, connectionParams: function () { return { authorization: auth }; } });
+    return wsClient;
+  }
+  function fetcher(params, opts) {
+    var h = Object.assign({ 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json' }, (opts && opts.headers) || {});
+    localStorage.setItem(headersKey, JSON.stringify((opts && opts.headers) || {}));
+    var auth = h.Authorization || h.authorization || '';
+    if (/^\\s*subscription\\b/.test(params.query || '')) {
+      var client = subscriptionClient(auth);
+      return { subscribe: function (sink) { return { unsubscribe: client.subscribe(params, sink) }; } };
+    }
+    return fetch(base, { method: 'POST', headers: h, body: JSON.stringify(params), credentials: 'same-origin' }).then(function (r) { return r.json(); });
+  }
+  var root = ReactDOM.createRoot(document.getElementById('graphiql'));
+  root.render(React.createElement(GraphiQL, {
+    fetcher: fetcher,
+    defaultEditorToolsVisibility: 'headers',
+    headers: saved || JSON.stringify({ Authorization: 'Token YOUR_API_KEY' }, null, 2),
+    shouldPersistHeaders: true,
+    defaultQuery: '# Filigrane GraphQL. Put your API key in the Headers tab below ({"Authorization": "Token ..."}),\\n# then Ctrl+Enter. The book icon opens the schema docs; Ctrl+Space completes.\\nquery Me {\\n  account {\\n    username\\n    email\\n  }\\n}\\n'
+  }));
+})();
+`;
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>Filigrane GraphQL</title>
+  <link rel="stylesheet" href="${EXPLORER_ASSETS_PATH}/graphiql.min.css">
+  <style>body { margin: 0; height: 100vh; } #graphiql { height: 100vh; }</style>
+</head>
 <body>
-<header><strong>Filigrane GraphQL</strong>
- <input id="auth" placeholder="Authorization header, e.g. Token YOUR_API_KEY" autocomplete="off">
- <button id="run">Run (Ctrl+Enter)</button></header>
-<main>
- <div class="col">
-  <textarea id="query" spellcheck="false">query Me {\n  account {\n    username\n    email\n    home\n    imageCount\n  }\n}</textarea>
-  <textarea id="vars" spellcheck="false" placeholder="Variables (JSON)">{}</textarea>
-  <small>Schema: run <code>{ __schema { types { name } } }</code>, or download it with <code>npx filigrane schema</code>.</small>
- </div>
- <pre id="out"></pre>
-</main>
-<script>
-const $ = (id) => document.getElementById(id);
-$('auth').value = sessionStorage.getItem('auth') || '';
-async function run() {
-  sessionStorage.setItem('auth', $('auth').value);
-  let variables = {};
-  try { variables = JSON.parse($('vars').value || '{}'); } catch (e) { $('out').textContent = 'Variables: ' + e.message; return; }
-  const res = await fetch(location.pathname, { method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: $('auth').value },
-    body: JSON.stringify({ query: $('query').value, variables }) });
-  $('out').textContent = res.status + '\\n' + JSON.stringify(await res.json(), null, 2);
+  <div id="graphiql">Loading the GraphQL explorer…</div>
+  <script src="${EXPLORER_ASSETS_PATH}/react.production.min.js"></script>
+  <script src="${EXPLORER_ASSETS_PATH}/react-dom.production.min.js"></script>
+  <script src="${EXPLORER_ASSETS_PATH}/graphql-ws.min.js"></script>
+  <script src="${EXPLORER_ASSETS_PATH}/graphiql.min.js"></script>
+  <script src="${EXPLORER_ASSETS_PATH}/explorer.js"></script>
+</body>
+</html>
+`;
+
+export const EXPLORER_HTML = PAGE;
+
+const cache = new Map<string, Buffer>();
+
+/** An explorer asset (read once, on first request), public like the page: they hold no data. null: no such file. */
+export function explorerAsset(name: string): { body: Buffer; type: string } | null {
+  const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name]! : null; // not `constructor`, `__proto__`...
+  if (!asset) return null;
+  let body = cache.get(name);
+  if (!body) {
+    body = name === 'explorer.js' ? Buffer.from(EXPLORER_JS) : readFileSync(asset.file());
+    cache.set(name, body);
+  }
+  return { body, type: asset.type };
 }
-$('run').onclick = run;
-document.addEventListener('keydown', (e) => { if (e.ctrlKey && e.key === 'Enter') run(); });
-</script></body></html>`;

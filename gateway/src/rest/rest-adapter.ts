@@ -18,6 +18,7 @@ import {
 } from '@filigrane/core';
 import { acceptedKinds, mediaType, parseBody } from './body.js';
 import './fastify-types.js';
+import { isFileRoute } from '../browser/signed-urls.js';
 
 interface MountedRoute {
   spec: RouteSpec;
@@ -67,6 +68,8 @@ export function mountRestRoutes(app: FastifyInstance, container: Container, plug
       config: {
         declaredMethods: [...methods.keys()],
         authRequired: Object.fromEntries([...methods].map(([method, m]) => [method, m.spec.auth !== 'none'])),
+        // A file answer may be fetched with a signed URL instead of credentials (browser/signed-urls.ts).
+        signedFiles: [...methods.values()].some((m) => isFileRoute(m.spec)),
       },
       handler: async (req, reply) => {
         if (req.method === 'OPTIONS') return reply.code(200).header('allow', allow).send();

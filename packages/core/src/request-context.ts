@@ -5,7 +5,8 @@ export interface Principal {
   home: string;
   /** Grants such as `home:/other` (act on another user's home directory). */
   permissions: string[];
-  scheme: 'token' | 'bearer' | 'session';
+  /** How it proved itself: API key, OAuth token, browser session, or a signed file URL (GET of that one file only). */
+  scheme: 'token' | 'bearer' | 'session' | 'signed-url';
   applicationId?: number;
   /** With `scheme: 'session'`: the browser session's id (sign out, list of sessions). */
   sessionId?: number;
@@ -18,6 +19,8 @@ export interface Authenticator {
    * client's address has failed too often: `client.address` is counted against).
    */
   authenticate(authorization: string | undefined, client?: { address: string }): Promise<Principal | null>;
+  /** The principal of an account that proved itself another way (signed URL, session); null when the account is gone. */
+  principalOf?(accountId: number, scheme: Principal['scheme']): Promise<Principal | null>;
 }
 
 /** What a browser session is resolved from: the request's Cookie header, method and CSRF header. */

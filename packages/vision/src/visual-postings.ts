@@ -1,24 +1,24 @@
 /**
  * The visual index as postings a database holds once for every process (see docs/visual-index.md):
  * the LSH buckets of VisualIndex, stored at full resolution (MAX_BITS bits, one row per non-empty
- * bucket and table), each posting 12 bytes: the entry (a registered image or video frame) and 64
- * bits of the indexed descriptor, so that a bucket neighbour votes only when it is close to the
- * query descriptor, as in memory. A query reads only the buckets its descriptors fall in, at the
+ * bucket and table), each posting 36 bytes: the entry (a registered image or video frame) and the
+ * indexed descriptor, so that a bucket neighbour votes only when its true distance to the query
+ * descriptor is small, exactly as in memory. A query reads only the buckets its descriptors fall in, at the
  * resolution the collection's size calls for (a coarse bucket is a range of fine keys).
  */
 import { DESCRIPTOR_BYTES } from './orb';
 import { bucketCap, LOAD, LSH_TABLES, lshKey, MAX_BITS, spreadSelection } from './visual-index';
 
-/** Entry number (u32 LE) + descriptor bytes 0..7. */
-export const POSTING_BYTES = 12;
+/** Entry number (u32 LE) + the 32-byte descriptor. */
+export const POSTING_BYTES = 4 + DESCRIPTOR_BYTES;
 /** Descriptors of a media put in the index, spread over the image (as VisualIndex's perMedia). */
 export const INDEXED_PER_MEDIA = 256;
 /**
- * Largest Hamming distance between the 64 signature bits for a vote: VisualIndex's 44 of 256
- * bits is 11 of 64 on average; a 64-bit sample is noisier, so the bar is set higher and voting
- * stays a candidate filter (RANSAC decides).
+ * Largest Hamming distance (of 256 bits) at which a bucket neighbour votes: VisualIndex's. A 64-bit
+ * sample of the descriptor (12-byte postings) was tried first: too loose, unrelated synthetic
+ * footage then aligned with a registered video.
  */
-export const SIGNATURE_MAX_DISTANCE = 14;
+export const MAX_VOTE_DISTANCE = 44;
 
 /** Bits per key for a collection of `entries` images and frames (VisualIndex.bitsFor's rule). */
 export function sharedBits(entries: number): number {
@@ -66,7 +66,7 @@ export function entryPostings(entry: number, features: { descriptors: Uint8Array
     counts.push(list.length);
     for (const j of list) {
       postings.writeUInt32LE(entry, o);
-      postings.set(features.descriptors.subarray(j * DESCRIPTOR_BYTES, j * DESCRIPTOR_BYTES + 8), o + 4);
+      postings.set(features.descriptors.subarray(j * DESCRIPTOR_BYTES, (j + 1) * DESCRIPTOR_BYTES), o + 4);
       o += POSTING_BYTES;
     }
   }
@@ -105,33 +105,34 @@ function popcount32(x: number): number {
 
 /**
  * Votes of a query's descriptors over the postings of the ranges they asked: each query
- * descriptor votes at most once per entry, and only for a posting whose signature is close.
+ * descriptor votes at most once per entry, and only for a posting within MAX_VOTE_DISTANCE.
  */
 export class VoteTally {
-  private readonly sigA: Uint32Array;
-  private readonly sigB: Uint32Array;
+  /** Query descriptors as 32-bit words. */
+  private readonly query: Uint32Array;
   private readonly voted = new Set<number>();
   private readonly votes = new Map<number, number>();
 
   constructor(descriptors: Uint8Array, count: number, private readonly ranges: BucketRanges) {
-    this.sigA = new Uint32Array(count);
-    this.sigB = new Uint32Array(count);
-    const view = Buffer.from(descriptors.buffer, descriptors.byteOffset, descriptors.byteLength);
-    for (let i = 0; i < count; i++) {
-      this.sigA[i] = view.readUInt32LE(i * DESCRIPTOR_BYTES);
-      this.sigB[i] = view.readUInt32LE(i * DESCRIPTOR_BYTES + 4);
-    }
+    this.query = new Uint32Array(count * 8);
+    new Uint8Array(this.query.buffer).set(descriptors.subarray(0, count * DESCRIPTOR_BYTES));
   }
 
   /** The postings of range `range` (one or several stored rows). */
   add(range: number, postings: Buffer): void {
     const askers = this.ranges.askers[range]!;
-    for (let o = 0; o + POSTING_BYTES <= postings.length; o += POSTING_BYTES) {
-      const entry = postings.readUInt32LE(o);
-      const a = postings.readUInt32LE(o + 4);
-      const b = postings.readUInt32LE(o + 8);
+    const n = Math.floor(postings.length / POSTING_BYTES);
+    // Aligned copy of the row's bytes as words: entry then 8 descriptor words per posting.
+    const words = new Uint32Array(n * 9);
+    new Uint8Array(words.buffer).set(postings.subarray(0, n * POSTING_BYTES));
+    const q = this.query;
+    for (let p = 0; p < n; p++) {
+      const base = p * 9;
+      const entry = words[base]!;
       for (const i of askers) {
-        if (popcount32(a ^ this.sigA[i]!) + popcount32(b ^ this.sigB[i]!) > SIGNATURE_MAX_DISTANCE) continue;
+        let d = 0;
+        for (let w = 0; w < 8 && d <= MAX_VOTE_DISTANCE; w++) d += popcount32(words[base + 1 + w]! ^ q[i * 8 + w]!);
+        if (d > MAX_VOTE_DISTANCE) continue;
         const mark = entry * 4096 + (i & 4095);
         if (this.voted.has(mark)) continue;
         this.voted.add(mark);

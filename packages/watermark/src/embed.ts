@@ -21,6 +21,8 @@ import {
   type ImageFormat,
   type RawImage,
 } from '@filigrane/vision';
+import { applyBandRgb8 } from './apply-rows';
+import { type ApplyHelper, sharedCopy, startApplyHelper } from './apply-helper';
 import { jndMask, maskBlurRadius, maskGrid, type RowSource } from './jnd';
 import { assertMediaKey } from './key';
 import { ALGORITHM_VERSION, canonicalGrid, DEFAULTS, type EmbeddingParams } from './params';
@@ -221,76 +223,7 @@ function solveGain(h: ShapedHistogram, total: number, mseTarget: number, depth: 
  * Returns the sum of squared differences over the colour channels.
  */
 function applyRgb8(data: Uint8Array, out: Uint8Array, W: number, H: number, channels: number, shaped: PlaneUpsampler, a: number): number {
-  const { i0, f } = shaped.columns;
-  const delta = new Int32Array(W);
-  let sse = 0;
-  for (let y = 0; y < H; y++) sse += applyRowRgb8(data, out, y * W * channels, W, channels, shaped.source(y), i0, f, a, delta);
-  return sse;
-}
-
-/**
- * One row of applyRgb8 starting at sample p; returns its sum of squared differences. Every sample of
- * the row is written (alpha copied), so `out` needs no prior copy of the input. Two loops (the
- * rounded delta row, then the samples) run ~25 % faster than one that does both.
- */
-function applyRowRgb8(
-  data: Uint8Array,
-  out: Uint8Array,
-  p: number,
-  W: number,
-  channels: number,
-  s: Float32Array,
-  i0: Int32Array,
-  f: Float32Array,
-  a: number,
-  delta: Int32Array,
-): number {
-  deltaRow(delta, W, s, i0, f, a);
-  return addRowRgb8(data, out, p, W, channels, delta);
-}
-
-/** delta[x] = round(a * M * P) with M * P upsampled and rounded to float32 as a Float32Array row would hold it. */
-function deltaRow(delta: Int32Array, W: number, s: Float32Array, i0: Int32Array, f: Float32Array, a: number): void {
-  for (let x = 0; x < W; x++) {
-    const k = i0[x];
-    delta[x] = Math.round(a * Math.fround(s[k] + f[x] * (s[k + 1] - s[k])));
-  }
-}
-
-function addRowRgb8(data: Uint8Array, out: Uint8Array, p: number, W: number, channels: number, delta: Int32Array): number {
-  let sse = 0; // of one colour channel, unclipped pixels
-  let clipped = 0; // of all three, clipped pixels
-  for (let x = 0; x < W; x++, p += channels) {
-    const d = delta[x];
-    const r = data[p] + d;
-    const g = data[p + 1] + d;
-    const b = data[p + 2] + d;
-    // All three in 0..255 exactly when no bit above the low eight is set (negatives set them all).
-    if (((r | g | b) & ~255) === 0) {
-      out[p] = r;
-      out[p + 1] = g;
-      out[p + 2] = b;
-      sse += d * d;
-    } else {
-      clipped += clipRgb(data, out, p, d);
-    }
-  }
-  if (channels === 4) for (let q = p - W * 4 + 3; q < p; q += 4) out[q] = data[q];
-  return 3 * sse + clipped;
-}
-
-/** The clipped case of applyRowRgb8 (rare): writes the three samples, returns their squared error. */
-function clipRgb(data: Uint8Array, out: Uint8Array, p: number, d: number): number {
-  let sse = 0;
-  for (let c = 0; c < 3; c++) {
-    const v0 = data[p + c];
-    let v = v0 + d;
-    if (v < 0) v = 0;
-    else if (v > 255) v = 255;
-    out[p + c] = v;
-    sse += (v - v0) * (v - v0);
-  }
-  return sse;
+  return applyBandRgb8(data, out, { ...shaped.parts(), W, channels, a }, 0, H);
 }
 
 /** Writes original + round(alpha * M * P) into `out` (colour channels only); returns the PSNR in dB. */
@@ -422,34 +355,87 @@ interface Applied {
   passes: number;
 }
 
-/** Solves the gain for `targetPsnr` and writes the marked pixels into `out` (a new array when absent). */
-function applyPlan(plan: EmbedPlan, raw: RawImage, targetPsnr: number, out?: Uint8Array | Uint16Array): Applied {
-  const stage = stageTimer();
-  const { histogram, sampled, shaped } = plan;
+/**
+ * The gain search of an apply pass: yields each gain to apply and receives the PSNR it measured,
+ * returns the final PSNR and pass count. Driven by applyPlan (one thread) or applyPlanSplit (two).
+ */
+function* gainSteps(plan: EmbedPlan, depth: 8 | 16, targetPsnr: number): Generator<number, { psnr: number; passes: number }, number> {
+  const { histogram, sampled } = plan;
   const mseTarget = (255 * 255) / Math.pow(10, targetPsnr / 10);
-  let alpha = solveGain(histogram, sampled, mseTarget, raw.depth);
-  stage('gain');
-  const target = out ?? (raw.depth === 16 ? new Uint16Array(raw.data.length) : new Uint8Array(raw.data.length));
-  let psnr = applyDelta(raw, target, shaped, alpha);
+  let alpha = solveGain(histogram, sampled, mseTarget, depth);
+  let psnr = yield alpha;
   let passes = 1;
   // The histogram's bins blur rounding boundaries slightly and it ignores clipping (which can leave the
   // PSNR well above the target): nudge the target until the measured PSNR is in [target, target + 0.1].
   let goal = mseTarget;
   for (let i = 0; i < 3 && alpha > 0 && (psnr < targetPsnr || psnr > targetPsnr + 0.1); i++) {
     goal *= Math.pow(10, (psnr - targetPsnr - 0.02) / 10);
-    alpha = solveGain(histogram, sampled, goal, raw.depth);
-    psnr = applyDelta(raw, target, shaped, alpha);
+    alpha = solveGain(histogram, sampled, goal, depth);
+    psnr = yield alpha;
     passes++;
   }
   if (psnr < targetPsnr) {
     // Never ship below the target: fall back to a safe margin.
     alpha *= Math.pow(10, (psnr - targetPsnr - 0.05) / 20);
-    psnr = applyDelta(raw, target, shaped, alpha);
+    psnr = yield alpha;
     passes++;
   }
+  return { psnr, passes };
+}
+
+/** Solves the gain for `targetPsnr` and writes the marked pixels into `out` (a new array when absent). */
+function applyPlan(plan: EmbedPlan, raw: RawImage, targetPsnr: number, out?: Uint8Array | Uint16Array): Applied {
+  const stage = stageTimer();
+  const target = out ?? (raw.depth === 16 ? new Uint16Array(raw.data.length) : new Uint8Array(raw.data.length));
+  const steps = gainSteps(plan, raw.depth, targetPsnr);
+  let step = steps.next();
+  while (!step.done) step = steps.next(applyDelta(raw, target, plan.shaped, step.value));
   stage('apply');
-  lastEmbedStages.applyPasses = passes;
-  return { out: target, psnr, passes };
+  lastEmbedStages.applyPasses = step.value.passes;
+  return { out: target, psnr: step.value.psnr, passes: step.value.passes };
+}
+
+/** Rows from `split` on are the helper's; its input rows, copied once into shared memory. */
+interface SplitApply {
+  helper: ApplyHelper;
+  split: number;
+  lower?: Uint8Array;
+}
+
+/**
+ * applyPlan with the rows shared between this thread and the helper (8-bit RGB(A) only): the same
+ * kernels on both sides, so the bytes equal applyPlan's. `out` is in shared memory. Falls back to
+ * applyPlan when the helper is unusable or fails.
+ */
+async function applyPlanSplit(plan: EmbedPlan, raw: RawImage, targetPsnr: number, split: SplitApply, out?: Uint8Array): Promise<Applied> {
+  const { width: W, height: H, channels } = raw;
+  const data = raw.data as Uint8Array;
+  const rowBytes = W * channels;
+  const cut = split.split * rowBytes;
+  const stage = stageTimer();
+  split.lower ??= sharedCopy(data.subarray(cut));
+  stage('shareCopy');
+  const target = out ?? new Uint8Array(new SharedArrayBuffer(data.length));
+  const parts = plan.shaped.parts();
+  const steps = gainSteps(plan, 8, targetPsnr);
+  let step = steps.next();
+  while (!step.done) {
+    const band = { ...parts, W, channels, a: step.value };
+    const lower = split.helper.run({ data: split.lower, out: target.subarray(cut), band, y0: split.split, y1: H });
+    const upper = applyBandRgb8(data, target, band, 0, split.split);
+    let sse: number;
+    try {
+      sse = upper + (await lower);
+    } catch {
+      // The helper failed: this thread does its rows too (same kernels, same bytes).
+      sse = upper + applyBandRgb8(split.lower, target.subarray(cut), band, split.split, H);
+    }
+    const mse = sse / (W * H * 3);
+    step = steps.next(mse > 0 ? 10 * Math.log10((255 * 255) / mse) : Infinity);
+  }
+  stage('apply');
+  lastEmbedStages.applyPasses = step.value.passes;
+  return { out: target, psnr: step.value.psnr, passes: step.value.passes };
 }
 
 function registrationOf(
@@ -540,8 +526,7 @@ async function codecLoss(
   const rowBytes = W * channels;
   const data = raw.data as Uint8Array;
   const marked = new Uint8Array(bands * bandRows * rowBytes);
-  const { i0, f } = plan.shaped.columns;
-  const delta = new Int32Array(W);
+  const parts = { ...plan.shaped.parts(), W, channels, a: alpha };
   for (let i = 0; i < bands; i++) {
     const centre = ((i + 0.5) * H) / bands;
     const y0 = whole ? 0 : Math.min(Math.floor((H - bandRows) / 16) * 16, Math.max(0, Math.round((centre - bandRows / 2) / 16) * 16));
@@ -549,7 +534,7 @@ async function codecLoss(
     const original = data.subarray(y0 * rowBytes, (y0 + bandRows) * rowBytes);
     marked.set(original, o);
     const band = marked.subarray(o, o + bandRows * rowBytes);
-    for (let y = 0; y < bandRows; y++) applyRowRgb8(original, band, y * rowBytes, W, channels, plan.shaped.source(y0 + y), i0, f, alpha, delta);
+    applyBandRgb8(original, band, parts, y0, y0 + bandRows);
   }
   const sampleInfo: ImageInfo = { ...info, height: bands * bandRows };
   const sample: RawImage = { ...raw, data: marked, height: bands * bandRows };
@@ -593,6 +578,24 @@ export async function embed(input: Uint8Array, key: Uint8Array, options: EmbedOp
   const t0 = performance.now();
   const limits = { maxPixels: options.maxPixels ?? DEFAULT_MAX_PIXELS };
   const info = await probeImage(input, limits);
+  // Started now, so its start-up overlaps the decode; 8-bit colour only (the usual JPEG).
+  const helper = startApplyHelper(info.width * info.height);
+  try {
+    return await embedWith(input, key, options, info, limits, t0, helper);
+  } finally {
+    helper?.close();
+  }
+}
+
+async function embedWith(
+  input: Uint8Array,
+  key: Uint8Array,
+  options: EmbedOptions,
+  info: ImageInfo,
+  limits: { maxPixels: number },
+  t0: number,
+  helper: ApplyHelper | undefined,
+): Promise<EmbedResult> {
   // libvips decodes on its own thread while this one makes the keyed pattern (key and size only).
   const decoding = decodeRaw(input, info, limits);
   let embedMs = 0;
@@ -626,9 +629,13 @@ export async function embed(input: Uint8Array, key: Uint8Array, options: EmbedOp
   };
   let hash: Buffer | undefined;
   let out: Uint8Array | Uint16Array | undefined;
+  const split: SplitApply | undefined =
+    helper?.usable && raw.depth === 8 && raw.channels >= 3 ? { helper, split: Math.floor(raw.height / 2) } : undefined;
   for (let attempt = 0; ; attempt++) {
     t = performance.now();
-    const applied = applyPlan(plan, raw, internal, out);
+    const applied = split
+      ? await applyPlanSplit(plan, raw, internal, split, out as Uint8Array | undefined)
+      : applyPlan(plan, raw, internal, out);
     out = applied.out;
     embedMs += performance.now() - t;
     const encoding = encodeLike({ ...raw, data: out }, input, info, ladder.length ? { jpeg: ladder[rung] } : {});

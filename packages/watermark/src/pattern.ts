@@ -127,6 +127,11 @@ export class PlaneUpsampler {
     return tmp;
   }
 
+  /** The plane and both tables, for code that interpolates on its own (apply-rows.ts). */
+  parts(): { q: Float32Array; w0: number; h0: number; colI0: Int32Array; colF: Float32Array; rowI0: Int32Array; rowF: Float32Array } {
+    return { q: this.p0, w0: this.w0, h0: this.h0, colI0: this.columns.i0, colF: this.columns.f, rowI0: this.rows.i0, rowF: this.rows.f };
+  }
+
   row(y: number, out: Float32Array): void {
     const s = this.source(y);
     const { i0, f } = this.columns;

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource, EntityManager } from 'typeorm';
-import { filterSql, keysetBatches, returnedRows, TOKENS, type Clock, type ExtensionRegistry, type FilterCondition, type FilterFields } from '@filigrane/core';
+import { filterSql, keysetBatches, MAX_TAGS, returnedRows, tagEditSql, TOKENS, type Clock, type ExtensionRegistry, type FilterCondition, type FilterFields, type TagEdit } from '@filigrane/core';
 import { MATCH_FILTERS } from '@filigrane/plugin-matches';
 import { aggregationFields, type AggregationDef } from './aggregation-catalog.js';
 
@@ -175,5 +175,37 @@ export class AggregationQueryService {
       return true;
     });
     return found ? this.get(accountId, def, id) : null;
+  }
+
+  /**
+   * Tags and export of every object of the filters and/or ids in one statement, each change counted
+   * in `_version`; tag edits are SQL (tagEditSql), so concurrent edits of other tags are kept.
+   */
+  async bulkUpdate(
+    accountId: number,
+    def: AggregationDef,
+    selection: { conditions?: FilterCondition[]; ids?: string[] },
+    change: { tags?: TagEdit; export?: boolean },
+  ): Promise<{ matched: number; updated: number; refused: number; ids: string[] }> {
+    const params: unknown[] = [];
+    const where = [this.where(accountId, def, selection.conditions ?? [], params)];
+    const p = (v: unknown) => {
+      params.push(v);
+      return `$${params.length}`;
+    };
+    if (selection.ids) where.push(`a.id = ANY(${p(selection.ids)}::bigint[])`);
+    const tags = change.tags ? tagEditSql('a.tags', change.tags, p) : 'a.tags';
+    const exportFlag = change.export === undefined ? 'a.export' : `${p(change.export)}::boolean`;
+    const [row]: { matched: number; updated: number; ids: string[] | null }[] = await this.db.query(
+      `WITH target AS (SELECT a.id ${FROM} WHERE ${where.join(' AND ')}),
+       changed AS (
+         UPDATE aggregations a SET tags = ${tags}, export = ${exportFlag}, version = a.version + 1, updated = ${p(this.clock.now())}
+         FROM target WHERE a.id = target.id AND cardinality(${tags}) <= ${MAX_TAGS}
+         RETURNING a.id)
+       SELECT (SELECT count(*)::int FROM target) AS matched, (SELECT count(*)::int FROM changed) AS updated,
+              (SELECT array_agg(id::text) FROM (SELECT id FROM changed ORDER BY id LIMIT 1000) c) AS ids`,
+      params,
+    );
+    return { matched: row!.matched, updated: row!.updated, refused: row!.matched - row!.updated, ids: row!.ids ?? [] };
   }
 }

@@ -4,6 +4,7 @@ import type { DataSource } from 'typeorm';
 import { AggregationQueryService } from './aggregation-query.service.js';
 import { AggregationsInit1763900000000 } from './aggregations.migration.js';
 import { AggregationFilter, AggregationsResolver } from './aggregations.resolver.js';
+import { AggregationBulkResolver } from './aggregation-bulk.resolver.js';
 import { aggregationRoutes } from './aggregations.routes.js';
 
 /**
@@ -18,7 +19,7 @@ export const aggregationsPlugin = definePlugin({
     bind(AggregationQueryService).toSelf().inSingletonScope();
   }),
   routes: aggregationRoutes,
-  resolvers: [AggregationsResolver],
+  resolvers: [AggregationsResolver, AggregationBulkResolver],
   contributions: [
     // The match filters other plugins contribute (review_state) filter the groups in GraphQL too.
     contribute(GRAPHQL_SCHEMA_HOOKS, (container) => () => addFilterFields(AggregationFilter, container.get(AggregationQueryService).contributedFields())),

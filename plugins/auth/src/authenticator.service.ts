@@ -75,6 +75,17 @@ export class AuthenticatorService implements Authenticator {
     for (const [hash, entry] of this.keyCache) if (entry.principal.accountId === accountId) this.keyCache.delete(hash);
   }
 
+  /** The principal of an account that proved itself otherwise (a signed file URL, a session): null when it is gone. */
+  async principalOf(accountId: number, scheme: Principal['scheme']): Promise<Principal | null> {
+    const rows: PrincipalRow[] = await this.db.query(
+      `SELECT a.id, a.username, a.home,
+              ARRAY(SELECT permission FROM account_permissions p WHERE p.account_id = a.id ORDER BY permission) AS permissions
+       FROM accounts a WHERE a.id = $1`,
+      [accountId],
+    );
+    return rows[0] ? toPrincipal(rows[0], scheme) : null;
+  }
+
   private async byAccessToken(token: string, client?: { address: string }): Promise<Principal> {
     const rows: PrincipalRow[] = await this.db.query(
       `SELECT a.id, a.username, a.home, t.expires, t.application_id,

@@ -77,7 +77,7 @@ export interface MatchPage {
   previous: Cursor | null;
 }
 
-const FROM = 'FROM matches m LEFT JOIN sites s ON s.id = m.site_id LEFT JOIN media_catalog md ON md.id = m.media_id';
+export const FROM = 'FROM matches m LEFT JOIN sites s ON s.id = m.site_id LEFT JOIN media_catalog md ON md.id = m.media_id';
 const SELECT = `SELECT m.*, s.name AS site_name, s.domain AS site_domain, s.suffix AS site_suffix, s.country AS site_country ${FROM}`;
 
 /** A match list's cursor: the boundary row's (date_created, id). */
@@ -152,7 +152,8 @@ export class MatchQueryService {
     return rows[0]!.n;
   }
 
-  private async where(accountId: number, f: MatchFilters, params: unknown[]): Promise<string[]> {
+  /** The WHERE conditions of a listing (over FROM's m, s, md), parameters appended to `params`: bulk edits and histograms share them. */
+  async where(accountId: number, f: MatchFilters, params: unknown[]): Promise<string[]> {
     const p = (v: unknown) => {
       params.push(v);
       return `$${params.length}`;

@@ -8,6 +8,10 @@ import { MatchRecorder } from './match-recorder.service.js';
 import { MatchesInit1763700008000, MatchesSightedImage1763800000000, MatchesSiteDirectory1764300003000, MatchesRegion1764900002000, MatchesVideo1763850000000 } from './matches.migration.js';
 import { MatchesResolver, MatchFilter } from './matches.resolver.js';
 import { matchRoutes } from './matches.routes.js';
+import { MatchBulkService } from './match-bulk.service.js';
+import { matchBulkRoutes } from './match-bulk.routes.js';
+import { MatchDashboardResolver } from './match-dashboard.resolver.js';
+import { MatchHistogramService } from './match-histogram.service.js';
 
 /** Where registered media were found: storage, v3 and v4 listings, tags and export. */
 export const matchesPlugin = definePlugin({
@@ -20,9 +24,11 @@ export const matchesPlugin = definePlugin({
     bind(MatchRecorder).toSelf().inSingletonScope();
     bind(MatchQueryService).toSelf().inSingletonScope();
     bind(CreditNamesService).toSelf().inSingletonScope();
+    bind(MatchBulkService).toSelf().inSingletonScope();
+    bind(MatchHistogramService).toSelf().inSingletonScope();
   }),
-  routes: matchRoutes,
-  resolvers: [MatchesResolver],
+  routes: [...matchRoutes, ...matchBulkRoutes],
+  resolvers: [MatchesResolver, MatchDashboardResolver],
   contributions: [
     contribute(ACCOUNT_DELETED_HOOKS, (c) => (accountId: number) => c.get(MatchRecorder).forgetAccount(accountId)),
     // The contributed filters (review_state) get their typed GraphQL field too (MatchFilter.reviewState).

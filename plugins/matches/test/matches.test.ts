@@ -19,7 +19,8 @@ async function register(path: string, colour: string): Promise<number> {
 const day = (d: number, h = 12) => new Date(Date.UTC(2026, 2, d, h));
 
 test.before(async () => {
-  server = await startTestServer({ plugins: ['matches'], workers: false });
+  // review contributes the review_state filter the GraphQL parity cases use.
+  server = await startTestServer({ plugins: ['matches', 'review'], workers: false });
   const account = await server.createAccount('tracker');
   key = account.apiKey;
   accountId = account.id;

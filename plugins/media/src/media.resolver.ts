@@ -8,7 +8,7 @@ import { RegistrationService } from './registration.service.js';
 import type { MediaRecord } from '@filigrane/core';
 import { MediaService } from './media.service.js';
 import { parseMediaPath } from './media-path.js';
-import { imageView, mediaUrl, videoView } from '@filigrane/core';
+import { fileUrl, imageView, mediaUrl, videoView } from '@filigrane/core';
 import { parseMetadata } from '@filigrane/core';
 
 @ObjectType('RegisteredImage')
@@ -47,6 +47,7 @@ export class MediaType {
   @Field(() => Date) created!: Date;
   @Field(() => Int) diskUsage!: number;
   @Field(() => String) type!: string;
+  @Field(() => String, { nullable: true, description: 'The spec\'s top-level thumbnail URL (null for a folder); `@signedUrls` on the operation signs it for <img>.' }) thumbnail!: string | null;
   @Field(() => GraphQLJSONObject) metadata!: Record<string, unknown>;
   @Field(() => ImageType, { nullable: true }) image!: ImageType | null;
   @Field(() => VideoType, { nullable: true }) video!: VideoType | null;
@@ -73,6 +74,7 @@ export function view(m: MediaRecord, baseUrl: string): MediaType {
     created: m.created,
     diskUsage: m.diskUsage,
     type: m.type,
+    thumbnail: m.type === 'folder' ? null : fileUrl(baseUrl, m.id, 'thumbnail'),
     metadata: m.metadata,
     image: image && { ...image, mediaPath: image.media_path, mediaUrl: image.media_url },
     video: m.type === 'video' ? (({ streaming_url, ...v }) => ({ ...v, streamingUrl: streaming_url, error: m.processingError }))(videoView(m, baseUrl)) : null,

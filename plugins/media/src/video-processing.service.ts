@@ -1,7 +1,7 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
 import { requireBlob, TOKENS, withTempFile, type BlobStore, type ExtensionRegistry } from '@filigrane/core';
-import { decodeTimeoutMs, pipelined, sampleFrames, VIDEO_FAST_THRESHOLD, VIDEO_FPS, VIDEO_SIDE, VideoError } from '@filigrane/video';
+import { decodeTimeoutMs, pipelined, sampleFrames, VIDEO_FPS, VIDEO_SIDE, VideoError } from '@filigrane/video';
 import { framesInFlight } from '@filigrane/vision';
 import { Media } from './media.entity.js';
 import { MEDIA_EVENTS } from './media-events.js';

@@ -7,6 +7,7 @@ import { REVIEW_SERVICE } from './review.api.js';
 import { reviewDigestSection } from './review-digest.js';
 import { REVIEW_FILTERS } from './review-filter.js';
 import { ReviewInit1764108000000 } from './review.migration.js';
+import { MatchReviewFieldResolver } from './match-review.resolver.js';
 import { ReviewResolver } from './review.resolver.js';
 import { reviewRoutes } from './review.routes.js';
 import { ReviewStore } from './review.service.js';
@@ -29,7 +30,7 @@ export const reviewPlugin = definePlugin({
     bind(LicenseeService).toSelf().inSingletonScope();
   }),
   routes: reviewRoutes,
-  resolvers: [ReviewResolver],
+  resolvers: [ReviewResolver, MatchReviewFieldResolver],
   contributions: [
     ...REVIEW_FILTERS.map((f) => contribute(MATCH_FILTERS, () => f)),
     contribute(WEBHOOK_EVENT_TYPES, () => ['match.reviewed']),

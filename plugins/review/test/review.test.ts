@@ -277,6 +277,12 @@ test.serial('GraphQL, match.reviewed to a webhook, and the digest counts', async
   t.is(listed.data?.matchReviewList.count, 3, JSON.stringify(listed));
   t.is(listed.data?.matchReviewList.results.length, 2);
   t.is(listed.data?.matchReviewList.next, listed.data?.matchReviewList.results[1].matchId);
+  // The typed Match object carries its review; the match list filters on it (MatchFilter.reviewState).
+  const typed = await gql(alice, '{ matches(filter: { reviewState: { in: ["infringing", "ignored"] } }) { count results { id review { state note automatic changedAt } } } }');
+  t.is(typed.data?.matches.count, 4, JSON.stringify(typed));
+  t.deepEqual(typed.data?.matches.results.map((m: { review: { state: string } }) => m.review.state).sort(), ['IGNORED', 'INFRINGING', 'INFRINGING', 'INFRINGING']);
+  const fresh = await gql(bob, '{ matches { results { id review { state changedAt } } } }');
+  t.deepEqual(fresh.data?.matches.results, [{ id: bobMatch, review: { state: 'LICENSED', changedAt: '2026-11-20T09:00:00.000Z' } }]);
   const denied = await gql(bob, `{ matchReviewHistory(matchId: "${ids.lemonde}") { state } }`);
   t.is(denied.errors?.[0]?.extensions?.code, 'NOT_FOUND');
   const lic = await gql(alice, 'mutation { createLicensee(input: { name: "Agence", domain: "agence.example", validUntil: "bad" }) { id } }');

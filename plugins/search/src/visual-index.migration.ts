@@ -142,3 +142,38 @@ export class VisualIndexPostings1764300001000 implements MigrationInterface {
     await q.query('ALTER TABLE visual_index DROP COLUMN entry, DROP COLUMN buckets, DROP COLUMN bands');
   }
 }
+
+/**
+ * Postings carry the whole descriptor (36 bytes: entry + 32), so that votes count the true
+ * distance as the in-memory index did; 12-byte postings (entry + 64 bits) let unrelated footage
+ * align with a registered video. Existing postings are dropped and rows re-posted on first use.
+ */
+export class VisualIndexFullPostings1764300002000 implements MigrationInterface {
+  name = 'VisualIndexFullPostings1764300002000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query('TRUNCATE visual_postings');
+    await q.query('UPDATE visual_index SET buckets = NULL WHERE buckets IS NOT NULL');
+    await q.query('ALTER TABLE visual_postings DROP COLUMN n_postings');
+    await q.query('ALTER TABLE visual_postings ADD COLUMN n_postings integer GENERATED ALWAYS AS (octet_length(postings) / 36) STORED');
+    await q.query(`
+      CREATE OR REPLACE FUNCTION visual_postings_without(p bytea, gone bigint[]) RETURNS bytea LANGUAGE sql IMMUTABLE AS $$
+        SELECT coalesce(string_agg(substring(p FROM i FOR 36), ''::bytea ORDER BY i), ''::bytea)
+        FROM generate_series(1, octet_length(p), 36) AS i
+        WHERE (get_byte(p, i - 1)::bigint | (get_byte(p, i)::bigint << 8) | (get_byte(p, i + 1)::bigint << 16) | (get_byte(p, i + 2)::bigint << 24)) <> ALL (gone)
+      $$`);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('TRUNCATE visual_postings');
+    await q.query('UPDATE visual_index SET buckets = NULL WHERE buckets IS NOT NULL');
+    await q.query('ALTER TABLE visual_postings DROP COLUMN n_postings');
+    await q.query('ALTER TABLE visual_postings ADD COLUMN n_postings integer GENERATED ALWAYS AS (octet_length(postings) / 12) STORED');
+    await q.query(`
+      CREATE OR REPLACE FUNCTION visual_postings_without(p bytea, gone bigint[]) RETURNS bytea LANGUAGE sql IMMUTABLE AS $$
+        SELECT coalesce(string_agg(substring(p FROM i FOR 12), ''::bytea ORDER BY i), ''::bytea)
+        FROM generate_series(1, octet_length(p), 12) AS i
+        WHERE (get_byte(p, i - 1)::bigint | (get_byte(p, i)::bigint << 8) | (get_byte(p, i + 1)::bigint << 16) | (get_byte(p, i + 2)::bigint << 24)) <> ALL (gone)
+      $$`);
+  }
+}

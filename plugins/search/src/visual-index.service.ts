@@ -7,6 +7,7 @@ import {
   canonicalLuma,
   dhashBands,
   entryPostings,
+  POSTING_BYTES,
   fingerprintGrid,
   fingerprintPool,
   hamming64,
@@ -122,7 +123,7 @@ export class VisualIndexService implements MediaEventsListener {
     const p = entryPostings(entry, f);
     await m.query(
       `INSERT INTO visual_postings (account_id, bucket, postings)
-       SELECT $1, b, substring($4::bytea FROM o + 1 FOR c * 12) FROM unnest($2::int[], $3::int[], $5::int[]) AS t(b, o, c) ORDER BY b
+       SELECT $1, b, substring($4::bytea FROM o + 1 FOR c * ${POSTING_BYTES}) FROM unnest($2::int[], $3::int[], $5::int[]) AS t(b, o, c) ORDER BY b
        ON CONFLICT (account_id, bucket) DO UPDATE SET postings = visual_postings.postings || EXCLUDED.postings`,
       [accountId, p.buckets, p.offsets, p.postings, p.counts],
     );

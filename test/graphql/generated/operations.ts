@@ -146,6 +146,27 @@ export type V3MatchFilter = {
   blacklist?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
+/** The date a match is counted at. */
+export type MatchHistogramDate =
+  | 'DATE_CREATED'
+  | 'DATE_UPDATED'
+  | 'PAGE_DATE_PUBLISHED';
+
+/** SITE (key: site id, label: domain), COUNTRY (site country code), SOURCE (crawler, search, press...), WATERMARKED ("true"/"false"), KIND (web, press), MEDIA (key: media id, label: path). */
+export type MatchHistogramGroup =
+  | 'SITE'
+  | 'COUNTRY'
+  | 'SOURCE'
+  | 'WATERMARKED'
+  | 'KIND'
+  | 'MEDIA';
+
+/** Calendar days, ISO weeks (from Monday) or months, in the histogram's time zone. */
+export type HistogramInterval =
+  | 'DAY'
+  | 'WEEK'
+  | 'MONTH';
+
 /** The filters of GET /api/v3/aggregations/<name>/: site* on the site groups, pageUrl on group-site-path-pageurl. */
 export type AggregationFilter = {
   /** REST `_id` */
@@ -291,6 +312,17 @@ export type TakedownNoticeInput = {
   recipientEmail?: InputMaybe<Scalars['String']['input']>;
   explanation?: InputMaybe<Scalars['String']['input']>;
 };
+
+/** A match found (created) or seen again / changed (updated). */
+export type MatchEventKind =
+  | 'CREATED'
+  | 'UPDATED';
+
+/** Long work that ends with an event: searches, watermarking, press issues. */
+export type JobKind =
+  | 'SEARCH'
+  | 'WATERMARKING'
+  | 'PRESS';
 
 export type SiteReportQueryVariables = Exact<{
   minMatches: number;

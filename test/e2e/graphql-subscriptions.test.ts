@@ -1,0 +1,197 @@
+import test from 'ava';
+import pg from 'pg';
+import { createClient, type Client } from 'graphql-ws';
+import type { FormattedExecutionResult } from 'graphql';
+import WebSocket from 'ws';
+import type { Sighting } from '@filigrane/core';
+import { MatchRecorder } from '@filigrane/plugin-matches';
+import { startTestServer, type TestAccount, type TestServer } from '@filigrane/testing';
+
+// Issue 23 item 6: GraphQL subscriptions with a real graphql-ws client over loopback, fed by the
+// event outbox after commit, whoever wrote the event (this process, or another connection as a
+// worker process would), one account's events only.
+
+let server: TestServer;
+let alice: TestAccount;
+let bob: TestAccount;
+const clients: Client[] = [];
+
+test.before(async () => {
+  server = await startTestServer({ plugins: ['matches'] });
+  alice = await server.createAccount('alice');
+  bob = await server.createAccount('bob');
+});
+test.after.always(async () => {
+  for (const c of clients) await c.dispose();
+  await server?.close();
+});
+
+const wsUrl = () => server.url.replace(/^http/, 'ws') + '/graphql';
+
+function connect(params: Record<string, unknown> | undefined, headers: Record<string, string> = {}): { client: Client; closed: Promise<{ code: number; reason: string }> } {
+  let onClosed!: (v: { code: number; reason: string }) => void;
+  const closed = new Promise<{ code: number; reason: string }>((r) => (onClosed = r));
+  const client = createClient({
+    url: wsUrl(),
+    webSocketImpl: class extends WebSocket {
+      constructor(url: string, protocols: string[]) {
+        super(url, protocols, { headers });
+      }
+    },
+    connectionParams: params,
+    retryAttempts: 0,
+    lazy: false,
+    onNonLazyError: () => undefined,
+    on: { closed: (e) => onClosed({ code: (e as { code: number }).code, reason: String((e as { reason: unknown }).reason) }) },
+  });
+  client.on('error', () => undefined);
+  clients.push(client);
+  return { client, closed };
+}
+
+/** Collects a subscription's results; `next(n)` waits for the n-th one (10 s at most). */
+function subscribe(client: Client, query: string, variables?: Record<string, unknown>) {
+  const results: FormattedExecutionResult<Record<string, any>, unknown>[] = [];
+  let error: unknown = null;
+  let waiters: (() => void)[] = [];
+  const unsubscribe = client.subscribe<Record<string, any>>({ query, variables }, {
+    next: (r) => {
+      results.push(r);
+      waiters.forEach((w) => w());
+    },
+    error: (e) => {
+      error = e;
+      waiters.forEach((w) => w());
+    },
+    complete: () => undefined,
+  });
+  return {
+    results,
+    unsubscribe,
+    get error() {
+      return error;
+    },
+    async next(n: number, ms = 10_000) {
+      const end = Date.now() + ms;
+      while (results.length < n && !error) {
+        if (Date.now() > end) throw new Error(`timed out waiting for result ${n} of ${query.slice(0, 60)}`);
+        await new Promise<void>((r) => {
+          waiters.push(r);
+          setTimeout(r, 200);
+        });
+        waiters = [];
+      }
+      if (error) throw new Error(`subscription error: ${Array.isArray(error) ? JSON.stringify(error) : String((error as { message?: string }).message ?? `${(error as { code?: number }).code} ${(error as { reason?: string }).reason}`)}`);
+      return results[n - 1]!;
+    },
+  };
+}
+
+const sighting = (accountId: number, page: string): Sighting => ({ accountId, source: 'test', kind: 'web', image: {}, imageUrl: 'https://img.example.com/a.jpg', page: { url: page }, credit: 'Studio' });
+const record = (s: Sighting) =>
+  server.get(MatchRecorder).record({ sighting: s, mediaId: null, kind: 'credit', watermarked: false, exclusive: null, query: { width: 10, height: 10, format: 'jpeg' } });
+/** Lets the server start reading the outbox for a subscription just sent (there is no "started" message in the protocol). */
+const settle = () => new Promise((r) => setTimeout(r, 700));
+
+test.serial('new and updated matches reach their account only, after commit, with the same credentials as HTTP', async (t) => {
+  const a = subscribe(connect({ authorization: `Token ${alice.apiKey}` }).client, 'subscription { matchEvents { kind matchId matchKind source pageUrl credit occurredAt } }');
+  const onlyNew = subscribe(connect(undefined, { authorization: `Token ${alice.apiKey}` }).client, 'subscription { matchEvents(kinds: [CREATED]) { kind matchId } }');
+  const b = subscribe(connect({ authorization: `Token ${bob.apiKey}` }).client, 'subscription { matchEvents { matchId } }');
+  await settle();
+
+  const t0 = Date.now();
+  const first = await record(sighting(alice.id, 'https://news.example.com/1'));
+  await record(sighting(alice.id, 'https://news.example.com/1')); // seen again: updated
+  const created = await a.next(1);
+  t.log(`match.created reached the subscriber ${Date.now() - t0} ms after the commit`);
+  t.like(created.data!.matchEvents, { kind: 'CREATED', matchId: String(first.id), matchKind: 'credit', source: 'test', pageUrl: 'https://news.example.com/1', credit: 'Studio' });
+  t.is((await a.next(2)).data!.matchEvents.kind, 'UPDATED');
+  t.is((await onlyNew.next(1)).data!.matchEvents.matchId, String(first.id));
+
+  await record(sighting(bob.id, 'https://bob.example.com/1'));
+  t.truthy((await b.next(1)).data!.matchEvents.matchId);
+  await settle();
+  t.is(a.results.length, 2, 'alice never sees bob\'s match');
+  t.is(onlyNew.results.length, 1, 'the updated event was filtered out');
+  t.is(b.results.length, 1, 'bob saw only his own');
+});
+
+test.serial('events written by another connection (a worker process) arrive; rolled-back ones never do', async (t) => {
+  const progress = subscribe(connect({ authorization: `Token ${alice.apiKey}` }).client, 'subscription P($s: Int) { crawlProgress(sessionId: $s) { sessionId batchId state url images } }', { s: 7 });
+  const jobs = subscribe(connect({ authorization: `Token ${alice.apiKey}` }).client, 'subscription { jobFinished { kind id status matchCount error } }');
+  await settle();
+  const other = new pg.Client({ connectionString: server.databaseUrl });
+  await other.connect();
+  t.teardown(() => other.end());
+  const insert = (type: string, data: unknown) =>
+    other.query('INSERT INTO event_outbox (account_id, type, data, occurred_at) VALUES ($1, $2, $3, now())', [alice.id, type, JSON.stringify(data)]);
+  await other.query('BEGIN');
+  await insert('crawl.batch.created', { session_id: 7, batch_id: 99, crawl_cycle: 1, state: 'done', url: 'https://site.example/', images: 12 });
+  await other.query('ROLLBACK');
+  await insert('crawl.batch.created', { session_id: 8, batch_id: 100, crawl_cycle: 1, state: 'done', url: 'https://other.example/' });
+  await insert('crawl.batch.created', { session_id: 7, batch_id: 101, crawl_cycle: 1, state: 'done', url: 'https://site.example/', images: 3 });
+  await insert('search.completed', { id: 'abc', status: 'complete', type: 'image', match_count: 4 });
+  await insert('watermarking.completed', { id: 'w1', status: 'failed', error: { code: 'bad_image', details: 'Not an image.' } });
+
+  t.deepEqual((await progress.next(1)).data!.crawlProgress, { sessionId: 7, batchId: 101, state: 'done', url: 'https://site.example/', images: 3 });
+  t.deepEqual((await jobs.next(1)).data!.jobFinished, { kind: 'SEARCH', id: 'abc', status: 'complete', matchCount: 4, error: null });
+  t.deepEqual((await jobs.next(2)).data!.jobFinished, { kind: 'WATERMARKING', id: 'w1', status: 'failed', matchCount: null, error: 'Not an image.' });
+  await settle();
+  t.is(progress.results.length, 1, 'the rolled-back batch and session 8 were not delivered');
+});
+
+test.serial('a transaction that commits after a later one still reaches subscribers (real PostgreSQL only)', async (t) => {
+  // The embedded database runs one transaction at a time, so only a real server can interleave them.
+  if (!process.env.DATABASE_URL) return t.pass('needs DATABASE_URL');
+  const progress = subscribe(connect({ authorization: `Token ${alice.apiKey}` }).client, 'subscription { crawlProgress(sessionId: 9) { batchId } }');
+  await settle();
+  const slow = new pg.Client({ connectionString: server.databaseUrl });
+  const fast = new pg.Client({ connectionString: server.databaseUrl });
+  await Promise.all([slow.connect(), fast.connect()]);
+  t.teardown(() => Promise.all([slow.end(), fast.end()]));
+  const insert = (c: pg.Client, batch: number) =>
+    c.query('INSERT INTO event_outbox (account_id, type, data, occurred_at) VALUES ($1, $2, $3, now())', [alice.id, 'crawl.batch.created', JSON.stringify({ session_id: 9, batch_id: batch, crawl_cycle: 1, state: 'done', url: 'https://s.example/' })]);
+  await slow.query('BEGIN');
+  await insert(slow, 1); // takes the lower id
+  await insert(fast, 2); // commits first
+  await progress.next(1);
+  await slow.query('COMMIT');
+  await progress.next(2);
+  t.deepEqual(progress.results.map((r) => r.data!.crawlProgress.batchId).sort(), [1, 2]);
+});
+
+test.serial('no or wrong credentials close the socket; queries and mutations stay on HTTP; limits apply', async (t) => {
+  const none = connect(undefined);
+  t.is((await none.closed).code, 4401);
+  const wrong = connect({ authorization: 'Token not-a-key' });
+  t.is((await wrong.closed).code, 4401);
+
+  const client = connect({ authorization: `Token ${alice.apiKey}` }).client;
+  const query = subscribe(client, '{ account { username } }');
+  await t.throwsAsync(() => query.next(1), { message: /Only subscriptions run over WebSocket/ });
+  const deep = subscribe(client, `subscription { matchEvents { ${'site { '.repeat(12)} domain ${'} '.repeat(12)} } }`);
+  await t.throwsAsync(() => deep.next(1), { message: /too complex|depth/ });
+  const unknown = subscribe(client, 'subscription { matchEvents { nope } }');
+  await t.throwsAsync(() => unknown.next(1), { message: /Cannot query field/ });
+});
+
+test.serial('the console\'s session cookie opens a subscription from its own origin, never from another', async (t) => {
+  const set = await alice.call('POST', '/graphql', { json: { query: 'mutation { changePassword(newPassword: "correct horse battery") }' } });
+  t.falsy(set.json.errors, set.text);
+  const signIn = await server.call('POST', '/api/v4/session/', { json: { username: 'alice', password: 'correct horse battery' } });
+  t.is(signIn.status, 201, signIn.text);
+  const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+  const own = connect(undefined, { cookie, origin: server.url });
+  const sub = subscribe(own.client, 'subscription { matchEvents { matchId } }');
+  await settle();
+  const m = await record(sighting(alice.id, 'https://news.example.com/cookie'));
+  t.is((await sub.next(1)).data!.matchEvents.matchId, String(m.id));
+
+  const hijack = connect(undefined, { cookie, origin: 'https://evil.example' });
+  t.is((await hijack.closed).code, 4401, 'a cross-site page cannot ride on the cookie');
+  // A page anywhere may still use its own key: the key is its credential, not the browser's.
+  const keyed = subscribe(connect({ authorization: `Token ${alice.apiKey}` }, { origin: 'https://evil.example' }).client, 'subscription { matchEvents { matchId } }');
+  await settle();
+  const again = await record(sighting(alice.id, 'https://news.example.com/cookie2'));
+  t.is((await keyed.next(1)).data!.matchEvents.matchId, String(again.id));
+});
