@@ -1,5 +1,5 @@
 import { Arg, Ctx, Field, ID, inject, injectable, InputType, Int, Mutation, ObjectType, Query, requirePrincipal, Resolver, type GraphQLContext } from '@filigrane/plugin-api';
-import { CaseService, type Actor, type CaseRow } from './case.service.js';
+import { CaseService, type Actor, type CaseRow, type RightsHolderDefaults } from './case.service.js';
 import { CASE_STATES, type CaseState } from './case-states.js';
 import { FieldReader, idParam } from './case-input.js';
 import { caseDetailView, noticeView } from './case-view.js';
@@ -84,6 +84,28 @@ export class CaseType {
   @Field(() => [CaseHistoryType]) history!: CaseHistoryType[];
 }
 
+@ObjectType('CaseRightsHolder', { description: 'The rights holder named in notices by default' })
+export class CaseRightsHolderType {
+  @Field(() => String, { nullable: true }) name!: string | null;
+  @Field(() => String, { nullable: true }) email!: string | null;
+  @Field(() => String, { nullable: true }) address!: string | null;
+  @Field(() => String, { nullable: true }) phone!: string | null;
+}
+
+@ObjectType('CaseSettings')
+export class CaseSettingsType {
+  @Field(() => Boolean, { description: 'A match marked infringing joins its site\'s open case, or opens one' }) autoGroup!: boolean;
+  @Field(() => CaseRightsHolderType, { nullable: true }) rightsHolder!: CaseRightsHolderType | null;
+}
+
+@InputType('CaseRightsHolderInput')
+export class CaseRightsHolderInput {
+  @Field(() => String, { nullable: true }) name?: string;
+  @Field(() => String, { nullable: true }) email?: string;
+  @Field(() => String, { nullable: true }) address?: string;
+  @Field(() => String, { nullable: true }) phone?: string;
+}
+
 @InputType('TakedownNoticeInput')
 export class TakedownNoticeInput {
   @Field(() => String, { description: 'dmca or dsa' }) type!: string;
@@ -97,6 +119,12 @@ export class TakedownNoticeInput {
   @Field(() => String, { nullable: true }) recipientEmail?: string;
   @Field(() => String, { nullable: true }) explanation?: string;
 }
+
+const settingsType = (v: { auto_group: boolean; rights_holder: RightsHolderDefaults | null }): CaseSettingsType => ({
+  autoGroup: v.auto_group,
+  rightsHolder: v.rights_holder && { name: v.rights_holder.name ?? null, email: v.rights_holder.email ?? null, address: v.rights_holder.address ?? null, phone: v.rights_holder.phone ?? null },
+});
+const clean = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== null));
 
 const actorType = (a: Actor): CaseActorType => ({ type: a.type, accountId: a.account_id, applicationId: a.application_id });
 const date = (v: string | null) => (v === null ? null : new Date(v));
@@ -215,9 +243,9 @@ export class CasesResolver {
     const p = requirePrincipal(ctx);
     const holder = { name: input.rightsHolderName, email: input.rightsHolderEmail, address: input.rightsHolderAddress, phone: input.rightsHolderPhone };
     const recipient = { name: input.recipientName, email: input.recipientEmail };
-    const clean = (o: Record<string, unknown>) => (Object.values(o).some((v) => v !== undefined && v !== null) ? Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== null)) : undefined);
+    const some = (o: Record<string, unknown>) => (Object.keys(clean(o)).length ? clean(o) : undefined);
     const parsed = noticeInput({
-      type: input.type, lang: input.lang ?? undefined, rights_holder: clean(holder), recipient: clean(recipient), signature: input.signature ?? undefined, explanation: input.explanation ?? undefined,
+      type: input.type, lang: input.lang ?? undefined, rights_holder: some(holder), recipient: some(recipient), signature: input.signature ?? undefined, explanation: input.explanation ?? undefined,
     });
     return noticeType(await this.notices.create(p, idParam(caseId), parsed), ctx.baseUrl);
   }
@@ -250,5 +278,67 @@ export class CasesResolver {
     const n = r.text('note', { max: 2000, multiline: true }, note);
     r.done();
     return noticeType(await this.notices.recordSent(p, idParam(caseId), idParam(noticeId), { to: where, note: n }), ctx.baseUrl);
+  }
+
+  @Query(() => CaseSettingsType, { description: 'Case settings: automatic grouping by site, the default rights holder.' })
+  async caseSettings(@Ctx() ctx: GraphQLContext): Promise<CaseSettingsType> {
+    return settingsType(await this.service.settings(requirePrincipal(ctx).accountId));
+  }
+
+  @Mutation(() => CaseSettingsType, { description: 'Change the case settings (rightsHolder null clears it).' })
+  async updateCaseSettings(
+    @Arg('autoGroup', () => Boolean, { nullable: true }) autoGroup: boolean | undefined,
+    @Arg('rightsHolder', () => CaseRightsHolderInput, { nullable: true }) rightsHolder: CaseRightsHolderInput | null | undefined,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<CaseSettingsType> {
+    const p = requirePrincipal(ctx);
+    const body: Record<string, unknown> = { rights_holder: rightsHolder ? clean({ ...rightsHolder }) : undefined };
+    const r = new FieldReader(body, ['rights_holder']);
+    const holder = rightsHolder === null ? null : r.rightsHolder('rights_holder');
+    r.done();
+    return settingsType(await this.service.updateSettings(p.accountId, { auto_group: autoGroup ?? undefined, rights_holder: holder }));
+  }
+
+  @Mutation(() => CaseType, { description: 'Rename a case.' })
+  async updateCase(@Arg('id', () => ID) id: string, @Arg('title', () => String) title: string, @Ctx() ctx: GraphQLContext): Promise<CaseType> {
+    const p = requirePrincipal(ctx);
+    const r = new FieldReader({}, []);
+    const t = r.text('title', { max: 200, required: true }, title);
+    r.done();
+    return this.caseType(p.accountId, await this.service.rename(p, idParam(id), t!), ctx.baseUrl);
+  }
+
+  @Mutation(() => Boolean, { description: 'Delete a case (refused once one of its notices was sent: close it instead).' })
+  async deleteCase(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<boolean> {
+    await this.notices.deleteFiles(await this.service.remove(requirePrincipal(ctx), idParam(id)));
+    return true;
+  }
+
+  @Mutation(() => CaseType, { description: 'Attach an evidence pack (packId), or capture one of the case\'s matches (capture: true).' })
+  async attachCaseEvidence(
+    @Arg('id', () => ID) id: string,
+    @Arg('packId', () => ID, { nullable: true }) packId: string | undefined,
+    @Arg('capture', () => Boolean, { nullable: true }) capture: boolean | undefined,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<CaseType> {
+    const p = requirePrincipal(ctx);
+    const r = new FieldReader({}, []);
+    const pack = r.text('packId', { max: 100 }, packId);
+    if ((pack === undefined) === !capture) r.fail('packId', 'invalid', 'Give either packId or capture: true.');
+    r.done();
+    return this.caseType(p.accountId, await this.service.attachEvidence(p, idParam(id), { packId: pack, capture: capture ?? undefined }), ctx.baseUrl);
+  }
+
+  @Query(() => [TakedownNoticeType], { description: 'The notices of a case.' })
+  async takedownNotices(@Arg('caseId', () => ID) caseId: string, @Ctx() ctx: GraphQLContext): Promise<TakedownNoticeType[]> {
+    const p = requirePrincipal(ctx);
+    const c = await this.service.get(p.accountId, idParam(caseId));
+    return (await this.notices.list(p.accountId, c.id)).map((n) => noticeType(n, ctx.baseUrl));
+  }
+
+  @Query(() => TakedownNoticeType, { description: 'One notice of a case.' })
+  async takedownNotice(@Arg('caseId', () => ID) caseId: string, @Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<TakedownNoticeType> {
+    const p = requirePrincipal(ctx);
+    return noticeType(await this.notices.get(p.accountId, idParam(caseId), idParam(id)), ctx.baseUrl);
   }
 }

@@ -133,13 +133,18 @@ test.serial('CSV of the cases and GraphQL show the same cases', async (t) => {
   t.deepEqual(rows.map((r) => [r.id, r.state, r.site, r.match_ids]), list.results.map((c: { id: string; state: string; site: string; match_ids: string[] }) => [c.id, c.state, c.site ?? '', c.match_ids.join(',')]));
   t.truthy(rows[0]!.url && rows[0]!.created && 'resolution' in rows[0]!);
 
-  const gql = await alice.call('POST', '/graphql', { json: { query: '{ cases(state: "closed") { id state resolution matchCount history { action fromState toState note actor { type accountId } } } }' } });
+  const gql = await alice.call('POST', '/graphql', { json: { query: '{ cases(state: "closed") { id title state resolution matchCount history { action fromState toState note actor { type accountId } } } }' } });
   t.is(gql.status, 200, gql.text);
   t.falsy(gql.json.errors, JSON.stringify(gql.json.errors));
   const closed = gql.json.data.cases[0];
   t.like(closed, { state: 'closed', matchCount: 1 });
   t.deepEqual(closed.history.map((h: { action: string }) => h.action), ['opened', 'transition', 'transition', 'transition']);
   t.like(closed.history[1], { fromState: 'open', toState: 'resolved', note: 'They bought a licence', actor: { type: 'account', accountId: alice.id } });
+  const settings = await alice.call('POST', '/graphql', { json: { query: 'mutation { updateCaseSettings(autoGroup: true, rightsHolder: { name: "Studio Ørsted", email: "rights@orsted.example" }) { autoGroup rightsHolder { name email } } }' } });
+  t.deepEqual(settings.json.data?.updateCaseSettings, { autoGroup: true, rightsHolder: { name: 'Studio Ørsted', email: 'rights@orsted.example' } }, settings.text);
+  t.like((await alice.call('GET', '/api/v4/cases/settings/')).json, { auto_group: true, rights_holder: { name: 'Studio Ørsted' } });
+  const renamed = await alice.call('POST', '/graphql', { json: { query: `mutation { updateCase(id: "${closed.id}", title: "Archive") { title history { action } } }` } });
+  t.like(renamed.json.data?.updateCase, { title: 'Archive' });
   const bad = await alice.call('POST', '/graphql', { json: { query: 'mutation { transitionCase(id: "999999", state: "closed") { id } }' } });
   t.is(bad.json.errors[0].extensions.code, 'NOT_FOUND');
 });

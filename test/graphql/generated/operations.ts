@@ -313,6 +313,13 @@ export type TakedownNoticeInput = {
   explanation?: InputMaybe<Scalars['String']['input']>;
 };
 
+export type CaseRightsHolderInput = {
+  name?: InputMaybe<Scalars['String']['input']>;
+  email?: InputMaybe<Scalars['String']['input']>;
+  address?: InputMaybe<Scalars['String']['input']>;
+  phone?: InputMaybe<Scalars['String']['input']>;
+};
+
 /** A match found (created) or seen again / changed (updated). */
 export type MatchEventKind =
   | 'CREATED'
