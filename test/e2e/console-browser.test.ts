@@ -63,7 +63,7 @@ async function checkScreen(t: ExecutionContext, name: string): Promise<void> {
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
 
-run('the console: sign in, watermark, register, search, review a crawled match side by side and set its state, settings, axe on every screen', async (t) => {
+run('the console: sign in, watermark, register, search, review a crawled match side by side (region outlined) and set its state, settings, axe on every screen', async (t) => {
   t.timeout(150_000);
   const base = server.url;
   const scripts: { url: string; bytes: Buffer }[] = [];
@@ -163,6 +163,15 @@ run('the console: sign in, watermark, register, search, review a crawled match s
   const originalLoaded = await page.locator('.side-by-side img').first().evaluate((img: unknown) => (img as { complete: boolean; naturalWidth: number }).naturalWidth > 0);
   t.true(originalLoaded, 'the registered original shows');
   await page.locator('.side-by-side img').nth(1).waitFor();
+  // The matched region, outlined on both images: the copy was cut from (60, 40) to (780, 580) of the 900 x 675 original.
+  t.is(await page.locator('.outlined svg polygon').count(), 2, 'the region is drawn on both images');
+  const region = (await alice.call('POST', '/graphql', { json: { query: '{ matches(pageSize: 1) { results { region { copy original } } } }' } })).json.data.matches.results[0].region;
+  const expected = [60 / 900, 40 / 675, 780 / 900, 40 / 675, 780 / 900, 580 / 675, 60 / 900, 580 / 675];
+  t.true(
+    (region.original as number[]).every((v, i) => Math.abs(v - expected[i]!) < 0.02),
+    `the copy's outline in the original ${JSON.stringify(region.original)} ~ ${JSON.stringify(expected.map((v) => +v.toFixed(3)))}`,
+  );
+  t.true((region.copy as number[]).every((v, i) => Math.abs(v - [-60 / 720, -40 / 540, 840 / 720, -40 / 540, 840 / 720, 635 / 540, -60 / 720, 635 / 540][i]!) < 0.03), JSON.stringify(region.copy));
   t.truthy(await page.getByText('Watermark detected').first().textContent(), 'the copy keeps the watermark');
   await page.getByLabel('Tags').fill('todo, harbour');
   await page.getByRole('button', { name: 'Save', exact: true }).click();

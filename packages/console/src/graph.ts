@@ -11,10 +11,12 @@ export interface MatchView {
   site: { domain: string | null; name: string | null; country: string | null } | null;
   page: { url: string | null; imageUrl: string | null; headline: string | null };
   media: { id: string; path: string; thumbnail: string; image: string } | null;
+  /** Each image's outline in the other: x0, y0 ... x3, y3 in fractions of width and height. */
+  region: { copy: number[]; original: number[] } | null;
 }
 
 /** The selection of a Match the screens use. */
-export const MATCH_SELECTION = '{ id dateCreated watermarked tags export sessions site { domain name country } page { url headline image { url } } media { id path thumbnail image } }';
+export const MATCH_SELECTION = '{ id dateCreated watermarked tags export sessions site { domain name country } page { url headline image { url } } media { id path thumbnail image } region { copy original } }';
 
 type Raw = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -32,6 +34,7 @@ export function matchView(r: Raw): MatchView {
     site: r.site ? { domain: r.site.domain ?? null, name: r.site.name ?? null, country: r.site.country ?? null } : null,
     page: { url: page.url ?? null, imageUrl: page.image?.url ?? null, headline: page.headline ?? null },
     media: media && { id: String(media.id), path: media.path, thumbnail: media.thumbnail, image: media.image },
+    region: r.region ?? null,
   };
 }
 

@@ -52,3 +52,27 @@ export function localScale(m: Mat3, x: number, y: number): number {
   const [x2, y2] = apply(m, x, y + 1);
   return Math.sqrt(Math.abs((x1 - x0) * (y2 - y0) - (y1 - y0) * (x2 - x0)));
 }
+
+/**
+ * Where two images overlap, from the homography `h` that maps the copy (qw x qh) onto the original
+ * (rw x rh): the copy's outline in the original and the original's outline in the copy, each as
+ * four corners (x0, y0 ... x3, y3) in fractions of that image's width and height (may fall outside
+ * 0..1 where one image extends beyond the other). Undefined when `h` cannot be inverted.
+ */
+export function matchedRegion(h: Mat3, qw: number, qh: number, rw: number, rh: number): { copy: number[]; original: number[] } | undefined {
+  const back = invert(h);
+  if (!back) return undefined;
+  const corners = (w: number, ht: number) => [0, 0, w, 0, w, ht, 0, ht];
+  const outline = (m: Mat3, w: number, ht: number, ow: number, oh: number) => {
+    const c = corners(w, ht);
+    const out: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const [x, y] = apply(m, c[2 * i]!, c[2 * i + 1]!);
+      out.push(Math.round((x / ow) * 1e4) / 1e4, Math.round((y / oh) * 1e4) / 1e4);
+    }
+    return out.every(Number.isFinite) ? out : undefined;
+  };
+  const original = outline(h, qw, qh, rw, rh);
+  const copy = outline(back, rw, rh, qw, qh);
+  return original && copy ? { copy, original } : undefined;
+}

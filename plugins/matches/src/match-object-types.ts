@@ -44,6 +44,12 @@ export class MatchMedia {
   @Field(() => GraphQLJSONObject, { description: "The user's metadata (user.* keys), as set." }) userMetadata!: Record<string, unknown>;
 }
 
+@ObjectType('MatchRegion', { description: 'Where the copy and the original overlap: each image\'s outline in the other, as four corners x0, y0 ... x3, y3 in fractions of that image\'s width and height (outside 0..1 where one image extends beyond the other).' })
+export class MatchRegion {
+  @Field(() => [Float], { description: 'The original\'s outline in the copy found.' }) copy!: number[];
+  @Field(() => [Float], { description: 'The copy\'s outline in the registered original.' }) original!: number[];
+}
+
 @ObjectType('Match', { description: 'A v4 match: a registered media found somewhere (GET /api/v4/matches/<id>/).' })
 export class Match {
   @Field(() => String) id!: string;
@@ -56,6 +62,8 @@ export class Match {
   @Field(() => [Int]) sessions!: number[];
   @Field(() => MatchSite, { nullable: true }) site!: MatchSite | null;
   @Field(() => MatchWebPage) page!: MatchWebPage;
+  @Field(() => MatchRegion, { nullable: true, description: 'The matched region on both images (matches recorded before it was kept, credit and video matches: null).' })
+  region!: MatchRegion | null;
   /** The registered media's id (for field resolvers: `media` and other plugins' relations). */
   mediaId!: number | null;
   /** The account the match belongs to (field resolvers read on its behalf). */

@@ -46,6 +46,8 @@ export interface MatchRow {
   credit: string | null;
   image: SightedImage | null;
   video: VideoAlignment | null;
+  /** Where the copy and the original overlap (MatchRegionValue), when known. */
+  region?: { copy: number[]; original: number[] } | null;
   date_created: Date;
   date_updated: Date;
   site_id: number | null;

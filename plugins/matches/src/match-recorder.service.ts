@@ -20,6 +20,14 @@ export interface MatchInput {
   query: { width: number | null; height: number | null; format: string | null; md5?: string | null };
   /** Video matches: the aligned time ranges. */
   video?: VideoAlignment;
+  /** Where the copy and the original overlap (corners in fractions of each image), when known. */
+  region?: MatchRegionValue | null;
+}
+
+/** The matched region: each image's outline in the other, four corners x0,y0..x3,y3 in fractions of width and height. */
+export interface MatchRegionValue {
+  copy: number[];
+  original: number[];
 }
 
 /** The image as seen, as the match keeps it (crawl_date is kept from the first sighting on update). */
@@ -97,8 +105,8 @@ export class MatchRecorder {
     const recorded = await this.db.transaction(async (tx) => {
       const rows: { id: string; created: boolean }[] = await tx.query(
         `INSERT INTO matches (account_id, media_id, kind, source, watermarked, exclusive, sessions, site_id, host, page_url, page,
-                              page_date_published, query_url, query_width, query_height, query_format, press, credit, image, video, date_created, date_updated)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $20, $21, $19, $19)
+                              page_date_published, query_url, query_width, query_height, query_format, press, credit, image, video, region, date_created, date_updated)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $20, $21, $22, $19, $19)
          ON CONFLICT ON CONSTRAINT matches_sighting_key DO UPDATE SET
            watermarked = matches.watermarked OR EXCLUDED.watermarked,
            sessions = ARRAY(SELECT DISTINCT unnest(matches.sessions || EXCLUDED.sessions) ORDER BY 1),
@@ -107,13 +115,14 @@ export class MatchRecorder {
            query_width = EXCLUDED.query_width, query_height = EXCLUDED.query_height, query_format = EXCLUDED.query_format,
            credit = COALESCE(EXCLUDED.credit, matches.credit),
            video = COALESCE(EXCLUDED.video, matches.video),
+           region = COALESCE(EXCLUDED.region, matches.region),
            image = EXCLUDED.image || jsonb_build_object('crawl_date', COALESCE(matches.image->'crawl_date', to_jsonb(matches.date_created))),
            date_updated = EXCLUDED.date_updated
          RETURNING id, (xmax = 0) AS created`,
         [
           s.accountId, input.mediaId, input.kind ?? s.kind, s.source, input.watermarked, input.exclusive, s.sessionId !== undefined ? [s.sessionId] : [],
           siteId, host, s.page?.url ?? '', page, s.page?.datePublished ?? null, s.imageUrl ?? '', input.query.width, input.query.height,
-          input.query.format, s.press ?? null, s.credit ?? null, now, sightedImage(s, input.query, now), input.video ?? null,
+          input.query.format, s.press ?? null, s.credit ?? null, now, sightedImage(s, input.query, now), input.video ?? null, input.region ?? null,
         ],
       );
       const recorded = { id: Number(rows[0]!.id), created: rows[0]!.created };

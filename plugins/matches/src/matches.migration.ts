@@ -101,3 +101,16 @@ export class MatchesSiteDirectory1764300003000 implements MigrationInterface {
     await q.query('DROP VIEW site_directory');
   }
 }
+
+/** Where the copy and the original overlap (MatchRecorder's `region`), for the console's side-by-side view. */
+export class MatchesRegion1764900002000 implements MigrationInterface {
+  name = 'MatchesRegion1764900002000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query('ALTER TABLE matches ADD COLUMN region jsonb');
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('ALTER TABLE matches DROP COLUMN region');
+  }
+}

@@ -5,7 +5,7 @@ import { CreditNamesService } from './credit-names.service.js';
 import { MATCH_FILTERS } from './match-filter-extension.js';
 import { MatchQueryService } from './match-query.service.js';
 import { MatchRecorder } from './match-recorder.service.js';
-import { MatchesInit1763700008000, MatchesSightedImage1763800000000, MatchesSiteDirectory1764300003000, MatchesVideo1763850000000 } from './matches.migration.js';
+import { MatchesInit1763700008000, MatchesSightedImage1763800000000, MatchesSiteDirectory1764300003000, MatchesRegion1764900002000, MatchesVideo1763850000000 } from './matches.migration.js';
 import { MatchesResolver, MatchFilter } from './matches.resolver.js';
 import { matchRoutes } from './matches.routes.js';
 import { MatchBulkService } from './match-bulk.service.js';
@@ -19,7 +19,7 @@ export const matchesPlugin = definePlugin({
   requires: ['media', 'blacklist'],
   extensionPoints: [MATCH_FILTERS],
   entities: [Site, Match],
-  migrations: [MatchesInit1763700008000, MatchesSightedImage1763800000000, MatchesVideo1763850000000, MatchesSiteDirectory1764300003000],
+  migrations: [MatchesInit1763700008000, MatchesSightedImage1763800000000, MatchesVideo1763850000000, MatchesSiteDirectory1764300003000, MatchesRegion1764900002000],
   bindings: new ContainerModule(({ bind }) => {
     bind(MatchRecorder).toSelf().inSingletonScope();
     bind(MatchQueryService).toSelf().inSingletonScope();

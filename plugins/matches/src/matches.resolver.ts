@@ -31,7 +31,7 @@ const V3MatchFilter = filterInputType('V3MatchFilter', { ...V3_FIELDS.web, ...V3
 /** The v4 match object of a row; its media is resolved on demand, batched per request. */
 export function matchObject(r: MatchRow, baseUrl: string): Match {
   const { media: _media, ...view } = matchV4(r, null, baseUrl);
-  return { ...camelCaseKeys<Match>(view), mediaId: r.media_id === null ? null : Number(r.media_id), accountId: r.account_id };
+  return { ...camelCaseKeys<Match>(view), region: r.region ?? null, mediaId: r.media_id === null ? null : Number(r.media_id), accountId: r.account_id };
 }
 
 @injectable()

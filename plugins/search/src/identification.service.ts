@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import { TOKENS, type MediaReader, type MediaRecord } from '@filigrane/core';
-import { prepareQuery, PreparedQuery, queryFingerprint, registerQuery, transformPlausibility, type GeometricModel, type VisualFingerprint } from '@filigrane/vision';
+import { matchedRegion, prepareQuery, PreparedQuery, queryFingerprint, registerQuery, transformPlausibility, type GeometricModel, type VisualFingerprint } from '@filigrane/vision';
 import { detectAmong, type DetectionReference, type EmbeddingParams, type ReducedOriginal } from '@filigrane/watermark';
 import { VisualIndexService } from './visual-index.service.js';
 
@@ -23,7 +23,12 @@ export interface Identified {
   exact: boolean;
   /** Detection result; null when not run (plain media, similar mode, detect=false). */
   watermarked: boolean | null;
+  /** Where the copy and the original overlap (matchedRegion), when a geometry was validated. */
+  region?: { copy: number[]; original: number[] };
 }
+
+/** The whole image (an exact copy overlaps its original everywhere). */
+const FULL_FRAME = [0, 0, 1, 0, 1, 1, 0, 1];
 
 /** Candidates verified by RANSAC per query: each costs ~15 ms per model tried. */
 const VERIFIED = { near_duplicate: 4, leaks: 6, similar: 2 } as const;
@@ -104,7 +109,7 @@ export class IdentificationService {
 
     const found: Identified[] = [];
     const exactIds = exact.filter((id) => media.has(id));
-    for (const id of exactIds) found.push({ media: media.get(id)!, inliers: EXACT_STRENGTH, exact: true, watermarked: null });
+    for (const id of exactIds) found.push({ media: media.get(id)!, inliers: EXACT_STRENGTH, exact: true, watermarked: null, region: { copy: FULL_FRAME, original: FULL_FRAME } });
     // Noise candidates collect a handful of votes, a copy's original dozens to hundreds: candidates
     // far below the best are not worth a RANSAC (~15 ms each). Media with the same pixels (the
     // transactional copies of one original) have the same fingerprint: one RANSAC validates them all.
@@ -128,7 +133,7 @@ export class IdentificationService {
         const reg = await registerQuery(fp.features, reference, model, { minInliers: MIN_INLIERS[model] });
         const q = fp.features;
         if (reg && transformPlausibility(reg.homography, q.width, q.height, reference.width, reference.height).ok) {
-          found.push({ media: media.get(c.id)!, inliers: reg.inliers, exact: false, watermarked: null });
+          found.push({ media: media.get(c.id)!, inliers: reg.inliers, exact: false, watermarked: null, region: matchedRegion(reg.homography, q.width, q.height, reference.width, reference.height) });
           break;
         }
       }
@@ -157,7 +162,7 @@ export class IdentificationService {
       .filter((m) => !known.has(m.id) && this.eligible(m, options))
       .map((m) => {
         const like = byHash.get(m.pixelHash!.toString('hex'))!;
-        return { media: m, inliers: like.inliers, exact: like.exact, watermarked: null };
+        return { media: m, inliers: like.inliers, exact: like.exact, watermarked: null, region: like.region };
       });
   }
 

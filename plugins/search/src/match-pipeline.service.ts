@@ -58,7 +58,7 @@ export class MatchPipelineService implements MatchPipeline {
     });
     for (const f of withoutLookAlikes(found)) {
       const watermarked = f.watermarked === true;
-      const recorded = await this.recorder.record({ sighting, mediaId: f.media.id, watermarked, exclusive: f.media.exclusive, query: info });
+      const recorded = await this.recorder.record({ sighting, mediaId: f.media.id, watermarked, exclusive: f.media.exclusive, query: info, region: f.region ?? null });
       matches.push({ matchId: String(recorded.id), kind: sighting.kind, mediaId: f.media.id, watermarked, created: recorded.created });
     }
     return matches;

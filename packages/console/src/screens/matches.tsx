@@ -342,12 +342,20 @@ function MatchDetail({ id }: { id: string }) {
           <div class="side-by-side">
             <figure>
               <figcaption>{t('matches.original')}</figcaption>
-              {data.media ? <img src={data.media.image} alt={`${t('matches.original')}: ${data.media.path}`} /> : <p>—</p>}
+              {data.media ? (
+                <Outlined src={data.media.image} alt={`${t('matches.original')}: ${data.media.path}`} outline={data.region?.original} label={t('matches.regionOriginal')} />
+              ) : (
+                <p>—</p>
+              )}
               {data.media && <a href={href(['media'], { path: data.media.path.replace(/\/[^/]+$/, ''), media: data.media.path })}>{data.media.path}</a>}
             </figure>
             <figure>
               <figcaption>{t('matches.copy')}</figcaption>
-              {data.page.imageUrl ? <img src={data.page.imageUrl} alt={`${t('matches.copy')}: ${data.page.imageUrl}`} referrerpolicy="no-referrer" /> : <p>{t('matches.noCopy')}</p>}
+              {data.page.imageUrl ? (
+                <Outlined src={data.page.imageUrl} alt={`${t('matches.copy')}: ${data.page.imageUrl}`} outline={data.region?.copy} label={t('matches.regionCopy')} />
+              ) : (
+                <p>{t('matches.noCopy')}</p>
+              )}
               {data.page.imageUrl && (
                 <a href={data.page.imageUrl} rel="noreferrer noopener" target="_blank" class="ellipsis">
                   {data.page.imageUrl}
@@ -414,5 +422,20 @@ function MatchDetail({ id }: { id: string }) {
         </article>
       )}
     </>
+  );
+}
+
+/** An image with the matched region drawn over it (corners in fractions of the image's size). */
+function Outlined({ src, alt, outline, label }: { src: string; alt: string; outline?: number[]; label: string }) {
+  const points = outline && outline.length === 8 ? [0, 1, 2, 3].map((i) => `${outline[2 * i]},${outline[2 * i + 1]}`).join(' ') : null;
+  return (
+    <div class="outlined">
+      <img src={src} alt={alt} referrerpolicy="no-referrer" />
+      {points && (
+        <svg viewBox="0 0 1 1" preserveAspectRatio="none" role="img" aria-label={label}>
+          <polygon points={points} vector-effect="non-scaling-stroke" />
+        </svg>
+      )}
+    </div>
   );
 }
