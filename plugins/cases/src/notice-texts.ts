@@ -82,7 +82,7 @@ const en: NoticeTexts = {
   dsaStatementText: 'I confirm my bona fide belief that the information and allegations contained in this notice are accurate and complete.',
   signature: 'Signature',
   signed: (signer, date) => `/s/ ${signer}, ${date} (electronic signature)`,
-  evidenceNote: 'Each evidence pack is a signed, time-stamped WACZ file; its SHA-256 above lets anyone check that the file they receive is the one cited here.',
+  evidenceNote: 'Each evidence pack is a signed WACZ file (RFC 3161 time-stamped when the service has a time stamp authority); its SHA-256 above lets anyone check that the file they receive is the one cited here.',
   mailSubject: (type, site) => `${type === 'dmca' ? 'DMCA takedown notice' : 'Notice of illegal content (DSA art. 16)'}${site ? `: ${site}` : ''}`,
   mailIntro: 'Please find below, and attached as PDF, a notice concerning content hosted on your service.',
 };
@@ -125,7 +125,7 @@ const fr: NoticeTexts = {
   dsaStatementText: 'Je confirme penser, de bonne foi, que les informations et allégations contenues dans la présente notification sont exactes et complètes.',
   signature: 'Signature',
   signed: (signer, date) => `/s/ ${signer}, le ${date} (signature électronique)`,
-  evidenceNote: 'Chaque preuve est un fichier WACZ signé et horodaté ; son SHA-256 ci-dessus permet à quiconque de vérifier que le fichier reçu est bien celui cité ici.',
+  evidenceNote: 'Chaque preuve est un fichier WACZ signé (horodaté selon la RFC 3161 lorsque le service dispose d\'une autorité d\'horodatage) ; son SHA-256 ci-dessus permet à quiconque de vérifier que le fichier reçu est bien celui cité ici.',
   mailSubject: (type, site) => `${type === 'dmca' ? 'Notification de retrait DMCA' : 'Notification de contenu illicite (DSA, art. 16)'}${site ? ` : ${site}` : ''}`,
   mailIntro: 'Veuillez trouver ci-dessous, et en pièce jointe au format PDF, une notification concernant un contenu hébergé par votre service.',
 };

@@ -11,7 +11,7 @@ let alice: TestAccount;
 let bob: TestAccount;
 const m: Record<string, string> = {};
 /** What the account's webhook endpoint received. */
-const hooks: { type: string; data: Record<string, any> }[] = []; // eslint-disable-line @typescript-eslint/no-explicit-any
+const hooks: { type: string; data: Record<string, any>; seq: number }[] = []; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /** The review plugin's REST API, as a user reviews. */
 async function review(a: TestAccount, ids: string[], state: string): Promise<void> {
@@ -30,7 +30,10 @@ test.before(async () => {
       let body = '';
       req.on('data', (c) => (body += c));
       req.on('end', () => {
-        hooks.push(JSON.parse(body));
+        // Deliveries are independent jobs and may arrive in any order; the message id carries the
+        // outbox id (msg_evt<id>_<endpoint>), which is the order the events were produced in.
+        const seq = Number(/^msg_evt(\d+)_/.exec(String(req.headers['webhook-id']))?.[1] ?? NaN);
+        hooks.push({ ...JSON.parse(body), seq });
         res.writeHead(204).end();
       });
     },
@@ -151,7 +154,9 @@ test.serial('CSV of the cases and GraphQL show the same cases', async (t) => {
 
 test.serial('case.opened and case.updated reach the account\'s webhook, opened first, with what changed', async (t) => {
   await server.drainJobs();
-  const events = await eventually('the case events', () => hooks.length >= 8 && hooks);
+  const arrived = await eventually('the case events', () => hooks.length >= 8 && hooks);
+  t.true(arrived.every((e) => Number.isInteger(e.seq)), 'every delivery names its outbox event');
+  const events = [...arrived].sort((a, b) => a.seq - b.seq);
   t.is(events[0]!.type, 'case.opened');
   t.like(events[0]!.data, { site: 'copies.example', state: 'open', match_ids: [m.a1], change: { action: 'opened', actor: { type: 'system' } } });
   const transition = events.find((e) => e.data.change.action === 'transition' && e.data.change.to_state === 'resolved');
