@@ -70,6 +70,16 @@ export interface MatchRef {
   dateCreated: Date;
 }
 
+/**
+ * Which matches an action is about: these ids, the matches of a filter (GET /api/v4/matches/'s
+ * query string, as parsed there), or both (their intersection). Only the caller's matches count.
+ */
+export interface MatchSelection {
+  ids?: string[];
+  /** The filter language of GET /api/v4/matches/ (`{"site.domain__in": "a.com,b.com", "tags": "x"}`). */
+  query?: Record<string, QueryValue>;
+}
+
 export interface MatchPage {
   rows: MatchRow[];
   count: number;
@@ -114,13 +124,13 @@ export class MatchQueryService {
   }
 
   /**
-   * The account's v4 matches for a filter query (the list's query string: `site.domain=x.com`,
-   * `review_state__in=new,unsure`...), in id order from `afterId`: what bulk actions and other
-   * plugins walk, batch after batch. Ids are those the REST API shows.
+   * The account's v4 matches a selection names (the list's filter query: `site.domain=x.com`,
+   * `review_state__in=new,unsure`...; and/or ids), in id order from `afterId`: what bulk actions and
+   * other plugins walk, batch after batch. Ids are those the REST API shows.
    */
-  async refs(accountId: number, query: Record<string, QueryValue>, options: { afterId?: string; limit?: number } = {}): Promise<MatchRef[]> {
+  async refs(accountId: number, selection: MatchSelection, options: { afterId?: string; limit?: number } = {}): Promise<MatchRef[]> {
     const params: unknown[] = [];
-    const where = await this.where(accountId, this.v4Filters(query), params);
+    const where = await this.selectionWhere(accountId, selection, params);
     if (options.afterId !== undefined) {
       params.push(options.afterId);
       where.push(`m.id > $${params.length}::bigint`);
@@ -144,12 +154,25 @@ export class MatchQueryService {
     }));
   }
 
-  /** How many of the account's v4 matches a filter query selects. */
-  async count(accountId: number, query: Record<string, QueryValue>): Promise<number> {
+  /** How many of the account's v4 matches a selection names. */
+  async count(accountId: number, selection: MatchSelection): Promise<number> {
     const params: unknown[] = [];
-    const where = await this.where(accountId, this.v4Filters(query), params);
+    const where = await this.selectionWhere(accountId, selection, params);
     const rows: { n: number }[] = await this.db.query(`SELECT count(*)::int AS n ${FROM} WHERE ${where.join(' AND ')}`, params);
     return rows[0]!.n;
+  }
+
+  /**
+   * The WHERE conditions of a selection (over FROM's m, s, md), parameters appended: the listing's
+   * filters (contributed ones included), narrowed to `ids` when given. Walks, counts and bulk edits share it.
+   */
+  async selectionWhere(accountId: number, { ids, query }: MatchSelection, params: unknown[]): Promise<string[]> {
+    const where = await this.where(accountId, this.v4Filters(query ?? {}), params);
+    if (ids !== undefined) {
+      params.push(ids);
+      where.push(`m.id = ANY($${params.length}::bigint[])`);
+    }
+    return where;
   }
 
   /** The WHERE conditions of a listing (over FROM's m, s, md), parameters appended to `params`: bulk edits and histograms share them. */
