@@ -68,6 +68,8 @@ export interface MatchRef {
   imageUrl: string;
   siteDomain: string | null;
   dateCreated: Date;
+  /** The last sighting. */
+  dateUpdated: Date;
 }
 
 /**
@@ -136,9 +138,9 @@ export class MatchQueryService {
       where.push(`m.id > $${params.length}::bigint`);
     }
     params.push(Math.max(1, Math.min(options.limit ?? 1000, 10_000)));
-    const rows: { id: string; media_id: string | null; kind: MatchRef['kind']; host: string | null; page_url: string; query_url: string; site_domain: string | null; date_created: Date }[] =
+    const rows: { id: string; media_id: string | null; kind: MatchRef['kind']; host: string | null; page_url: string; query_url: string; site_domain: string | null; date_created: Date; date_updated: Date }[] =
       await this.db.query(
-        `SELECT m.id::text AS id, m.media_id::text AS media_id, m.kind, m.host, m.page_url, m.query_url, s.domain AS site_domain, m.date_created
+        `SELECT m.id::text AS id, m.media_id::text AS media_id, m.kind, m.host, m.page_url, m.query_url, s.domain AS site_domain, m.date_created, m.date_updated
          ${FROM} WHERE ${where.join(' AND ')} ORDER BY m.id LIMIT $${params.length}`,
         params,
       );
@@ -151,6 +153,7 @@ export class MatchQueryService {
       imageUrl: r.query_url,
       siteDomain: r.site_domain,
       dateCreated: new Date(r.date_created),
+      dateUpdated: new Date(r.date_updated),
     }));
   }
 
