@@ -10,6 +10,7 @@ import {
   type Cursor,
   type CursorKeyType,
   type ExtensionRegistry,
+  type FilterCondition,
   type FilterFields,
   type MediaReader,
   type MediaRecord,
@@ -118,6 +119,16 @@ export class MatchQueryService {
       fields[value.name] = value.field;
     }
     return (this.contributed = fields);
+  }
+
+  /**
+   * SQL true when some match satisfies contributed filter conditions (MATCH_FILTERS, as parsed with
+   * contributedFields()): how another plugin's collection filters on them (aggregations keep the groups
+   * with such a match). `correlate` relates the match row `m` to the caller's row through
+   * MATCH_ROW_CONTRACT columns only; the matches table stays this plugin's to name.
+   */
+  someMatchSql(conditions: FilterCondition[], correlate: string, params: unknown[]): string {
+    return `EXISTS (SELECT 1 FROM matches m WHERE ${correlate} AND ${filterSql(conditions, this.contributedFields(), params).join(' AND ')})`;
   }
 
   /** GET /api/v4/matches/ filters from a query string, the contributed ones included (400 invalid_filter on a mistake). */
