@@ -221,9 +221,9 @@ export class ReviewStore implements ReviewService {
          SELECT $1, t.id, $3, t.prev, $4, $5, $6, $7, $8, $9, $10, $11 FROM unnest($2::bigint[], $12::text[]) AS t(id, prev)`,
         [accountId, targets, change.state, change.licenseId, change.note, change.automatic, a.type, a.accountId, a.username, a.applicationId, now, previous],
       );
-      for (let i = 0; i < targets.length; i++) {
+      const events = targets.map((id, i) => {
         const data: MatchReviewedData = {
-          id: targets[i]!,
+          id,
           state: change.state,
           previous_state: previous[i]!,
           license_id: change.licenseId,
@@ -232,8 +232,9 @@ export class ReviewStore implements ReviewService {
           actor: { type: a.type, account_id: a.accountId, application_id: a.applicationId },
           changed_at: now.toISOString(),
         };
-        await this.events.enqueue({ type: 'match.reviewed', accountId, data: data as unknown as Record<string, unknown>, occurredAt: now }, tx, { key: `match:${targets[i]}` });
-      }
+        return { event: { type: 'match.reviewed' as const, accountId, data: data as unknown as Record<string, unknown>, occurredAt: now }, key: `match:${id}` };
+      });
+      await this.events.enqueueAll(events, tx);
       return targets.length;
     });
     if (written) await this.events.flush();
