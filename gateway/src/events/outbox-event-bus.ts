@@ -46,6 +46,25 @@ export class OutboxEventBus extends EventBus implements EventPublisher {
     );
   }
 
+  async enqueueAll(events: readonly { event: DomainEvent; key?: string }[], tx: SqlRunner): Promise<void> {
+    if (events.length === 0) return;
+    const now = this.clockNow();
+    // Ordered by position, so ids (the delivery order within a key) follow the caller's order.
+    await tx.query(
+      `INSERT INTO event_outbox (account_id, type, ordering_key, data, occurred_at)
+       SELECT e.account_id, e.type, e.ordering_key, e.data, e.occurred_at
+       FROM unnest($1::int[], $2::text[], $3::text[], $4::jsonb[], $5::timestamptz[]) WITH ORDINALITY AS e(account_id, type, ordering_key, data, occurred_at, n)
+       ORDER BY e.n`,
+      [
+        events.map((e) => e.event.accountId),
+        events.map((e) => e.event.type),
+        events.map((e) => e.key ?? null),
+        events.map((e) => JSON.stringify(e.event.data)),
+        events.map((e) => (e.event.occurredAt ?? now).toISOString()),
+      ],
+    );
+  }
+
   /** One delivery job for the events enqueued in this tick (a crawl records many matches at once). */
   flush(): Promise<void> {
     // A closing process sends no more jobs (that would start the queue again); what it enqueued
@@ -142,12 +161,12 @@ export class OutboxEventBus extends EventBus implements EventPublisher {
     await this.jobs.send(EVENTS_QUEUE, {}, { startAfterSeconds: Math.max(1, Math.ceil(next.wait)) });
   }
 
-  /** Delivered events are kept a week (for inspection), dead-lettered ones too. */
   /** Part of an account's deletion: its events, delivered or not, go (listeners would find nothing left to act on). */
   async forgetAccount(accountId: number): Promise<void> {
     await this.db().query('DELETE FROM event_outbox WHERE account_id = $1', [accountId]);
   }
 
+  /** Delivered events are kept a week (for inspection), dead-lettered ones too. */
   async purge(): Promise<void> {
     await this.db().query(`DELETE FROM event_outbox WHERE delivered_at < now() - interval '7 days'`);
   }
