@@ -142,12 +142,12 @@ export class OutboxEventBus extends EventBus implements EventPublisher {
     await this.jobs.send(EVENTS_QUEUE, {}, { startAfterSeconds: Math.max(1, Math.ceil(next.wait)) });
   }
 
-  /** Delivered events are kept a week (for inspection), dead-lettered ones too. */
   /** Part of an account's deletion: its events, delivered or not, go (listeners would find nothing left to act on). */
   async forgetAccount(accountId: number): Promise<void> {
     await this.db().query('DELETE FROM event_outbox WHERE account_id = $1', [accountId]);
   }
 
+  /** Delivered events are kept a week (for inspection), dead-lettered ones too. */
   async purge(): Promise<void> {
     await this.db().query(`DELETE FROM event_outbox WHERE delivered_at < now() - interval '7 days'`);
   }

@@ -5,13 +5,13 @@ import { dirname, join } from 'node:path';
 // graphiql npm package's UMD build with React's: served from node_modules, no CDN, works offline.
 const pkgDir = (name: string) => dirname(require.resolve(`${name}/package.json`));
 
-const ASSETS: Record<string, { file: () => string; type: string }> = {
-  'react.production.min.js': { file: () => join(pkgDir('react'), 'umd', 'react.production.min.js'), type: 'text/javascript; charset=utf-8' },
-  'react-dom.production.min.js': { file: () => join(pkgDir('react-dom'), 'umd', 'react-dom.production.min.js'), type: 'text/javascript; charset=utf-8' },
-  'graphiql.min.js': { file: () => join(pkgDir('graphiql'), 'graphiql.min.js'), type: 'text/javascript; charset=utf-8' },
-  'graphiql.min.css': { file: () => join(pkgDir('graphiql'), 'graphiql.min.css'), type: 'text/css; charset=utf-8' },
-  'graphql-ws.min.js': { file: () => join(pkgDir('graphql-ws'), 'umd', 'graphql-ws.min.js'), type: 'text/javascript; charset=utf-8' },
-  'explorer.js': { file: () => '', type: 'text/javascript; charset=utf-8' },
+const ASSETS: Record<string, { read: () => Buffer; type: string }> = {
+  'react.production.min.js': { read: () => readFileSync(join(pkgDir('react'), 'umd', 'react.production.min.js')), type: 'text/javascript; charset=utf-8' },
+  'react-dom.production.min.js': { read: () => readFileSync(join(pkgDir('react-dom'), 'umd', 'react-dom.production.min.js')), type: 'text/javascript; charset=utf-8' },
+  'graphiql.min.js': { read: () => readFileSync(join(pkgDir('graphiql'), 'graphiql.min.js')), type: 'text/javascript; charset=utf-8' },
+  'graphiql.min.css': { read: () => readFileSync(join(pkgDir('graphiql'), 'graphiql.min.css')), type: 'text/css; charset=utf-8' },
+  'graphql-ws.min.js': { read: () => readFileSync(join(pkgDir('graphql-ws'), 'umd', 'graphql-ws.min.js')), type: 'text/javascript; charset=utf-8' },
+  'explorer.js': { read: () => Buffer.from(EXPLORER_JS), type: 'text/javascript; charset=utf-8' },
 };
 
 export const EXPLORER_ASSETS_PATH = '/graphql-explorer';
@@ -51,7 +51,7 @@ const EXPLORER_JS = `(function () {
 })();
 `;
 
-const PAGE = `<!doctype html>
+export const EXPLORER_HTML = `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
@@ -71,8 +71,6 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
-export const EXPLORER_HTML = PAGE;
-
 const cache = new Map<string, Buffer>();
 
 /** An explorer asset (read once, on first request), public like the page: they hold no data. null: no such file. */
@@ -81,7 +79,7 @@ export function explorerAsset(name: string): { body: Buffer; type: string } | nu
   if (!asset) return null;
   let body = cache.get(name);
   if (!body) {
-    body = name === 'explorer.js' ? Buffer.from(EXPLORER_JS) : readFileSync(asset.file());
+    body = asset.read();
     cache.set(name, body);
   }
   return { body, type: asset.type };

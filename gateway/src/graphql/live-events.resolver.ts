@@ -22,7 +22,7 @@ function streamOf(types: readonly string[], more: (event: LiveEvent, args: Args)
     const wanted = new Set<string>(args.kinds?.length ? args.kinds : types);
     const live = context.container.get<LiveEvents>(LIVE_EVENTS);
     const stream = live.stream(principal.accountId, (e) => wanted.has(e.type) && more(e, args));
-    await (live as LiveEvents & { ready?: () => Promise<void> }).ready?.();
+    await live.ready();
     return stream;
   };
 }

@@ -77,6 +77,11 @@ export function checkQuery(query: unknown, operationName: unknown): number | nul
   } catch {
     return null;
   }
+  return checkDocument(doc, operationName);
+}
+
+/** checkQuery for a document already parsed: 400 `query_too_complex` naming the limit, else the cost. */
+export function checkDocument(doc: DocumentNode, operationName: unknown): number {
   const m = measureQuery(doc, typeof operationName === 'string' ? operationName : null);
   const over = (['depth', 'cost', 'aliases', 'mutations'] as const)
     .filter((limit) => m[limit] > GRAPHQL_LIMITS[limit])

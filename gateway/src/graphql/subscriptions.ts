@@ -9,7 +9,7 @@ import { ApiError, type GraphQLContext, type Principal } from '@filigrane/core';
 import type { RequestAuthentication } from '../auth/request-authentication.js';
 import type { RateLimiter } from '../rate-limit/rate-limiter.service.js';
 import { toApiError } from '../rest/error-mapping.js';
-import { checkQuery } from './query-limits.js';
+import { checkDocument } from './query-limits.js';
 import type { TrustedDocuments } from './trusted-documents.js';
 
 /** Subscriptions one connection may hold at once, and how often its credentials are checked again. */
@@ -118,13 +118,13 @@ export function mountSubscriptions(app: FastifyInstance, options: SubscriptionOp
         try {
           if (Object.keys(ctx.subscriptions).length >= MAX_SUBSCRIPTIONS) throw new ApiError(400, 'too_many_subscriptions', `At most ${MAX_SUBSCRIPTIONS} subscriptions per connection.`);
           const query = options.trusted ? options.trusted.resolve(payload as never) : payload.query;
-          checkQuery(query, payload.operationName);
           let document: DocumentNode;
           try {
             document = parse(query, { maxTokens: 20_000 });
           } catch (err) {
             throw new ApiError(400, 'GRAPHQL_PARSE_FAILED', (err as Error).message);
           }
+          checkDocument(document, payload.operationName);
           const operations = document.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION);
           const operation = payload.operationName ? operations.find((o) => o.name?.value === payload.operationName) : operations[0];
           if (operation && operation.operation !== OperationTypeNode.SUBSCRIPTION) {

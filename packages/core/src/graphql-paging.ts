@@ -73,3 +73,20 @@ export function offsetConnection<R, T>(rows: R[], offset: number, hasMore: boole
 
 /** `first` of a connection: as pageSize (default and maximum 100; 0 or less refused). */
 export const connectionFirst = (first: number | null | undefined) => graphqlPageSize(first, 'first');
+
+/**
+ * A connection over a collection REST pages by number: `first` and `after` checked, then `read`
+ * gives the rows from an offset and the count of rows (or at least one more than were read when
+ * more follow).
+ */
+export async function offsetPage<R, T>(
+  first: number | null | undefined,
+  after: string | null | undefined,
+  read: (offset: number, limit: number) => Promise<[R[], number]>,
+  node: (r: R) => T,
+): Promise<Connection<T>> {
+  const limit = connectionFirst(first);
+  const offset = offsetAfter(after);
+  const [rows, count] = await read(offset, limit);
+  return offsetConnection(rows, offset, count > offset + rows.length, node);
+}

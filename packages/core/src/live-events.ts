@@ -13,6 +13,8 @@ export interface LiveEvent extends DomainEvent {
  */
 export interface LiveEvents {
   stream(accountId: number, accept: (event: LiveEvent) => boolean, signal?: AbortSignal): AsyncIterableIterator<LiveEvent>;
+  /** Resolves once streams see every event committed from now on (the first read of the outbox). */
+  ready(): Promise<void>;
 }
 
 export const LIVE_EVENTS = Symbol.for('filigrane.LiveEvents') as symbol & { __type?: LiveEvents };

@@ -51,7 +51,7 @@ export { canActOnHome, requirePrincipal, type Principal, type GraphQLContext, ty
 // page sizes as REST checks them, per-request DataLoaders, REST views as camelCase objects.
 export {
   filterInputType, filterToQuery, graphqlFieldName, StringFilter, IntFilter, DateFilter, DateRangeFilter, BooleanFilter, StringListFilter, IntListFilter,
-  connectionType, offsetConnection, offsetAfter, offsetCursor, connectionFirst, graphqlPageSize, PageInfo, requestLoader, mediaLoader, camelCaseKeys,
+  connectionType, offsetPage, offsetConnection, offsetAfter, offsetCursor, connectionFirst, graphqlPageSize, PageInfo, requestLoader, mediaLoader, camelCaseKeys,
   addFilterFields, GRAPHQL_SCHEMA_HOOKS, type Connection, type FilterInputClass, type FilterInputOptions,
 } from '@filigrane/core';
 

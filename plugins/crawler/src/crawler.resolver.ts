@@ -1,7 +1,7 @@
 import { inject, injectable } from 'inversify';
 import { Arg, Ctx, Field, Float, FieldResolver, Int, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import {
-  camelCaseKeys, connectionFirst, connectionType, DateRangeFilter, filterInputType, filterToQuery, offsetAfter, offsetConnection,
+  camelCaseKeys, connectionFirst, connectionType, DateRangeFilter, filterInputType, filterToQuery, offsetConnection, offsetPage,
   parseDateFilters, requestLoader, requirePrincipal, type Connection, type GraphQLContext,
 } from '@filigrane/core';
 import { parseNewSession } from './crawl-settings.js';
@@ -86,14 +86,6 @@ function batchObject(baseUrl: string, accountId: number, r: BatchRow): CrawlBatc
   return { ...camelCaseKeys<CrawlBatch>(view), sessionId: r.session_id, accountId };
 }
 
-/** A page of a crawling list as a connection: REST's offset paging, one extra row telling whether more follow. */
-async function page<R, T>(first: number | undefined, after: string | undefined, read: (offset: number, limit: number) => Promise<[R[], number]>, node: (r: R) => T): Promise<Connection<T>> {
-  const limit = connectionFirst(first);
-  const offset = offsetAfter(after);
-  const [rows, seen] = await read(offset, limit);
-  return offsetConnection(rows, offset, seen > offset + rows.length, node);
-}
-
 /** Crawling sessions (with their batches) and their transitions, for the GraphQL API. */
 @injectable()
 @Resolver(() => CrawlSession)
@@ -121,7 +113,7 @@ export class CrawlerResolver {
   ): Promise<Connection<CrawlSession>> {
     const accountId = requirePrincipal(ctx).accountId;
     const ctime = ctimeOf(filter);
-    return page(first, after, (o, l) => this.crawls.list(accountId, ctime, o, l), (r) => sessionObject(ctx.baseUrl, accountId, r));
+    return offsetPage(first, after, (o, l) => this.crawls.list(accountId, ctime, o, l), (r) => sessionObject(ctx.baseUrl, accountId, r));
   }
 
   @Query(() => CrawlSession, { nullable: true, description: 'One session; NOT_FOUND when there is none.' })
@@ -138,7 +130,7 @@ export class CrawlerResolver {
   ): Promise<Connection<CrawlBatch>> {
     const accountId = requirePrincipal(ctx).accountId;
     const ctime = ctimeOf(filter);
-    return page(first, after, (o, l) => this.crawls.batches(accountId, null, ctime, o, l), (r) => batchObject(ctx.baseUrl, accountId, r));
+    return offsetPage(first, after, (o, l) => this.crawls.batches(accountId, null, ctime, o, l), (r) => batchObject(ctx.baseUrl, accountId, r));
   }
 
   @Query(() => CrawlBatch, { nullable: true, description: 'One batch; NOT_FOUND when there is none.' })
@@ -164,7 +156,7 @@ export class CrawlerResolver {
       return offsetConnection(rows.slice(0, limit), 0, rows.length > limit, node);
     }
     const ctime = ctimeOf(filter);
-    return page(first, after, (o, l) => this.crawls.batches(session.accountId, session.id, ctime, o, l), node);
+    return offsetPage(first, after, (o, l) => this.crawls.batches(session.accountId, session.id, ctime, o, l), node);
   }
 
   @FieldResolver(() => CrawlBatch, { nullable: true, description: 'The newest batch (the current or last crawl), batched over the sessions listed.' })

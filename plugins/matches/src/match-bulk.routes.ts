@@ -1,6 +1,6 @@
 import { badRequest, isEmptyTagEdit, notFound, ok, parseTagEdit, queryString, type QueryValue, type RouteContext, type RouteSpec } from '@filigrane/core';
 import { MatchBulkService } from './match-bulk.service.js';
-import { checkTimeZone, MatchHistogramService, type HistogramDate, type HistogramGroup, type HistogramInterval } from './match-histogram.service.js';
+import { checkTimeZone, HISTOGRAM_DATES, HISTOGRAM_GROUPS, HISTOGRAM_INTERVALS, MatchHistogramService } from './match-histogram.service.js';
 import { MatchQueryService } from './match-query.service.js';
 import { matchV4 } from './match-view.js';
 import { MATCH_V4_SCHEMA } from './matches.schemas.js';
@@ -84,10 +84,10 @@ export const matchBulkRoutes: RouteSpec[] = [
     path: '/matches/histogram/',
     summary: 'Match counts by `interval` (day, week, month) and/or `group_by` (site, country, source, watermarked, kind, media), for the filters of GET /api/v4/matches/',
     query: {
-      interval: { type: 'string', enum: ['day', 'week', 'month'] },
-      group_by: { type: 'string', enum: ['site', 'country', 'source', 'watermarked', 'kind', 'media'] },
+      interval: { type: 'string', enum: [...HISTOGRAM_INTERVALS] },
+      group_by: { type: 'string', enum: [...HISTOGRAM_GROUPS] },
       time_zone: { type: 'string', description: 'IANA time zone (default UTC)' },
-      date: { type: 'string', enum: ['date_created', 'date_updated', 'page.date_published'] },
+      date: { type: 'string', enum: [...HISTOGRAM_DATES] },
       from: { type: 'string', description: 'ISO date or date-time, inclusive' },
       to: { type: 'string', description: 'ISO date or date-time, exclusive' },
       limit: { type: 'integer', minimum: 1, maximum: 100 },
@@ -105,9 +105,9 @@ export const matchBulkRoutes: RouteSpec[] = [
       const limit = limitText === undefined ? 20 : Number(limitText);
       if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw badRequest('invalid', { limit: ['limit is 1 to 100.'] });
       const h = await ctx.container.get(MatchHistogramService).histogram(ctx.principal!.accountId, ctx.container.get(MatchQueryService).v4Filters(filters), {
-        interval: pick<HistogramInterval>('interval', ['day', 'week', 'month']),
-        groupBy: pick<HistogramGroup>('group_by', ['site', 'country', 'source', 'watermarked', 'kind', 'media']),
-        date: pick<HistogramDate>('date', ['date_created', 'date_updated', 'page.date_published']) ?? 'date_created',
+        interval: pick('interval', HISTOGRAM_INTERVALS),
+        groupBy: pick('group_by', HISTOGRAM_GROUPS),
+        date: pick('date', HISTOGRAM_DATES) ?? 'date_created',
         timeZone: checkTimeZone(queryString(ctx.query, 'time_zone') ?? 'UTC'),
         from: queryString(ctx.query, 'from'),
         to: queryString(ctx.query, 'to'),

@@ -4,9 +4,13 @@ import { badRequest, TOKENS } from '@filigrane/core';
 import type { MatchFilters } from './match-filters.js';
 import { FROM, MatchQueryService } from './match-query.service.js';
 
-export type HistogramInterval = 'day' | 'week' | 'month';
-export type HistogramGroup = 'site' | 'country' | 'source' | 'watermarked' | 'kind' | 'media';
-export type HistogramDate = 'date_created' | 'date_updated' | 'page.date_published';
+/** What a histogram is cut by: the REST route's choices (the GraphQL enums name the same values). */
+export const HISTOGRAM_INTERVALS = ['day', 'week', 'month'] as const;
+export const HISTOGRAM_GROUPS = ['site', 'country', 'source', 'watermarked', 'kind', 'media'] as const;
+export const HISTOGRAM_DATES = ['date_created', 'date_updated', 'page.date_published'] as const;
+export type HistogramInterval = (typeof HISTOGRAM_INTERVALS)[number];
+export type HistogramGroup = (typeof HISTOGRAM_GROUPS)[number];
+export type HistogramDate = (typeof HISTOGRAM_DATES)[number];
 
 export interface HistogramRequest {
   interval?: HistogramInterval;

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import { Arg, Ctx, Field, Float, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
-import { camelCaseKeys, connectionFirst, connectionType, offsetAfter, offsetConnection, requirePrincipal, type Connection, type GraphQLContext } from '@filigrane/core';
+import { camelCaseKeys, connectionType, offsetPage, requirePrincipal, type Connection, type GraphQLContext } from '@filigrane/core';
 import { fetchClientUrl } from '@filigrane/core';
 import { SearchResult, searchResult, SearchService } from '@filigrane/plugin-search';
 import type { PressIssue as PressIssueEntity } from './press-issue.entity.js';
@@ -58,10 +58,7 @@ export class PressResolver {
     @Arg('after', () => String, { nullable: true }) after?: string,
   ): Promise<Connection<PressIssue>> {
     requireIngest(requirePrincipal(ctx));
-    const limit = connectionFirst(first);
-    const offset = offsetAfter(after);
-    const [rows, count] = await this.issues.list(offset, limit);
-    return offsetConnection(rows, offset, count > offset + rows.length, (i) => this.object(i, ctx.baseUrl));
+    return offsetPage(first, after, (o, l) => this.issues.list(o, l), (i) => this.object(i, ctx.baseUrl));
   }
 
   @Query(() => PressIssue, { nullable: true, description: 'A press issue and its analysis status (pages.done / pages.total); NOT_FOUND when there is none.' })
