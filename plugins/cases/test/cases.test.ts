@@ -1,8 +1,8 @@
 import test from 'ava';
 import { parse } from 'csv-parse/sync';
-import { startTestServer, type TestAccount, type TestServer } from '@filigrane/testing';
+import { eventually, startTestServer, type TestAccount, type TestServer } from '@filigrane/testing';
 import { casesPlugin } from '@filigrane/plugin-cases';
-import { eventually, register, sighted } from './support/fixtures.js';
+import { register, sighted } from './support/fixtures.js';
 
 // Cases through real HTTP: grouping by site (automatic, on a match marked infringing) and by hand,
 // states and their history, refusals with the spec's error body, CSV, GraphQL, isolation.

@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import { TOKENS, type AccountLifecycle, type BlobStore } from '@filigrane/plugin-api';
-import { startTestServer, type TestAccount, type TestServer } from '@filigrane/testing';
+import { eventually, startTestServer, type TestAccount, type TestServer } from '@filigrane/testing';
 import { casesPlugin } from '@filigrane/plugin-cases';
-import { eventually, register, sighted } from './support/fixtures.js';
+import { register, sighted } from './support/fixtures.js';
 
 // Takedown notices: made in the account's language, read back from the PDF with poppler's
 // pdftotext (a tool we did not write), mailed through a real SMTP server on loopback and parsed

@@ -10,7 +10,7 @@ import { WARCParser } from 'warcio';
 import { syntheticPhoto } from '@filigrane/vision';
 import { embed, encodeLmk, generateKey } from '@filigrane/watermark';
 import { TOKENS, type AccountLifecycle, type BlobStore } from '@filigrane/plugin-api';
-import { serveSite, startTestServer, type TestAccount, type TestServer, type TestSite } from '@filigrane/testing';
+import { eventually, serveSite, startTestServer, type TestAccount, type TestServer, type TestSite } from '@filigrane/testing';
 import { evidencePlugin } from '../src/index.js';
 import { startTimeStampAuthority, type TimeStampAuthority } from './support/time-stamp-authority.js';
 
@@ -30,16 +30,6 @@ let dir: string;
 let marked: Buffer;
 let alice: TestAccount;
 const hookBodies: string[] = [];
-
-async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>, ms = 90_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 async function warcRecords(gz: Buffer): Promise<{ type: string; url: string; payload: Buffer; headers: Record<string, string> }[]> {
   const out: { type: string; url: string; payload: Buffer; headers: Record<string, string> }[] = [];
@@ -98,16 +88,16 @@ test('a crawled copy: automatic and asked-for packs, read back with unzip and wa
   // The crawl finds the watermarked copy: match.created asks for the automatic pack.
   const crawl = await alice.call('POST', '/api/v3/crawling/sessions/', { json: { url: site.url('/'), download_delay: 0 } });
   t.is(crawl.status, 201, crawl.text);
-  await waitFor('the crawl', async () => ['done', 'failed'].includes((await alice.call('GET', `/api/v3/crawling/sessions/${crawl.json.id}/`)).json.state));
+  await eventually('the crawl', async () => ['done', 'failed'].includes((await alice.call('GET', `/api/v3/crawling/sessions/${crawl.json.id}/`)).json.state), 90_000);
   const matches = (await alice.call('GET', '/api/v4/matches/')).json.results as { id: string; watermarked: boolean; page: { url: string; image: { url: string } } }[];
   t.is(matches.length, 1);
   const match = matches[0]!;
   t.true(match.watermarked);
   await server.drainJobs();
-  const auto = await waitFor('the automatic pack', async () => {
+  const auto = await eventually('the automatic pack', async () => {
     const list = (await alice.call('GET', '/api/v4/evidence/')).json.results as { automatic: boolean; status: string }[];
     return list.find((p) => p.automatic && p.status !== 'pending');
-  });
+  }, 90_000);
   t.like(auto, { automatic: true, status: 'complete', matches: [match.id] });
   t.true((auto as unknown as { contents: { crawl_records: number } }).contents.crawl_records >= 1, 'the automatic pack waited for the crawl\'s records');
 
@@ -199,7 +189,7 @@ test('a crawled copy: automatic and asked-for packs, read back with unzip and wa
   t.regex(bad.stdout, /FAIL file evidence\/facts\.json/);
 
   // evidence.captured reached the webhook endpoint.
-  await waitFor('the webhook', async () => hookBodies.some((b) => b.includes(asked.json.id)), 30_000);
+  await eventually('the webhook', async () => hookBodies.some((b) => b.includes(asked.json.id)), 30_000);
   const event = JSON.parse(hookBodies.find((b) => b.includes(asked.json.id))!);
   t.like(event, { type: 'evidence.captured' });
   t.like(event.data, { id: asked.json.id, status: 'complete', sha256: pack.sha256, match_ids: [match.id] });

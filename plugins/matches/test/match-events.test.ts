@@ -2,22 +2,12 @@ import test from 'ava';
 import { randomBytes } from 'node:crypto';
 import { contribute, definePlugin, EVENT_LISTENERS, type DomainEvent, type Sighting } from '@filigrane/core';
 import { createTestDatabase } from '@filigrane/db';
-import { startTestServer } from '@filigrane/testing';
+import { eventually, startTestServer } from '@filigrane/testing';
 import { MatchRecorder } from '@filigrane/plugin-matches';
 
 // match.* events go out through the platform's outbox: written with the match in one transaction,
 // delivered by jobs. Neither a failing listener nor a process that dies between the insert and the
 // delivery loses one. Credit matches need no media, which keeps these tests lean.
-
-async function eventually<T>(probe: () => Promise<T | undefined> | T | undefined, ms: number, what: string): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const sighting = (accountId: number, page: string): Sighting => ({
   accountId, source: 'test', kind: 'web', image: {}, imageUrl: 'https://img.example.com/a.jpg', page: { url: page }, credit: 'Studio',
@@ -57,9 +47,9 @@ test('a failing listener is retried alone until it takes the event; the others g
   t.is(first.id, again.id);
 
   const t0 = Date.now();
-  await eventually(() => steady.seen.length >= 2, 20_000, 'the steady listener');
+  await eventually('the steady listener', () => steady.seen.length >= 2, 20_000);
   t.log(`steady after ${Date.now() - t0} ms`);
-  await eventually(() => flaky.seen.length >= 2, 30_000, 'the flaky listener after its retries');
+  await eventually('the flaky listener after its retries', () => flaky.seen.length >= 2, 30_000);
   t.log(`flaky after ${Date.now() - t0} ms`);
   t.deepEqual(steady.seen.map((e) => e.type), ['match.created', 'match.updated']);
   t.deepEqual(flaky.seen.map((e) => e.type), ['match.created', 'match.updated'], 'the update waited for the created event of its match');
@@ -95,7 +85,7 @@ test('a process that dies between the insert and the delivery loses no event: th
   const second = await startTestServer({ databaseUrl: db.url, masterKey, plugins: ['matches', next.plugin], workers: true });
   t.teardown(() => second.close());
   const t0 = Date.now();
-  await eventually(() => next.seen.length >= 1, 30_000, 'the event after the restart');
+  await eventually('the event after the restart', () => next.seen.length >= 1, 30_000);
   t.log(`delivered ${Date.now() - t0} ms after the restart`);
   t.is(next.seen[0]!.type, 'match.created');
   t.is(next.seen[0]!.data.id, String(recorded.id));

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { parse } from 'csv-parse/sync';
-import { startTestServer, type TestAccount, type TestServer } from '@filigrane/testing';
+import { eventually, startTestServer, type TestAccount, type TestServer } from '@filigrane/testing';
 import { MatchRecorder } from '@filigrane/plugin-matches';
 import { NotificationService } from '@filigrane/plugin-notifications';
 import { TOKENS, type AccountLifecycle } from '@filigrane/plugin-api';
@@ -45,16 +45,6 @@ const count = async (query: string, account = alice) => {
   if (res.status !== 200) throw new Error(`${query}: ${res.text}`);
   return res.json.count as number;
 };
-
-async function eventually<T>(probe: () => Promise<T | undefined | false> | T | undefined | false, what: string, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** A webhook receiver on loopback: the bodies it was sent. */
 async function receiver(): Promise<{ url: string; bodies: { type: string; data: Record<string, unknown> }[]; server: Server }> {
@@ -221,10 +211,10 @@ test.serial('licensees: covered matches become licensed naming the licence, neve
 
   // A new match on a licensee's site is licensed on match.created (through the outbox).
   const later = await sight(alice.id, media.a!, 'https://abonnes.lemonde.fr/x', day(10));
-  const auto = await eventually(async () => {
+  const auto = await eventually('the new match licensed', async () => {
     const r = await review(later);
     return r.state === 'licensed' && r;
-  }, 'the new match licensed');
+  });
   t.is(auto.license_id, lemonde.json.id);
   const outOfScope = await sight(alice.id, media.b!, 'https://www.lemonde.fr/other', day(10));
   await server.drainJobs();
@@ -290,7 +280,7 @@ test.serial('GraphQL, match.reviewed to a webhook, and the digest counts', async
   const lics = await gql(alice, '{ licensees { count results { name domain includeSubdomains } } }');
   t.deepEqual(lics.data?.licensees, { count: 1, results: [{ name: 'BBC', domain: 'bbc.co.uk', includeSubdomains: true }] });
 
-  const events = await eventually(() => hook.bodies.length >= 3 && hook.bodies, 'three match.reviewed deliveries');
+  const events = await eventually('three match.reviewed deliveries', () => hook.bodies.length >= 3 && hook.bodies);
   t.true(events.every((e) => e.type === 'match.reviewed'));
   t.like(events.find((e) => e.data.id === ids.lemonde)?.data, { state: 'infringing', previous_state: 'new', note: 'bulk', actor: { type: 'account', account_id: alice.id } });
 

@@ -21,13 +21,3 @@ export async function sighted(server: TestServer, account: TestAccount, mediaId:
   });
   return String(recorded.id);
 }
-
-export async function eventually<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
