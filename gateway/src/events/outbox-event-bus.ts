@@ -46,6 +46,25 @@ export class OutboxEventBus extends EventBus implements EventPublisher {
     );
   }
 
+  async enqueueAll(events: readonly { event: DomainEvent; key?: string }[], tx: SqlRunner): Promise<void> {
+    if (events.length === 0) return;
+    const now = this.clockNow();
+    // Ordered by position, so ids (the delivery order within a key) follow the caller's order.
+    await tx.query(
+      `INSERT INTO event_outbox (account_id, type, ordering_key, data, occurred_at)
+       SELECT e.account_id, e.type, e.ordering_key, e.data, e.occurred_at
+       FROM unnest($1::int[], $2::text[], $3::text[], $4::jsonb[], $5::timestamptz[]) WITH ORDINALITY AS e(account_id, type, ordering_key, data, occurred_at, n)
+       ORDER BY e.n`,
+      [
+        events.map((e) => e.event.accountId),
+        events.map((e) => e.event.type),
+        events.map((e) => e.key ?? null),
+        events.map((e) => JSON.stringify(e.event.data)),
+        events.map((e) => (e.event.occurredAt ?? now).toISOString()),
+      ],
+    );
+  }
+
   /** One delivery job for the events enqueued in this tick (a crawl records many matches at once). */
   flush(): Promise<void> {
     // A closing process sends no more jobs (that would start the queue again); what it enqueued

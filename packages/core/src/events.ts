@@ -43,6 +43,11 @@ export interface EventPublisher {
    * `key` (for example `match:<id>`: created before updated). Call `flush()` after the commit.
    */
   enqueue(event: DomainEvent, tx: SqlRunner, options?: { key?: string }): Promise<void>;
+  /**
+   * `enqueue` for several events in one statement, in this order (same guarantees for each): a bulk
+   * change's event per match without a round trip per match.
+   */
+  enqueueAll(events: readonly { event: DomainEvent; key?: string }[], tx: SqlRunner): Promise<void>;
   /** Asks a worker to deliver what was enqueued; never waits for listeners. */
   flush(): Promise<void>;
 }

@@ -40,6 +40,12 @@ export interface EmbedOptions {
   transactional?: boolean;
   /** Refuse images with more pixels (default 40 MP). */
   maxPixels?: number;
+  /**
+   * A second thread for the apply pass of a large image (default true: the offline tool owns the
+   * machine). False where the caller already spreads embeddings over the cores (EmbedRunner); the
+   * bytes are the same either way.
+   */
+  applyHelper?: boolean;
 }
 
 export interface EmbedReport {
@@ -579,7 +585,7 @@ export async function embed(input: Uint8Array, key: Uint8Array, options: EmbedOp
   const limits = { maxPixels: options.maxPixels ?? DEFAULT_MAX_PIXELS };
   const info = await probeImage(input, limits);
   // Started now, so its start-up overlaps the decode; 8-bit colour only (the usual JPEG).
-  const helper = startApplyHelper(info.width * info.height);
+  const helper = options.applyHelper === false ? undefined : startApplyHelper(info.width * info.height);
   try {
     return await embedWith(input, key, options, info, limits, t0, helper);
   } finally {

@@ -1,7 +1,7 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource, EntityManager } from 'typeorm';
-import { filterSql, keysetBatches, MAX_TAGS, returnedRows, tagEditSql, TOKENS, type Clock, type ExtensionRegistry, type FilterCondition, type FilterFields, type TagEdit } from '@filigrane/core';
-import { MATCH_FILTERS } from '@filigrane/plugin-matches';
+import { filterSql, keysetBatches, MAX_TAGS, returnedRows, tagEditSql, TOKENS, type Clock, type FilterCondition, type FilterFields, type TagEdit } from '@filigrane/core';
+import { MatchQueryService } from '@filigrane/plugin-matches';
 import { aggregationFields, type AggregationDef } from './aggregation-catalog.js';
 
 /** An aggregate row joined with its media and site, as the views need it. */
@@ -67,14 +67,12 @@ export class AggregationQueryService {
   constructor(
     @inject(TOKENS.DataSource) private readonly db: DataSource,
     @inject(TOKENS.Clock) private readonly clock: Clock,
-    @inject(TOKENS.Extensions) private readonly extensions: ExtensionRegistry,
+    @inject(MatchQueryService) private readonly matches: MatchQueryService,
   ) {}
-
-  private contributed: FilterFields | null = null;
 
   /** The match filters other plugins contribute (matches' MATCH_FILTERS: `review_state`...), usable on every aggregation. */
   contributedFields(): FilterFields {
-    return (this.contributed ??= Object.fromEntries(this.extensions.get(MATCH_FILTERS).map((f) => [f.name, f.field])));
+    return this.matches.contributedFields();
   }
 
   private where(accountId: number, def: AggregationDef, conditions: FilterCondition[], params: unknown[]): string {
@@ -82,15 +80,13 @@ export class AggregationQueryService {
     const contributed = this.contributedFields();
     const own = conditions.filter((c) => !Object.hasOwn(contributed, c.field));
     const where = ['a.account_id = $1', 'a.name = $2', ...filterSql(own, aggregationFields(def), params)];
-    // A contributed match filter keeps the groups with at least one match it selects (its SQL reads the
-    // match row `m`; the group's matches are those of its key, as the triggers compute it).
+    // A contributed match filter keeps the groups with at least one match it selects (matches writes
+    // that SQL; the group's matches are those of its key, as the triggers compute it from the row contract).
     const level = def.page ? 3 : def.site ? 2 : 1;
-    for (const c of conditions.filter((c) => Object.hasOwn(contributed, c.field))) {
-      where.push(`EXISTS (SELECT 1 FROM matches m WHERE m.account_id = a.account_id
+    const ofGroup = `m.account_id = a.account_id
         AND (m.media_id = a.media_id OR (a.media_id IS NULL AND m.media_id IS NULL))
-        AND aggregations_key(${level}, m.media_id, m.site_id, m.page_url, m.query_url) = a.group_key
-        AND ${filterSql([c], contributed, params)[0]})`);
-    }
+        AND aggregations_key(${level}, m.media_id, m.site_id, m.page_url, m.query_url) = a.group_key`;
+    for (const c of conditions.filter((c) => Object.hasOwn(contributed, c.field))) where.push(this.matches.someMatchSql([c], ofGroup, params));
     return where.join(' AND ');
   }
 

@@ -310,11 +310,8 @@ export class CaseService {
   }
 
   private async autoGroup(accountId: number, matchIds: string[]): Promise<void> {
-    const facts: MatchFacts[] = [];
-    for (const id of matchIds) {
-      const f = await this.facts(accountId, id);
-      if (f) facts.push(f);
-    }
+    const found = await this.factsOf(accountId, matchIds);
+    const facts = matchIds.flatMap((id) => found.get(id) ?? []);
     const bySite = new Map<string, MatchFacts[]>();
     for (const f of facts) if (f.site) bySite.set(f.site, [...(bySite.get(f.site) ?? []), f]);
     await this.inTransaction(accountId, async (tx) => {
@@ -365,31 +362,36 @@ export class CaseService {
 
   /** The match as a notice names it, fresh from the matches plugin; null when it is gone. */
   async facts(accountId: number, matchId: string): Promise<MatchFacts | null> {
-    const row = await this.matches.get(accountId, Number(matchId));
-    if (!row) return null;
-    return {
-      match_id: String(row.id),
-      media_id: row.media_id,
-      site: (row.site_domain || row.host || null)?.toLowerCase() ?? null,
-      page_url: row.page_url || null,
-      image_url: row.query_url || null,
-      first_seen: new Date(row.date_created),
-      last_seen: new Date(row.date_updated),
-    };
+    return (await this.factsOf(accountId, [matchId])).get(matchId) ?? null;
+  }
+
+  /** The facts of several matches, one query per 5,000 (not one per match); a match gone is absent. */
+  async factsOf(accountId: number, matchIds: string[]): Promise<Map<string, MatchFacts>> {
+    const out = new Map<string, MatchFacts>();
+    for (let i = 0; i < matchIds.length; i += 5000) {
+      const chunk = matchIds.slice(i, i + 5000);
+      for (const r of await this.matches.refs(accountId, { ids: chunk }, { limit: chunk.length })) {
+        out.set(r.id, {
+          match_id: r.id,
+          media_id: r.mediaId,
+          site: (r.siteDomain || r.host || null)?.toLowerCase() ?? null,
+          page_url: r.pageUrl,
+          image_url: r.imageUrl || null,
+          first_seen: r.dateCreated,
+          last_seen: r.dateUpdated,
+        });
+      }
+    }
+    return out;
   }
 
   /** Each id a match of the account (400 otherwise) whose review state is infringing (409 otherwise). */
   async infringingMatches(accountId: number, matchIds: string[]): Promise<MatchFacts[]> {
-    const facts: MatchFacts[] = [];
-    const unknown: string[] = [];
-    for (const id of matchIds) {
-      const f = await this.facts(accountId, id);
-      if (f) facts.push(f);
-      else unknown.push(id);
-    }
+    const found = await this.factsOf(accountId, matchIds);
+    const unknown = matchIds.filter((id) => !found.has(id));
     if (unknown.length) throw badRequest('unknown_matches', `No such match in this account: ${unknown.join(', ')}.`);
     await this.assertInfringing(accountId, matchIds);
-    return facts;
+    return matchIds.map((id) => found.get(id)!);
   }
 
   async assertInfringing(accountId: number, matchIds: string[]): Promise<void> {
@@ -463,20 +465,27 @@ export class CaseService {
     type: 'case.opened' | 'case.updated' = 'case.updated',
   ): Promise<void> {
     const now = this.clock.now();
-    await tx.query('UPDATE cases SET updated = $2 WHERE id = $1', [c.id, now]);
+    // The case as the change left it (title, state, matches), returned by the statement that stamps it.
+    const [fresh] = returnedRows<Pick<CaseRow, 'id' | 'title' | 'site' | 'state' | 'resolution'> & { match_ids: string[] }>(
+      await tx.query(
+        `UPDATE cases c SET updated = $2 WHERE c.id = $1
+         RETURNING c.id, c.title, c.site, c.state, c.resolution,
+           ARRAY(SELECT m.match_id FROM cases_matches m WHERE m.case_id = c.id ORDER BY m.added, m.match_id) AS match_ids`,
+        [c.id, now],
+      ),
+    );
+    if (!fresh) throw notFound('No such case.');
     await tx.query(
       `INSERT INTO cases_history (case_id, account_id, at, action, from_state, to_state, resolution, actor, note, detail) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
       [c.id, c.account_id, now, entry.action, entry.from ?? null, entry.to ?? null, entry.resolution ?? null, JSON.stringify(entry.actor), entry.note ?? null, JSON.stringify(entry.detail ?? {})],
     );
-    const fresh = await this.get(c.account_id, c.id, tx);
-    const matchIds = ((await tx.query('SELECT match_id FROM cases_matches WHERE case_id = $1 ORDER BY added, match_id', [c.id])) as { match_id: string }[]).map((r) => r.match_id);
     await this.events.enqueue(
       {
         type,
         accountId: c.account_id,
         occurredAt: now,
         data: {
-          id: String(fresh.id), title: fresh.title, site: fresh.site, state: fresh.state, resolution: fresh.resolution, match_ids: matchIds,
+          id: String(fresh.id), title: fresh.title, site: fresh.site, state: fresh.state, resolution: fresh.resolution, match_ids: fresh.match_ids,
           change: { action: entry.action, from_state: entry.from ?? null, to_state: entry.to ?? null, actor: entry.actor, note: entry.note ?? null, ...(entry.detail ?? {}) },
         },
       },

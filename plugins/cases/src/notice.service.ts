@@ -161,8 +161,9 @@ export class NoticeService {
     const pending = packs.filter((p) => p.status === 'pending');
     if (pending.length) throw conflict('evidence_not_ready', `Evidence pack(s) still being captured: ${pending.map((p) => p.pack_id).join(', ')}. Try again when they are ready.`);
     const copies: NoticeFacts['copies'] = [];
+    const fresh = await this.cases.factsOf(accountId, members.map((m) => m.match_id));
     for (const m of members) {
-      const f = (await this.cases.facts(accountId, m.match_id)) ?? { ...m, first_seen: m.first_seen ?? m.added, last_seen: m.last_seen ?? m.added };
+      const f = fresh.get(m.match_id) ?? { ...m, first_seen: m.first_seen ?? m.added, last_seen: m.last_seen ?? m.added };
       copies.push({
         match_id: m.match_id,
         page_url: f.page_url,

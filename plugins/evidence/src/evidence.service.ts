@@ -53,10 +53,9 @@ export class EvidencePackService implements EvidenceService {
       } else ids.push(id);
     }
     if (errors.length === 0) {
-      for (const id of ids) {
-        // Another account's match is unknown here, exactly like one that does not exist.
-        if (!(await this.matches.get(accountId, Number(id)))) errors.push({ field: 'matches', code: 'not_found', details: `No match ${id} in this account.` });
-      }
+      // One query for all of them; another account's match is unknown here, exactly like one that does not exist.
+      const found = new Set((await this.matches.refs(accountId, { ids }, { limit: ids.length })).map((r) => r.id));
+      for (const id of ids) if (!found.has(id)) errors.push({ field: 'matches', code: 'not_found', details: `No match ${id} in this account.` });
     }
     if (errors.length) throw validationError(errors);
     return ids;

@@ -1,17 +1,7 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
-import { badRequest, MAX_TAGS, returnedRows, tagEditSql, TOKENS, validationError, type QueryValue, type TagEdit } from '@filigrane/core';
-import { FROM, MatchQueryService } from './match-query.service.js';
-
-/**
- * Which matches a bulk action is about: these ids, the matches of a filter (GET /api/v4/matches/'s
- * query string, as parsed there), or both (their intersection). Only the caller's matches count.
- */
-export interface MatchSelection {
-  ids?: string[];
-  /** The filter language of GET /api/v4/matches/ (`{"site.domain__in": "a.com,b.com", "tags": "x"}`). */
-  query?: Record<string, QueryValue>;
-}
+import { badRequest, MAX_TAGS, returnedRows, tagEditSql, TOKENS, validationError, type TagEdit } from '@filigrane/core';
+import { FROM, MatchQueryService, type MatchSelection } from './match-query.service.js';
 
 export interface MatchBulkChange {
   tags?: TagEdit;
@@ -29,14 +19,13 @@ export interface MatchBulkResult {
   ids: string[];
 }
 
-/** Ids one request may name, and ids a selection may resolve to for actions done match by match. */
+/** Ids one request may name. */
 export const MAX_IDS = 1000;
-export const MAX_SELECTED = 10_000;
 
 /**
  * Bulk actions over a selection of matches, each one statement: tags and export changed in SQL
  * (no read-modify-write, so concurrent edits of other tags are kept), the selection resolved from
- * the same filters as the listing. Other plugins (review states) use `select` through the public module.
+ * the same selection as the listing's walks (MatchQueryService.selectionWhere).
  */
 @injectable()
 export class MatchBulkService {
@@ -52,21 +41,7 @@ export class MatchBulkService {
     if (ids !== undefined && (ids.length === 0 || ids.length > MAX_IDS || !ids.every((id) => /^\d{1,15}$/.test(id)))) {
       throw validationError([{ field: 'ids', code: 'invalid', details: `ids is a list of 1 to ${MAX_IDS} match ids.` }]);
     }
-    const where = await this.query.where(accountId, this.query.v4Filters(query ?? {}), params);
-    if (ids !== undefined) {
-      params.push(ids);
-      where.push(`m.id = ANY($${params.length}::bigint[])`);
-    }
-    return where.join(' AND ');
-  }
-
-  /** The ids of the selected matches, newest first; 400 when there are more than `max`. */
-  async select(accountId: number, selection: MatchSelection, max = MAX_SELECTED): Promise<string[]> {
-    const params: unknown[] = [];
-    const where = await this.condition(accountId, selection, params);
-    const rows: { id: string }[] = await this.db.query(`SELECT m.id::text AS id ${FROM} WHERE ${where} ORDER BY m.date_created DESC, m.id DESC LIMIT ${Number(max) + 1}`, params);
-    if (rows.length > max) throw badRequest('selection_too_large', { non_field_errors: [`The selection has more than ${max} matches; narrow the filter.`] });
-    return rows.map((r) => r.id);
+    return (await this.query.selectionWhere(accountId, selection, params)).join(' AND ');
   }
 
   /** Tags and export of every selected match, in one statement. */

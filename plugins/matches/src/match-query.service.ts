@@ -10,6 +10,7 @@ import {
   type Cursor,
   type CursorKeyType,
   type ExtensionRegistry,
+  type FilterCondition,
   type FilterFields,
   type MediaReader,
   type MediaRecord,
@@ -68,6 +69,18 @@ export interface MatchRef {
   imageUrl: string;
   siteDomain: string | null;
   dateCreated: Date;
+  /** The last sighting. */
+  dateUpdated: Date;
+}
+
+/**
+ * Which matches an action is about: these ids, the matches of a filter (GET /api/v4/matches/'s
+ * query string, as parsed there), or both (their intersection). Only the caller's matches count.
+ */
+export interface MatchSelection {
+  ids?: string[];
+  /** The filter language of GET /api/v4/matches/ (`{"site.domain__in": "a.com,b.com", "tags": "x"}`). */
+  query?: Record<string, QueryValue>;
 }
 
 export interface MatchPage {
@@ -108,27 +121,37 @@ export class MatchQueryService {
     return (this.contributed = fields);
   }
 
+  /**
+   * SQL true when some match satisfies contributed filter conditions (MATCH_FILTERS, as parsed with
+   * contributedFields()): how another plugin's collection filters on them (aggregations keep the groups
+   * with such a match). `correlate` relates the match row `m` to the caller's row through
+   * MATCH_ROW_CONTRACT columns only; the matches table stays this plugin's to name.
+   */
+  someMatchSql(conditions: FilterCondition[], correlate: string, params: unknown[]): string {
+    return `EXISTS (SELECT 1 FROM matches m WHERE ${correlate} AND ${filterSql(conditions, this.contributedFields(), params).join(' AND ')})`;
+  }
+
   /** GET /api/v4/matches/ filters from a query string, the contributed ones included (400 invalid_filter on a mistake). */
   v4Filters(query: Record<string, QueryValue>): MatchFilters {
     return parseV4Filters(query, this.contributedFields());
   }
 
   /**
-   * The account's v4 matches for a filter query (the list's query string: `site.domain=x.com`,
-   * `review_state__in=new,unsure`...), in id order from `afterId`: what bulk actions and other
-   * plugins walk, batch after batch. Ids are those the REST API shows.
+   * The account's v4 matches a selection names (the list's filter query: `site.domain=x.com`,
+   * `review_state__in=new,unsure`...; and/or ids), in id order from `afterId`: what bulk actions and
+   * other plugins walk, batch after batch. Ids are those the REST API shows.
    */
-  async refs(accountId: number, query: Record<string, QueryValue>, options: { afterId?: string; limit?: number } = {}): Promise<MatchRef[]> {
+  async refs(accountId: number, selection: MatchSelection, options: { afterId?: string; limit?: number } = {}): Promise<MatchRef[]> {
     const params: unknown[] = [];
-    const where = await this.where(accountId, this.v4Filters(query), params);
+    const where = await this.selectionWhere(accountId, selection, params);
     if (options.afterId !== undefined) {
       params.push(options.afterId);
       where.push(`m.id > $${params.length}::bigint`);
     }
     params.push(Math.max(1, Math.min(options.limit ?? 1000, 10_000)));
-    const rows: { id: string; media_id: string | null; kind: MatchRef['kind']; host: string | null; page_url: string; query_url: string; site_domain: string | null; date_created: Date }[] =
+    const rows: { id: string; media_id: string | null; kind: MatchRef['kind']; host: string | null; page_url: string; query_url: string; site_domain: string | null; date_created: Date; date_updated: Date }[] =
       await this.db.query(
-        `SELECT m.id::text AS id, m.media_id::text AS media_id, m.kind, m.host, m.page_url, m.query_url, s.domain AS site_domain, m.date_created
+        `SELECT m.id::text AS id, m.media_id::text AS media_id, m.kind, m.host, m.page_url, m.query_url, s.domain AS site_domain, m.date_created, m.date_updated
          ${FROM} WHERE ${where.join(' AND ')} ORDER BY m.id LIMIT $${params.length}`,
         params,
       );
@@ -141,15 +164,29 @@ export class MatchQueryService {
       imageUrl: r.query_url,
       siteDomain: r.site_domain,
       dateCreated: new Date(r.date_created),
+      dateUpdated: new Date(r.date_updated),
     }));
   }
 
-  /** How many of the account's v4 matches a filter query selects. */
-  async count(accountId: number, query: Record<string, QueryValue>): Promise<number> {
+  /** How many of the account's v4 matches a selection names. */
+  async count(accountId: number, selection: MatchSelection): Promise<number> {
     const params: unknown[] = [];
-    const where = await this.where(accountId, this.v4Filters(query), params);
+    const where = await this.selectionWhere(accountId, selection, params);
     const rows: { n: number }[] = await this.db.query(`SELECT count(*)::int AS n ${FROM} WHERE ${where.join(' AND ')}`, params);
     return rows[0]!.n;
+  }
+
+  /**
+   * The WHERE conditions of a selection (over FROM's m, s, md), parameters appended: the listing's
+   * filters (contributed ones included), narrowed to `ids` when given. Walks, counts and bulk edits share it.
+   */
+  async selectionWhere(accountId: number, { ids, query }: MatchSelection, params: unknown[]): Promise<string[]> {
+    const where = await this.where(accountId, this.v4Filters(query ?? {}), params);
+    if (ids !== undefined) {
+      params.push(ids);
+      where.push(`m.id = ANY($${params.length}::bigint[])`);
+    }
+    return where;
   }
 
   /** The WHERE conditions of a listing (over FROM's m, s, md), parameters appended to `params`: bulk edits and histograms share them. */

@@ -74,7 +74,7 @@ export class ReviewStore implements ReviewService {
     const out: MatchRef[] = [];
     for (let i = 0; i < ids.length; i += 5000) {
       const chunk = ids.slice(i, i + 5000);
-      out.push(...(await this.matches.refs(accountId, { id__in: chunk.join(',') }, { limit: chunk.length })));
+      out.push(...(await this.matches.refs(accountId, { ids: chunk }, { limit: chunk.length })));
     }
     return out;
   }
@@ -111,7 +111,7 @@ export class ReviewStore implements ReviewService {
 
   async setStateByFilter(principal: Principal, query: Record<string, QueryValue>, state: ReviewState, note?: string): Promise<ReviewChangeResult> {
     const change = await this.checkedChange(principal, state, note, {});
-    const total = await this.matches.count(principal.accountId, query);
+    const total = await this.matches.count(principal.accountId, { query });
     if (total > this.settings.bulkMax) {
       throw unprocessable('too_many_matches', `The filter selects ${total} matches; one request changes at most ${this.settings.bulkMax}: narrow the filter (dates, site, media).`);
     }
@@ -119,7 +119,7 @@ export class ReviewStore implements ReviewService {
     let changed = 0;
     let afterId: string | undefined;
     for (;;) {
-      const refs = await this.matches.refs(principal.accountId, query, { afterId, limit: BATCH });
+      const refs = await this.matches.refs(principal.accountId, { query }, { afterId, limit: BATCH });
       if (refs.length === 0) break;
       matched += refs.length;
       changed += await this.write(principal.accountId, refs.map((r) => r.id), change);
@@ -141,7 +141,7 @@ export class ReviewStore implements ReviewService {
 
   /** The reviews of the matches a v4 filter query selects, in match id order after `afterId`. */
   async listPage(accountId: number, query: Record<string, QueryValue>, afterId: string | undefined, limit: number): Promise<{ items: ReviewListItem[]; more: boolean }> {
-    const refs = await this.matches.refs(accountId, query, { afterId, limit: limit + 1 });
+    const refs = await this.matches.refs(accountId, { query }, { afterId, limit: limit + 1 });
     const page = refs.slice(0, limit);
     const rows = await this.rows(accountId, page.map((r) => r.id));
     return { items: page.map((ref) => ({ ref, review: reviewOf(ref, rows.get(ref.id)) })), more: refs.length > limit };
@@ -160,7 +160,7 @@ export class ReviewStore implements ReviewService {
 
   /** How many matches a filter query selects. */
   count(accountId: number, query: Record<string, QueryValue>): Promise<number> {
-    return this.matches.count(accountId, query);
+    return this.matches.count(accountId, { query });
   }
 
   /** Changes recorded in the account between two instants, by new state (the digests). */
@@ -221,9 +221,9 @@ export class ReviewStore implements ReviewService {
          SELECT $1, t.id, $3, t.prev, $4, $5, $6, $7, $8, $9, $10, $11 FROM unnest($2::bigint[], $12::text[]) AS t(id, prev)`,
         [accountId, targets, change.state, change.licenseId, change.note, change.automatic, a.type, a.accountId, a.username, a.applicationId, now, previous],
       );
-      for (let i = 0; i < targets.length; i++) {
+      const events = targets.map((id, i) => {
         const data: MatchReviewedData = {
-          id: targets[i]!,
+          id,
           state: change.state,
           previous_state: previous[i]!,
           license_id: change.licenseId,
@@ -232,8 +232,9 @@ export class ReviewStore implements ReviewService {
           actor: { type: a.type, account_id: a.accountId, application_id: a.applicationId },
           changed_at: now.toISOString(),
         };
-        await this.events.enqueue({ type: 'match.reviewed', accountId, data: data as unknown as Record<string, unknown>, occurredAt: now }, tx, { key: `match:${targets[i]}` });
-      }
+        return { event: { type: 'match.reviewed' as const, accountId, data: data as unknown as Record<string, unknown>, occurredAt: now }, key: `match:${id}` };
+      });
+      await this.events.enqueueAll(events, tx);
       return targets.length;
     });
     if (written) await this.events.flush();

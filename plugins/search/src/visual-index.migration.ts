@@ -70,10 +70,11 @@ export class VisualIndexFrameSlots1764100001000 implements MigrationInterface {
 
 /**
  * The visual index held once, in the database (docs/visual-index.md): an inverted index of the LSH
- * buckets, one row per account and non-empty bucket, postings packed 12 bytes each (entry u32 +
- * 64 descriptor bits). Each visual_index row gets an entry number (what postings name), the
- * buckets it was posted to (so a deletion purges exactly those rows) and its dHash bands under a
- * GIN index (the exact-copy fast path). Rows from before have buckets NULL: the service posts
+ * buckets, one row per account and non-empty bucket, postings packed 36 bytes each (entry u32 +
+ * the whole descriptor: votes count the true distance, as in memory; a 64-bit sample was too
+ * loose). Each visual_index row gets an entry number (what postings name), the buckets it was
+ * posted to (so a deletion purges exactly those rows) and its dHash bands under a GIN index (the
+ * exact-copy fast path). Rows from before have buckets NULL: the service posts
  * them on first use of their account. Only core PostgreSQL features: the embedded database and
  * any PostgreSQL >= 12 run it unchanged.
  */
@@ -96,7 +97,7 @@ export class VisualIndexPostings1764300001000 implements MigrationInterface {
         account_id integer NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
         bucket integer NOT NULL,
         postings bytea NOT NULL,
-        n_postings integer GENERATED ALWAYS AS (octet_length(postings) / 12) STORED,
+        n_postings integer GENERATED ALWAYS AS (octet_length(postings) / 36) STORED,
         PRIMARY KEY (account_id, bucket)
       ) WITH (fillfactor = 70)`);
     // Descriptors, keypoints and postings are incompressible: stored out of line without pglz's attempt.
@@ -105,23 +106,24 @@ export class VisualIndexPostings1764300001000 implements MigrationInterface {
     await q.query(`
       -- (PostgreSQL's | and << share one precedence: every shift is parenthesised.)
       CREATE FUNCTION visual_postings_without(p bytea, gone bigint[]) RETURNS bytea LANGUAGE sql IMMUTABLE AS $$
-        SELECT coalesce(string_agg(substring(p FROM i FOR 12), ''::bytea ORDER BY i), ''::bytea)
-        FROM generate_series(1, octet_length(p), 12) AS i
+        SELECT coalesce(string_agg(substring(p FROM i FOR 36), ''::bytea ORDER BY i), ''::bytea)
+        FROM generate_series(1, octet_length(p), 36) AS i
         WHERE (get_byte(p, i - 1)::bigint | (get_byte(p, i)::bigint << 8) | (get_byte(p, i + 1)::bigint << 16) | (get_byte(p, i + 2)::bigint << 24)) <> ALL (gone)
       $$`);
     // Whoever deletes a media (or its row directly), its postings go in the same transaction. Rows
-    // of a deleted account are skipped: its postings go with it. Locks are taken in bucket order,
-    // as registrations take them, so concurrent writers never deadlock.
+    // of a deleted account (gone from auth's account_directory view) are skipped: its postings go
+    // with it. Locks are taken in bucket order, as registrations take them, so concurrent writers
+    // never deadlock.
     await q.query(`
       CREATE FUNCTION visual_index_purge() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         PERFORM 1 FROM visual_postings p
-          JOIN (SELECT DISTINCT o.account_id, b FROM old_rows o JOIN accounts a ON a.id = o.account_id CROSS JOIN LATERAL unnest(o.buckets) AS b) g
+          JOIN (SELECT DISTINCT o.account_id, b FROM old_rows o JOIN account_directory a ON a.id = o.account_id CROSS JOIN LATERAL unnest(o.buckets) AS b) g
             ON p.account_id = g.account_id AND p.bucket = g.b
           ORDER BY p.account_id, p.bucket FOR UPDATE OF p;
         WITH g AS (
           SELECT o.account_id, b, array_agg(o.entry) AS entries
-          FROM old_rows o JOIN accounts a ON a.id = o.account_id CROSS JOIN LATERAL unnest(o.buckets) AS b
+          FROM old_rows o JOIN account_directory a ON a.id = o.account_id CROSS JOIN LATERAL unnest(o.buckets) AS b
           GROUP BY o.account_id, b)
         UPDATE visual_postings p SET postings = visual_postings_without(p.postings, g.entries)
           FROM g WHERE p.account_id = g.account_id AND p.bucket = g.b;
@@ -140,40 +142,5 @@ export class VisualIndexPostings1764300001000 implements MigrationInterface {
     await q.query('DROP FUNCTION visual_postings_without(bytea, bigint[])');
     await q.query('DROP TABLE visual_postings');
     await q.query('ALTER TABLE visual_index DROP COLUMN entry, DROP COLUMN buckets, DROP COLUMN bands');
-  }
-}
-
-/**
- * Postings carry the whole descriptor (36 bytes: entry + 32), so that votes count the true
- * distance as the in-memory index did; 12-byte postings (entry + 64 bits) let unrelated footage
- * align with a registered video. Existing postings are dropped and rows re-posted on first use.
- */
-export class VisualIndexFullPostings1764300002000 implements MigrationInterface {
-  name = 'VisualIndexFullPostings1764300002000';
-
-  async up(q: QueryRunner): Promise<void> {
-    await q.query('TRUNCATE visual_postings');
-    await q.query('UPDATE visual_index SET buckets = NULL WHERE buckets IS NOT NULL');
-    await q.query('ALTER TABLE visual_postings DROP COLUMN n_postings');
-    await q.query('ALTER TABLE visual_postings ADD COLUMN n_postings integer GENERATED ALWAYS AS (octet_length(postings) / 36) STORED');
-    await q.query(`
-      CREATE OR REPLACE FUNCTION visual_postings_without(p bytea, gone bigint[]) RETURNS bytea LANGUAGE sql IMMUTABLE AS $$
-        SELECT coalesce(string_agg(substring(p FROM i FOR 36), ''::bytea ORDER BY i), ''::bytea)
-        FROM generate_series(1, octet_length(p), 36) AS i
-        WHERE (get_byte(p, i - 1)::bigint | (get_byte(p, i)::bigint << 8) | (get_byte(p, i + 1)::bigint << 16) | (get_byte(p, i + 2)::bigint << 24)) <> ALL (gone)
-      $$`);
-  }
-
-  async down(q: QueryRunner): Promise<void> {
-    await q.query('TRUNCATE visual_postings');
-    await q.query('UPDATE visual_index SET buckets = NULL WHERE buckets IS NOT NULL');
-    await q.query('ALTER TABLE visual_postings DROP COLUMN n_postings');
-    await q.query('ALTER TABLE visual_postings ADD COLUMN n_postings integer GENERATED ALWAYS AS (octet_length(postings) / 12) STORED');
-    await q.query(`
-      CREATE OR REPLACE FUNCTION visual_postings_without(p bytea, gone bigint[]) RETURNS bytea LANGUAGE sql IMMUTABLE AS $$
-        SELECT coalesce(string_agg(substring(p FROM i FOR 12), ''::bytea ORDER BY i), ''::bytea)
-        FROM generate_series(1, octet_length(p), 12) AS i
-        WHERE (get_byte(p, i - 1)::bigint | (get_byte(p, i)::bigint << 8) | (get_byte(p, i + 1)::bigint << 16) | (get_byte(p, i + 2)::bigint << 24)) <> ALL (gone)
-      $$`);
   }
 }

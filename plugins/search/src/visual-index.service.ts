@@ -64,7 +64,7 @@ export function rowFeatures(r: Pick<VisualIndexEntry, 'width' | 'height' | 'coun
  */
 @injectable()
 export class VisualIndexService implements MediaEventsListener {
-  private readonly counts = new Map<number, { n: number; at: number; refresh?: Promise<void> }>();
+  private readonly counts = new Map<number, { n: number; at: number; refresh?: Promise<unknown> }>();
   private readonly backfilled = new Map<number, Promise<void>>();
 
   constructor(
@@ -114,8 +114,6 @@ export class VisualIndexService implements MediaEventsListener {
       );
       await this.post(m, accountId, Number(rows[0]!.entry), f);
     });
-    const count = this.counts.get(accountId);
-    if (count) count.n++;
   }
 
   /** Appends an entry's postings to its buckets' rows and records the buckets on its row. */
@@ -165,18 +163,18 @@ export class VisualIndexService implements MediaEventsListener {
 
   /**
    * Entries (images and frames) of an account: picks the key length, as VisualIndex does when it
-   * grows. Counted again in the background once stale, so a query never waits for the count.
+   * grows. Counted again in the background once stale, so a query never waits for the count. A
+   * zero is never trusted: counting an empty account costs nothing, and a stale zero would hide
+   * another process's first registrations (vote() skips an account counted empty).
    */
   private async entries(accountId: number): Promise<number> {
     const count = async () => {
       const rows: { n: number }[] = await this.db.query('SELECT count(*)::int AS n FROM visual_index WHERE account_id = $1', [accountId]);
       this.counts.set(accountId, { n: rows[0]!.n, at: Date.now() });
+      return rows[0]!.n;
     };
     const known = this.counts.get(accountId);
-    if (!known) {
-      await count();
-      return this.counts.get(accountId)!.n;
-    }
+    if (!known?.n) return count();
     if (Date.now() - known.at > COUNT_TTL_MS && !known.refresh) {
       known.refresh = count().catch(() => {
         known.refresh = undefined;
