@@ -8,6 +8,7 @@ import { NotificationService } from '@filigrane/plugin-notifications';
 import { ApiKeyService, checkPassword, IdentityService, PasswordService } from '@filigrane/plugin-auth';
 import { PressIssueService } from '@filigrane/plugin-press';
 import { boot, ensureDemoAccount } from './server.js';
+import type { FiligraneApp } from './app.js';
 import { buildGraphQLSchema } from './graphql/graphql.js';
 import { pluginsFromConfig } from './plugins.js';
 import { settingsDocument } from './settings-document.js';
@@ -220,17 +221,24 @@ async function rotateKey(args: string[]): Promise<number> {
     console.error('account rotate-key needs --username');
     return 2;
   }
-  const running = await boot('migrate');
-  try {
-    const account = await running.app.container.get(IdentityService).findByUsername(values.username);
-    if (!account) {
-      console.error(`error: no account named "${values.username}"`);
-      return 1;
-    }
-    const apiKey = await running.app.container.get(ApiKeyService).rotate(account.id);
+  return withAccount(values.username, async (app, account) => {
+    const apiKey = await app.container.get(ApiKeyService).rotate(account.id);
     if (values.json) console.log(JSON.stringify({ username: account.username, api_key: apiKey }));
     else console.log(`New API key for "${account.username}" (the previous key no longer works):\n${apiKey}`);
     return 0;
+  });
+}
+
+/** Boots on the database (migrating it), runs `work` on the named account, stops; exit 1 when there is no such account. */
+async function withAccount(username: string, work: (app: FiligraneApp, account: { id: number; username: string }) => Promise<number>, missing = 'no account named'): Promise<number> {
+  const running = await boot('migrate');
+  try {
+    const account = await running.app.container.get(IdentityService).findByUsername(username);
+    if (!account) {
+      console.error(`error: ${missing} "${username}"`);
+      return 1;
+    }
+    return await work(running.app, account);
   } finally {
     await running.stop();
   }
@@ -264,19 +272,11 @@ async function setPassword(args: string[]): Promise<number> {
     }
     throw err;
   }
-  const running = await boot('migrate');
-  try {
-    const account = await running.app.container.get(IdentityService).findByUsername(values.username);
-    if (!account) {
-      console.error(`error: no account named "${values.username}"`);
-      return 1;
-    }
-    await running.app.container.get(PasswordService).set(account.id, password);
+  return withAccount(values.username, async (app, account) => {
+    await app.container.get(PasswordService).set(account.id, password);
     console.log(`Password set for "${account.username}": it signs in to the console with it (its other browser sessions have ended).`);
     return 0;
-  } finally {
-    await running.stop();
-  }
+  });
 }
 
 /**
@@ -293,22 +293,14 @@ async function deleteAccount(args: string[]): Promise<number> {
     console.error(`account delete removes "${values.username}" and everything it stored, for ever: add --yes to confirm`);
     return 2;
   }
-  const running = await boot('migrate');
-  try {
-    const account = await running.app.container.get(IdentityService).findByUsername(values.username);
-    if (!account) {
-      console.error(`error: no account named "${values.username}"`);
-      return 1;
-    }
-    const deletion = running.app.container.get(AccountDeletionService);
+  return withAccount(values.username, async (app, account) => {
+    const deletion = app.container.get(AccountDeletionService);
     await deletion.request(account.id, { startAfterSeconds: 600 });
     const outcome = await deletion.run(account.id);
     if (values.json) console.log(JSON.stringify({ username: account.username, deleted: outcome !== 'not-marked' }));
     else console.log(`Deleted account "${account.username}" and everything it stored.`);
     return outcome === 'not-marked' ? 1 : 0;
-  } finally {
-    await running.stop();
-  }
+  });
 }
 
 async function grantPermission(args: string[]): Promise<number> {
@@ -317,20 +309,12 @@ async function grantPermission(args: string[]): Promise<number> {
     console.error('account grant needs --username and --permission (home:/<user> or press:ingest)');
     return 2;
   }
-  const running = await boot('migrate');
-  try {
-    const identity = running.app.container.get(IdentityService);
-    const account = await identity.findByUsername(values.username);
-    if (!account) {
-      console.error(`error: no account "${values.username}"`);
-      return 1;
-    }
-    await identity.grant(account.id, values.permission);
-    console.log(`Granted ${values.permission} to "${account.username}" (permissions apply within 5 s).`);
+  const permission = values.permission;
+  return withAccount(values.username, async (app, account) => {
+    await app.container.get(IdentityService).grant(account.id, permission);
+    console.log(`Granted ${permission} to "${account.username}" (permissions apply within 5 s).`);
     return 0;
-  } finally {
-    await running.stop();
-  }
+  }, 'no account');
 }
 
 async function pressIngest(args: string[]): Promise<number> {

@@ -3,7 +3,7 @@ export { loadConfig, masterKeySource, parseTrustProxy, GATEWAY_SETTINGS, type Ga
 export { MasterKeyError, type MasterKeySource } from './master-key/master-key.js';
 export { settingsDocument } from './settings-document.js';
 export { defaultPlugins, configuredPlugins, pluginsFromConfig } from './plugins.js';
-export { bootTestServer, call, type BootedTestServer, type BootTestServerOptions, type CallOptions, type CallResult } from './testing.js';
+export { bootTestServer, call, drainJobsAndEvents, type BootedTestServer, type BootTestServerOptions, type CallOptions, type CallResult } from './testing.js';
 export { boot } from './server.js';
 export { mountedRoutes, type MountedHttpRoute } from './http-server.js';
 export { buildOpenApi, openApiPath, type OpenApiDocument } from './openapi/openapi-document.js';

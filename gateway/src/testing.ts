@@ -1,8 +1,9 @@
 import { createTestDatabase } from '@filigrane/db';
 import { randomBytes } from 'node:crypto';
-import type { Clock, FiligranePlugin } from '@filigrane/core';
+import { TOKENS, type Clock, type FiligranePlugin } from '@filigrane/core';
 import { checkBoot, createApp, type FiligraneApp } from './app.js';
 import { loadConfig, type GatewayConfig } from './config.js';
+import { EVENTS_QUEUE, type OutboxEventBus } from './events/outbox-event-bus.js';
 
 export interface CallOptions {
   /** API key, sent as `Authorization: Token <key>`. */
@@ -90,4 +91,21 @@ export async function bootTestServer(options: BootTestServerOptions): Promise<Bo
       await db.dispose();
     },
   };
+}
+
+/**
+ * Waits until no job (due within the timeout) waits or runs and no event waits in the outbox. An
+ * event's delivery job is sent just after its producer's commit: a drain falling between the two
+ * would find no job, so due outbox events count too (unless `queues` leaves out the delivery queue).
+ */
+export async function drainJobsAndEvents(app: FiligraneApp, options: { queues?: string[]; timeoutMs?: number } = {}): Promise<void> {
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const deadline = Date.now() + timeoutMs;
+  const events = !options.queues || options.queues.includes(EVENTS_QUEUE);
+  for (;;) {
+    await app.jobs.drain({ ...options, timeoutMs: Math.max(1, deadline - Date.now()) });
+    if (!events || (await app.container.get<OutboxEventBus>(TOKENS.Events).dueCount()) === 0) return;
+    if (Date.now() > deadline) throw new Error(`events still waiting in the outbox after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }

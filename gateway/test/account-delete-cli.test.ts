@@ -7,7 +7,9 @@ import { IdentityService } from '@filigrane/plugin-auth';
 import { startTestServer } from './support/test-server.js';
 import { cliEnv, runCli } from './cli-process.js';
 
-test('filigrane account delete: refused without --yes, then the account and its media are gone; others stay', async (t) => {
+// A second process on the server's database: run once, in the embedded suite (the deletion's SQL
+// runs on real PostgreSQL in test/e2e/account-deletion.test.ts).
+(process.env.DATABASE_URL ? test.skip : test)('filigrane account delete: refused without --yes, then the account and its media are gone; others stay', async (t) => {
   const server = await startTestServer();
   try {
     const doomed = await server.createAccount('doomed');

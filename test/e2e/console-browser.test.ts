@@ -190,6 +190,10 @@ run('the console: sign in, watermark, register, search, review a crawled match s
   await page.keyboard.press('Escape');
   await page.locator('.vlist a.row .badge.review-infringing').first().waitFor();
   await page.locator('.vlist a.row').first().waitFor();
+  // The overview again, now with a match in its chart and lists (a picture only: axe ran on it above).
+  await page.goto(`${base}/#/overview`);
+  await page.locator('.recent li').first().waitFor();
+  await page.screenshot({ path: join(SCREENSHOTS, 'overview-with-match.png'), fullPage: true });
 
   // Press issues: the screen of accounts that may ingest them.
   await page.goto(`${base}/#/press`);

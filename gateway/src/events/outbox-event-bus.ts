@@ -161,6 +161,12 @@ export class OutboxEventBus extends EventBus implements EventPublisher {
     await this.jobs.send(EVENTS_QUEUE, {}, { startAfterSeconds: Math.max(1, Math.ceil(next.wait)) });
   }
 
+  /** Events due for delivery now (not those waiting for a retry's backoff): tests wait for none to be left. */
+  async dueCount(): Promise<number> {
+    const [row]: { n: number }[] = await this.db().query('SELECT count(*)::int AS n FROM event_outbox WHERE delivered_at IS NULL AND next_attempt_at <= now()');
+    return row?.n ?? 0;
+  }
+
   /** Part of an account's deletion: its events, delivered or not, go (listeners would find nothing left to act on). */
   async forgetAccount(accountId: number): Promise<void> {
     await this.db().query('DELETE FROM event_outbox WHERE account_id = $1', [accountId]);

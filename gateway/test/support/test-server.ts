@@ -5,11 +5,13 @@ import { AccountService, type QuotaLimits } from '@filigrane/plugin-account';
 import type { Clock, FiligranePlugin } from '@filigrane/core';
 import type { FiligraneApp } from '../../src/app.js';
 import type { GatewayConfig } from '../../src/config.js';
-import { configuredPlugins, defaultPlugins } from '../../src/plugins.js';
+import { defaultPlugins } from '../../src/plugins.js';
 import { bootTestServer, call, type CallOptions, type CallResult } from '../../src/testing.js';
 
 // The gateway's own tests (HTTP conventions, limits, metrics, CLI) run the whole server as `filigrane start`
-// assembles it. Plugin and end-to-end tests use @filigrane/testing instead; this helper is not exported.
+// assembles it. Plugin and end-to-end tests use @filigrane/testing instead; the gateway's tests cannot
+// (that kit depends on the gateway, and these tests are part of the gateway's build), so this thin
+// layer over bootTestServer stays here, unexported.
 export interface TestServer {
   url: string;
   app: FiligraneApp;
@@ -31,21 +33,13 @@ export interface TestServerOptions {
   plugins?: FiligranePlugin[];
   clock?: Clock;
   config?: Partial<GatewayConfig>;
-  /** Environment variables on top of the process's (plugin settings, FILIGRANE_PLUGINS). */
-  env?: Record<string, string>;
   workers?: boolean;
-  /** Reuse this database (a restart); otherwise each server gets a fresh one. */
-  databaseUrl?: string;
-  /** The master key (a restart must reuse it to read secrets it stored). */
-  masterKey?: Buffer;
 }
 
-/** All built-in plugins (and FILIGRANE_PLUGINS of options.env), no job workers unless asked. */
+/** All built-in plugins unless given, no job workers unless asked. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  // Without an explicit list: the built-in plugins and those options.env's FILIGRANE_PLUGINS names.
-  const plugins = options.plugins ?? [...defaultPlugins(), ...(await configuredPlugins(options.env ?? {}))];
-  const env = { ...process.env, DATA_DIR: mkdtempSync(join(tmpdir(), 'filigrane-test-')), ...options.env };
-  const server = await bootTestServer({ ...options, plugins, env, workers: options.workers ?? false });
+  const env = { ...process.env, DATA_DIR: mkdtempSync(join(tmpdir(), 'filigrane-test-')) };
+  const server = await bootTestServer({ ...options, plugins: options.plugins ?? defaultPlugins(), env, workers: options.workers ?? false });
   const { app, url } = server;
   return {
     ...server,

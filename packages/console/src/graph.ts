@@ -15,8 +15,11 @@ export interface MatchView {
   region: { copy: number[]; original: number[] } | null;
 }
 
+const MATCH_FIELDS = 'id dateCreated watermarked tags export sessions site { domain name country } page { url headline image { url } } media { id path thumbnail image } region { copy original }';
 /** The selection of a Match the screens use. */
-export const MATCH_SELECTION = '{ id dateCreated watermarked tags export sessions site { domain name country } page { url headline image { url } } media { id path thumbnail image } region { copy original } }';
+export const MATCH_SELECTION = `{ ${MATCH_FIELDS} }`;
+/** The same with its review state (the review plugin's Match.review, read once per request for a whole page). */
+export const REVIEWED_MATCH_SELECTION = `{ ${MATCH_FIELDS} review { state } }`;
 
 type Raw = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -56,6 +56,15 @@ export function useLoad<V>(load: () => Promise<V>, deps: unknown[] = []): { data
   return { ...state, reload, set };
 }
 
+/** Reloads every few seconds while `live` (work is pending or running on the server). */
+export function usePolling(live: boolean, reload: () => void) {
+  useEffect(() => {
+    if (!live) return;
+    const timer = setInterval(reload, 3000);
+    return () => clearInterval(timer);
+  }, [live, reload]);
+}
+
 /** An action: busy while it runs (buttons say so at once), its error kept for the form. */
 export function useAction<A extends unknown[], R>(run: (...args: A) => Promise<R>) {
   const [busy, setBusy] = useState(false);
@@ -140,6 +149,24 @@ export function SecretOnce({ label, secret }: { label: string; secret: string | 
       {label} <code class="secret">{secret}</code>
     </p>
   ) : null;
+}
+
+/** A table with a header row of column names; the rows are the children. */
+export function Table({ columns, children }: { columns: ComponentChildren[]; children: ComponentChildren }) {
+  return (
+    <table class="table">
+      <thead>
+        <tr>
+          {columns.map((c, i) => (
+            <th scope="col" key={i}>
+              {c}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>{children}</tbody>
+    </table>
+  );
 }
 
 /** The states of a loaded list around its content: error with retry, loading, empty. */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ManualClock, type Clock, type FiligranePlugin } from '@filigrane/core';
 import { AccountService, type QuotaLimits } from '@filigrane/plugin-account';
 import { IdentityService } from '@filigrane/plugin-auth';
-import { bootTestServer, call, defaultPlugins, type CallOptions, type CallResult, type FiligraneApp, type GatewayConfig } from '@filigrane/gateway';
+import { bootTestServer, call, defaultPlugins, drainJobsAndEvents, type CallOptions, type CallResult, type FiligraneApp, type GatewayConfig } from '@filigrane/gateway';
 import { serveSite, type SitePage, type TestSite } from './test-site.js';
 
 export interface TestServerOptions {
@@ -54,7 +54,7 @@ export interface TestServer {
   call(method: string, path: string, options?: CallOptions): Promise<CallResult>;
   /** An account with its API key; `fullName` (default: the username), `email` and `permissions` (`press:ingest`, `home:/<user>`) as an operator would set them. */
   createAccount(username: string, options?: NewTestAccount): Promise<TestAccount>;
-  /** Waits until no job (due now) waits or runs; throws after timeoutMs (default 60 s). */
+  /** Waits until no job (due now) waits or runs and no event waits in the outbox for delivery; throws after timeoutMs (default 60 s). */
   drainJobs(options?: { queues?: string[]; timeoutMs?: number }): Promise<void>;
   /** A loopback site, closed with the server; the server's fetcher may reach it. */
   serveSite(pages?: Record<string, SitePage>): Promise<TestSite>;
@@ -107,7 +107,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       for (const permission of permissions) await app.container.get(IdentityService).grant(account.id, permission);
       return { id: account.id, username, apiKey, call: (method, path, opts) => call(url, method, path, { ...opts, key: apiKey }) };
     },
-    drainJobs: (opts) => app.jobs.drain(opts),
+    drainJobs: (opts) => drainJobsAndEvents(app, opts),
     async serveSite(pages) {
       const site = await serveSite(pages);
       sites.push(site);

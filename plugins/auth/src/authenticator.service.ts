@@ -12,6 +12,10 @@ interface PrincipalRow {
   application_id?: number;
 }
 
+/** What a Principal is read from, in any query that joins `accounts a` (every way of signing in uses it). */
+export const PRINCIPAL_COLUMNS = `a.id, a.username, a.home,
+  ARRAY(SELECT permission FROM account_permissions p WHERE p.account_id = a.id ORDER BY permission) AS permissions`;
+
 const KEY_CACHE_MS = 5_000;
 const KEY_CACHE_MAX = 10_000;
 
@@ -57,9 +61,7 @@ export class AuthenticatorService implements Authenticator {
     const cached = this.keyCache.get(hash);
     if (cached && cached.until > now) return cached.principal;
     const rows: PrincipalRow[] = await this.db.query(
-      `SELECT a.id, a.username, a.home,
-              ARRAY(SELECT permission FROM account_permissions p WHERE p.account_id = a.id ORDER BY permission) AS permissions
-       FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = $1`,
+      `SELECT ${PRINCIPAL_COLUMNS} FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = $1`,
       [hash],
     );
     const row = rows[0];
@@ -78,9 +80,7 @@ export class AuthenticatorService implements Authenticator {
   /** The principal of an account that proved itself otherwise (a signed file URL, a session): null when it is gone. */
   async principalOf(accountId: number, scheme: Principal['scheme']): Promise<Principal | null> {
     const rows: PrincipalRow[] = await this.db.query(
-      `SELECT a.id, a.username, a.home,
-              ARRAY(SELECT permission FROM account_permissions p WHERE p.account_id = a.id ORDER BY permission) AS permissions
-       FROM accounts a WHERE a.id = $1`,
+      `SELECT ${PRINCIPAL_COLUMNS} FROM accounts a WHERE a.id = $1`,
       [accountId],
     );
     return rows[0] ? toPrincipal(rows[0], scheme) : null;
@@ -88,9 +88,7 @@ export class AuthenticatorService implements Authenticator {
 
   private async byAccessToken(token: string, client?: { address: string }): Promise<Principal> {
     const rows: PrincipalRow[] = await this.db.query(
-      `SELECT a.id, a.username, a.home, t.expires, t.application_id,
-              ARRAY(SELECT permission FROM account_permissions p WHERE p.account_id = a.id ORDER BY permission) AS permissions
-       FROM oauth_access_tokens t
+      `SELECT ${PRINCIPAL_COLUMNS}, t.expires, t.application_id FROM oauth_access_tokens t
        JOIN oauth_applications app ON app.id = t.application_id
        JOIN accounts a ON a.id = app.account_id
        WHERE t.token_hash = $1`,
@@ -107,6 +105,6 @@ export class AuthenticatorService implements Authenticator {
   }
 }
 
-function toPrincipal(row: PrincipalRow, scheme: Principal['scheme']): Principal {
+export function toPrincipal(row: PrincipalRow, scheme: Principal['scheme']): Principal {
   return { accountId: row.id, username: row.username, home: row.home, permissions: row.permissions ?? [], scheme };
 }

@@ -4,6 +4,7 @@ import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
 import { ApiError, sha256Hex, TOKENS, validationError, type Clock, type Principal, type SessionAuthenticator, type SessionRequest } from '@filigrane/core';
 import { AUTH_SETTINGS, type AuthSettings } from './auth.settings.js';
+import { PRINCIPAL_COLUMNS, toPrincipal } from './authenticator.service.js';
 import { CredentialThrottle } from './credential-throttle.service.js';
 import { PasswordService, PASSWORD_MAX_LENGTH } from './password.service.js';
 import { newSecret } from './secrets.js';
@@ -78,8 +79,7 @@ export class SessionService implements SessionAuthenticator {
     const token = this.tokenOf(request.cookie);
     if (!token) return null;
     const rows: SessionRow[] = await this.db.query(
-      `SELECT s.id AS session_id, s.last_seen, s.expires, a.id, a.username, a.home,
-              ARRAY(SELECT permission FROM account_permissions p WHERE p.account_id = a.id ORDER BY permission) AS permissions
+      `SELECT s.id AS session_id, s.last_seen, s.expires, ${PRINCIPAL_COLUMNS}
        FROM auth_sessions s JOIN accounts a ON a.id = s.account_id WHERE s.token_hash = $1`,
       [sha256Hex(token)],
     );
@@ -95,7 +95,7 @@ export class SessionService implements SessionAuthenticator {
       throw new ApiError(403, 'csrf_failed', 'This request came with your session cookie but without its X-CSRF-Token header; reload the console (or sign in again) and retry.');
     }
     if (now - lastSeen > TOUCH_MS) await this.db.query('UPDATE auth_sessions SET last_seen = $2 WHERE id = $1', [row.session_id, this.clock.now()]);
-    return { accountId: row.id, username: row.username, home: row.home, permissions: row.permissions ?? [], scheme: 'session', sessionId: row.session_id };
+    return { ...toPrincipal(row, 'session'), sessionId: row.session_id };
   }
 
   /** Checks the password under the throttle and opens a session: 401 on a wrong name or password, 429 when held back. */
@@ -122,8 +122,7 @@ export class SessionService implements SessionAuthenticator {
       `WITH s AS (
          INSERT INTO auth_sessions (account_id, token_hash, created, last_seen, expires, user_agent, address)
          VALUES ($1, $2, $3, $3, $4, $5, $6) RETURNING id, account_id, created, last_seen, expires)
-       SELECT s.id AS session_id, s.created, s.last_seen, s.expires, a.id, a.username, a.home,
-              ARRAY(SELECT permission FROM account_permissions p WHERE p.account_id = a.id ORDER BY permission) AS permissions
+       SELECT s.id AS session_id, s.created, s.last_seen, s.expires, ${PRINCIPAL_COLUMNS}
        FROM s JOIN accounts a ON a.id = s.account_id`,
       [accountId, sha256Hex(token), now, expires, (client.userAgent ?? '').replace(/\u0000/g, '').slice(0, 300), client.address],
     );
@@ -132,22 +131,24 @@ export class SessionService implements SessionAuthenticator {
       token,
       csrfToken: csrfTokenOf(token),
       session: { id: row.session_id, created: row.created, lastSeen: row.last_seen, expires: row.expires, userAgent: client.userAgent ?? '', address: client.address },
-      principal: { accountId: row.id, username: row.username, home: row.home, permissions: row.permissions ?? [], scheme: 'session', sessionId: row.session_id },
+      principal: { ...toPrincipal(row, 'session'), sessionId: row.session_id },
     };
   }
 
   /** The session of a token (after authenticate accepted it), with its CSRF token. */
   async current(accountId: number, sessionId: number, cookieHeader: string | undefined): Promise<(BrowserSession & { csrfToken: string }) | null> {
     const token = this.tokenOf(cookieHeader);
-    const session = (await this.list(accountId)).find((s) => s.id === sessionId);
+    const session = token ? (await this.list(accountId, sessionId))[0] : undefined;
     return token && session ? { ...session, csrfToken: csrfTokenOf(token) } : null;
   }
 
-  async list(accountId: number): Promise<BrowserSession[]> {
+  /** The account's open sessions, most recently used first (or just session `only`). */
+  async list(accountId: number, only?: number): Promise<BrowserSession[]> {
+    const params = [accountId, this.clock.now(), new Date(this.clock.now().getTime() - this.settings.sessionIdleMinutes * 60_000)];
     const rows: { id: number; created: Date; last_seen: Date; expires: Date; user_agent: string; address: string }[] = await this.db.query(
       `SELECT id, created, last_seen, expires, user_agent, address FROM auth_sessions
-       WHERE account_id = $1 AND expires > $2 AND last_seen > $3 ORDER BY last_seen DESC, id DESC LIMIT 1000`,
-      [accountId, this.clock.now(), new Date(this.clock.now().getTime() - this.settings.sessionIdleMinutes * 60_000)],
+       WHERE account_id = $1 AND expires > $2 AND last_seen > $3${only === undefined ? '' : ' AND id = $4'} ORDER BY last_seen DESC, id DESC LIMIT 1000`,
+      only === undefined ? params : [...params, only],
     );
     return rows.map((r) => ({ id: r.id, created: r.created, lastSeen: r.last_seen, expires: r.expires, userAgent: r.user_agent, address: r.address }));
   }

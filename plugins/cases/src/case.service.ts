@@ -352,12 +352,10 @@ export class CaseService {
     return next;
   }
 
-  /** The account-deleted hook; returns the notice files to delete. */
-  async forgetAccount(accountId: number): Promise<string[]> {
-    const keys = ((await this.db.query('SELECT pdf_key FROM cases_notices WHERE account_id = $1', [accountId])) as { pdf_key: string }[]).map((r) => r.pdf_key);
+  /** The account-deleted hook's rows (NoticeService.forgetAccount deletes the files first). */
+  async forgetAccount(accountId: number): Promise<void> {
     await this.db.query('DELETE FROM cases WHERE account_id = $1', [accountId]);
     await this.db.query('DELETE FROM cases_settings WHERE account_id = $1', [accountId]);
-    return keys;
   }
 
   /** The match as a notice names it, fresh from the matches plugin; null when it is gone. */

@@ -36,6 +36,9 @@ export const casesPlugin = definePlugin({
     contribute(WEBHOOK_EVENT_TYPES, () => [...CASE_EVENTS]),
     contribute(EVENT_LISTENERS, (c) => (event: DomainEvent) => (event.type === 'match.reviewed' ? c.get(CaseService).onReviewed(event.accountId, reviewedIds(event)) : undefined)),
     contribute(EVENT_LISTENERS, (c) => (event: DomainEvent) => (event.type === 'evidence.captured' ? c.get(CaseService).onPackCaptured(event.accountId, String((event.data as { id?: unknown }).id ?? '')) : undefined)),
-    contribute(ACCOUNT_DELETED_HOOKS, (c) => async (accountId: number) => c.get(NoticeService).deleteFiles(await c.get(CaseService).forgetAccount(accountId))),
+    contribute(ACCOUNT_DELETED_HOOKS, (c) => async (accountId: number) => {
+      await c.get(NoticeService).forgetAccount(accountId);
+      await c.get(CaseService).forgetAccount(accountId);
+    }),
   ],
 });

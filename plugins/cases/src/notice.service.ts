@@ -8,6 +8,9 @@ import { noticeDocument, noticeText, type NoticeFacts } from './notice-document.
 import { noticePdf } from './notice-pdf.js';
 import { noticeTexts, type NoticeLang, type NoticeType } from './notice-texts.js';
 
+/** The blob prefix of an account's notice PDFs. */
+const filesPrefix = (accountId: number) => `cases/${accountId}`;
+
 export interface NoticeRow {
   id: number;
   case_id: number;
@@ -96,7 +99,7 @@ export class NoticeService {
     const now = this.clock.now();
     const pdf = await noticePdf(doc, { author: facts.signer, created: now });
     const [{ id }] = (await this.db.query(`SELECT nextval(pg_get_serial_sequence('cases_notices', 'id'))::int AS id`)) as { id: number }[];
-    const key = `cases/${accountId}/notices/${id}.pdf`;
+    const key = `${filesPrefix(accountId)}/notices/${id}.pdf`;
     await this.blobs.put(key, pdf);
     try {
       await this.cases.inTransaction(accountId, async (tx) => {
@@ -206,7 +209,15 @@ export class NoticeService {
     };
   }
 
-  /** Notice files of deleted cases or accounts. */
+  /**
+   * Part of an account's deletion, before its rows go: every file under the account's prefix, so a
+   * retried deletion still finds them (and a PDF whose notice row never committed goes too).
+   */
+  async forgetAccount(accountId: number): Promise<void> {
+    await this.blobs.deletePrefix(filesPrefix(accountId));
+  }
+
+  /** Notice files of deleted cases. */
   async deleteFiles(keys: string[]): Promise<void> {
     for (const key of keys) await this.blobs.delete(key);
   }

@@ -167,8 +167,8 @@ test.serial('a crawl follows the site, finds images every way, matches them, and
   t.like(credit.json.results[0], { image_url: site.url('/img/credited.jpg'), page_url: site.url('/') });
   t.regex(credit.json.results[0].credit, /Studio Lumen/);
 
-  // Delivered from the outbox by a job after the batch's commit: wait for it (bounded).
-  for (let i = 0; i < 100 && !events.some((e) => e.type === 'crawl.batch.created'); i++) await new Promise((r) => setTimeout(r, 100));
+  // Delivered from the outbox by a job after the batch's commit.
+  await server.drainJobs();
   const event = events.find((e) => e.type === 'crawl.batch.created');
   t.like(event, { accountId: s.id ? event!.accountId : 0, data: { session_id: s.id, batch_id: batch.id } });
 

@@ -53,8 +53,8 @@ export class SearchService {
     // A synchronous search works inside the request: bounded (503 + Retry-After when the pool is full).
     if (sync) {
       const matches = await this.pool.run(() => executor.run(query, scope));
-      // Nothing is stored for a synchronous search: the event alone goes through the outbox.
-      await this.db.transaction((m) => this.events.enqueue({ type: 'search.completed', accountId: scope.accountId, data: { id: null, url: null, type: executor.kind, name, status: 'complete', sync: true, match_count: matches.length } }, m));
+      // Nothing is stored for a synchronous search: the event alone goes through the outbox (one INSERT, no transaction needed).
+      await this.events.enqueue({ type: 'search.completed', accountId: scope.accountId, data: { id: null, url: null, type: executor.kind, name, status: 'complete', sync: true, match_count: matches.length } }, this.db);
       await this.events.flush();
       return { status: 200, body: { status: 'complete', matches } };
     }

@@ -1,8 +1,8 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { gql } from '../api';
 import { formatDate, formatNumber, useLang, useT } from '../i18n';
 import { go, href, type Route } from '../router';
-import { ErrorBox, Field, InlineForm, ListState, Loading, Section, useAction, useLoad } from '../ui';
+import { ErrorBox, Field, InlineForm, ListState, Loading, Section, Table, useAction, useLoad, usePolling } from '../ui';
 
 interface Count {
   count: number;
@@ -41,15 +41,6 @@ export function CrawlsScreen({ route }: { route: Route }) {
   return route.path[1] ? <CrawlDetail id={Number(route.path[1])} /> : <CrawlList />;
 }
 
-/** Reloads every few seconds while `live` (a crawl is pending or running). */
-function usePolling(live: boolean, reload: () => void) {
-  useEffect(() => {
-    if (!live) return;
-    const timer = setInterval(reload, 3000);
-    return () => clearInterval(timer);
-  }, [live, reload]);
-}
-
 function CrawlList() {
   const t = useT();
   const lang = useLang();
@@ -81,16 +72,7 @@ function CrawlList() {
       </Section>
       <ListState list={list}>
         {(rows) => (
-        <table class="table">
-          <thead>
-            <tr>
-              <th scope="col">{t('crawls.url')}</th>
-              <th scope="col">{t('crawls.state')}</th>
-              <th scope="col">{t('crawls.cycles')}</th>
-              <th scope="col">{t('crawls.created')}</th>
-            </tr>
-          </thead>
-          <tbody>
+          <Table columns={[t('crawls.url'), t('crawls.state'), t('crawls.cycles'), t('crawls.created')]}>
             {rows.map((s) => (
               <tr key={s.id}>
                 <td>
@@ -103,8 +85,7 @@ function CrawlList() {
                 <td>{formatDate(lang, s.ctime)}</td>
               </tr>
             ))}
-          </tbody>
-        </table>
+          </Table>
         )}
       </ListState>
     </>
@@ -185,41 +166,28 @@ function CrawlDetail({ id }: { id: number }) {
           {(data.batches?.nodes ?? []).length === 0 ? (
             <p>{t('common.none')}</p>
           ) : (
-            <table class="table">
-              <thead>
-                <tr>
-                  <th scope="col">#</th>
-                  <th scope="col">{t('crawls.created')}</th>
+            <Table columns={['#', t('crawls.created'), ...(['pages', 'images', 'videos', 'documents'] as const).map((k) => t(`crawls.${k}`))]}>
+              {data.batches!.nodes.map((b) => (
+                <tr key={b.id}>
+                  <td>
+                    {b.id} ({b.crawlCycle})
+                  </td>
+                  <td>{formatDate(lang, b.ctime)}</td>
                   {(['pages', 'images', 'videos', 'documents'] as const).map((k) => (
-                    <th scope="col" key={k}>
-                      {t(`crawls.${k}`)}
-                    </th>
+                    <td key={k}>
+                      {formatNumber(lang, b[k].count)}{' '}
+                      {(['log', 'tar', 'warc'] as const).map((f) =>
+                        b[k][f] ? (
+                          <a key={f} href={b[k][f]!} download aria-label={`${t(`crawls.${k}`)} ${t(`crawls.${f}`)} ${b.id}`}>
+                            {t(`crawls.${f}`)}{' '}
+                          </a>
+                        ) : null,
+                      )}
+                    </td>
                   ))}
                 </tr>
-              </thead>
-              <tbody>
-                {data.batches!.nodes.map((b) => (
-                  <tr key={b.id}>
-                    <td>
-                      {b.id} ({b.crawlCycle})
-                    </td>
-                    <td>{formatDate(lang, b.ctime)}</td>
-                    {(['pages', 'images', 'videos', 'documents'] as const).map((k) => (
-                      <td key={k}>
-                        {formatNumber(lang, b[k].count)}{' '}
-                        {(['log', 'tar', 'warc'] as const).map((f) =>
-                          b[k][f] ? (
-                            <a key={f} href={b[k][f]!} download aria-label={`${t(`crawls.${k}`)} ${t(`crawls.${f}`)} ${b.id}`}>
-                              {t(`crawls.${f}`)}{' '}
-                            </a>
-                          ) : null,
-                        )}
-                      </td>
-                    ))}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </Table>
           )}
         </>
       )}

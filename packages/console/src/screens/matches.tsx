@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ConsoleError, gql } from '../api';
-import { matchView, MATCH_SELECTION, REVIEW_STATES, type MatchFilterInput, type MatchView, type ReviewState } from '../graph';
+import { matchView, MATCH_SELECTION, REVIEWED_MATCH_SELECTION, REVIEW_STATES, type MatchFilterInput, type MatchView, type ReviewState } from '../graph';
 import { formatDate, formatNumber, useLang, useT } from '../i18n';
 import { go, href, type Route } from '../router';
 import { ErrorBox, InlineForm, Loading, useAction, useLoad } from '../ui';
@@ -38,13 +38,6 @@ interface Page {
   results: Record<string, unknown>[];
 }
 
-/** Review states of these matches (the review plugin); NEW for those nobody reviewed. */
-async function reviewsOf(ids: string[]): Promise<Map<string, ReviewState>> {
-  if (!ids.length) return new Map();
-  const { matchReviews } = await gql<{ matchReviews: { matchId: string; state: ReviewState }[] }>('query($ids: [ID!]!) { matchReviews(matchIds: $ids) { matchId state } }', { ids });
-  return new Map(matchReviews.map((r) => [String(r.matchId), r.state]));
-}
-
 function ReviewBadge({ state }: { state: ReviewState | undefined }) {
   const t = useT();
   const s = state ?? 'NEW';
@@ -73,16 +66,14 @@ function MatchList({ query }: { query: URLSearchParams }) {
     setLoading(true);
     setError(null);
     try {
-      const { matches } = await gql<{ matches: Page }>(`query($filter: MatchFilter, $cursor: String) { matches(pageSize: ${PAGE}, cursor: $cursor, filter: $filter) { count next results ${MATCH_SELECTION} } }`, {
+      const { matches } = await gql<{ matches: Page }>(`query($filter: MatchFilter, $cursor: String) { matches(pageSize: ${PAGE}, cursor: $cursor, filter: $filter) { count next results ${REVIEWED_MATCH_SELECTION} } }`, {
         filter,
         cursor,
       });
       if (gen !== generation.current) return;
       const more = matches.results.map(matchView);
-      void reviewsOf(more.map((m) => m.id)).then(
-        (r) => gen === generation.current && setReviews((old) => new Map([...(reset ? [] : old), ...r])),
-        () => undefined,
-      );
+      const states = matches.results.map((r, i) => [more[i]!.id, (r.review as { state: ReviewState } | null)?.state ?? 'NEW'] as const);
+      setReviews((old) => new Map([...(reset ? [] : old), ...states]));
       setRows((r) => (reset ? more : [...r, ...more]));
       setCount(matches.count);
       setNext(matches.next);
@@ -256,10 +247,9 @@ function MatchDetail({ id }: { id: string }) {
   const lang = useLang();
   const { data, error, loading, reload, set } = useLoad(
     () =>
-      gql<{ match: Record<string, unknown> | null; matchReviews: { state: ReviewState; note: string | null }[] }>(
-        `query($id: String!, $ids: [ID!]!) { match(id: $id) ${MATCH_SELECTION} matchReviews(matchIds: $ids) { state note } }`,
-        { id, ids: [id] },
-      ).then((d) => (d.match ? { ...matchView(d.match), review: d.matchReviews[0]?.state ?? ('NEW' as ReviewState) } : null)),
+      gql<{ match: (Record<string, unknown> & { review: { state: ReviewState } | null }) | null }>(`query($id: String!) { match(id: $id) ${REVIEWED_MATCH_SELECTION} }`, { id }).then((d) =>
+        d.match ? { ...matchView(d.match), review: d.match.review?.state ?? ('NEW' as ReviewState) } : null,
+      ),
     [id],
   );
   const heading = useRef<HTMLHeadingElement>(null);

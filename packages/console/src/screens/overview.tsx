@@ -19,20 +19,20 @@ interface Data {
 async function load(): Promise<Data> {
   const today = new Date();
   today.setUTCHours(0, 0, 0, 0);
-  const days = Array.from({ length: DAYS }, (_, i) => new Date(today.getTime() - (DAYS - 1 - i) * 86_400_000));
-  // One request: the counts per day are aliases of the matches field with a date range each.
-  const perDay = days
-    .map((d, i) => `d${i}: matches(pageSize: 1, filter: { dateCreated: { gte: "${d.toISOString()}", lt: "${new Date(d.getTime() + 86_400_000).toISOString()}" } }) { count }`)
-    .join('\n');
+  const day = (offset: number) => new Date(today.getTime() + offset * 86_400_000).toISOString().slice(0, 10);
+  // The matches per day are one histogram (UTC days, zeros included) from DAYS - 1 days ago to today.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const data = await gql<Record<string, any>>(`{
+  const data = await gql<Record<string, any>>(
+    `query($from: String!, $to: String!) {
     account { imageCount }
     all: matches(pageSize: 6) { count results ${MATCH_SELECTION} }
     wm: matches(pageSize: 1, filter: { watermarked: { equals: true } }) { count }
     crawlSessions(first: 100) { nodes { id } }
     sites: aggregations(name: "group-site-path", pageSize: 100) { results { site { domain } matchCount } }
-    ${perDay}
-  }`);
+    perDay: matchHistogram(interval: DAY, from: $from, to: $to) { buckets { start count } }
+  }`,
+    { from: day(1 - DAYS), to: day(1) },
+  );
   const bySite = new Map<string, number>();
   for (const r of data.sites.results as { site: { domain: string | null } | null; matchCount: number }[]) {
     const domain = r.site?.domain;
@@ -44,7 +44,7 @@ async function load(): Promise<Data> {
     watermarked: data.wm.count,
     crawls: data.crawlSessions.nodes.length,
     recent: data.all.results.map(matchView),
-    days: days.map((d, i) => ({ day: d.toISOString().slice(0, 10), count: data[`d${i}`].count as number })),
+    days: (data.perDay.buckets as { start: string; count: number }[]).map((b) => ({ day: b.start.slice(0, 10), count: b.count })),
     sites: [...bySite].map(([domain, count]) => ({ domain, count })).sort((a, b) => b.count - a.count).slice(0, 8),
   };
 }

@@ -2,8 +2,7 @@ import { useRef, useState } from 'preact/hooks';
 import { gql, upload } from '../api';
 import type { Me } from '../app';
 import { formatDate, useLang, useT } from '../i18n';
-import { ErrorBox, InlineForm, ListState, Loading, Progress, Section, useAction, useLoad } from '../ui';
-import { useEffect } from 'preact/hooks';
+import { ErrorBox, InlineForm, ListState, Progress, Section, Table, useAction, useLoad, usePolling } from '../ui';
 
 interface Issue {
   id: number;
@@ -20,12 +19,7 @@ export function PressScreen({ me }: { me: Me }) {
   const lang = useLang();
   const allowed = me.permissions.includes('press:ingest');
   const list = useLoad(() => (allowed ? gql<{ pressIssues: { nodes: Issue[] } }>('{ pressIssues(first: 100) { nodes { id name date status pages { done total } matchesFound created } } }').then((d) => d.pressIssues.nodes) : Promise.resolve([])), [allowed]);
-  const live = Boolean(list.data?.some((i) => i.status === 'pending' || i.status === 'running'));
-  useEffect(() => {
-    if (!live) return;
-    const timer = setInterval(list.reload, 3000);
-    return () => clearInterval(timer);
-  }, [live]);
+  usePolling(Boolean(list.data?.some((i) => i.status === 'pending' || i.status === 'running')), list.reload);
   const [name, setName] = useState('');
   const [date, setDate] = useState('');
   const [progress, setProgress] = useState<number | null>(null);
@@ -77,17 +71,7 @@ export function PressScreen({ me }: { me: Me }) {
       </Section>
       <ListState list={list}>
         {(rows) => (
-        <table class="table">
-          <thead>
-            <tr>
-              <th scope="col">{t('press.name')}</th>
-              <th scope="col">{t('press.date')}</th>
-              <th scope="col">{t('press.status')}</th>
-              <th scope="col">{t('press.pages')}</th>
-              <th scope="col">{t('nav.matches')}</th>
-            </tr>
-          </thead>
-          <tbody>
+          <Table columns={[t('press.name'), t('press.date'), t('press.status'), t('press.pages'), t('nav.matches')]}>
             {rows.map((i) => (
               <tr key={i.id}>
                 <td>{i.name}</td>
@@ -101,8 +85,7 @@ export function PressScreen({ me }: { me: Me }) {
                 <td>{i.matchesFound}</td>
               </tr>
             ))}
-          </tbody>
-        </table>
+          </Table>
         )}
       </ListState>
       <p class="muted">{list.data?.[0] ? formatDate(lang, list.data[0].created) : ''}</p>
