@@ -128,6 +128,20 @@ export class CaseService {
     return this.db.query('SELECT pack_id, status, error, sha256, size::float8 AS size, match_ids, captured, added FROM cases_evidence WHERE case_id = $1 ORDER BY added, pack_id', [caseId]);
   }
 
+  /** caseMatches, evidencePacks and history of several cases in three statements (a list shows them all). */
+  async partsOf(caseIds: number[]): Promise<Map<number, { matches: CaseMatchRow[]; evidence: EvidenceRow[]; history: HistoryRow[] }>> {
+    const [matches, evidence, history] = (await Promise.all([
+      this.db.query('SELECT * FROM cases_matches WHERE case_id = ANY($1) ORDER BY added, match_id', [caseIds]),
+      this.db.query('SELECT case_id, pack_id, status, error, sha256, size::float8 AS size, match_ids, captured, added FROM cases_evidence WHERE case_id = ANY($1) ORDER BY added, pack_id', [caseIds]),
+      this.db.query('SELECT case_id, at, action, from_state, to_state, resolution, actor, note, detail FROM cases_history WHERE case_id = ANY($1) ORDER BY id', [caseIds]),
+    ])) as [(CaseMatchRow & { case_id: number })[], (EvidenceRow & { case_id: number })[], (HistoryRow & { case_id: number })[]];
+    const out = new Map(caseIds.map((id) => [id, { matches: [] as CaseMatchRow[], evidence: [] as EvidenceRow[], history: [] as HistoryRow[] }]));
+    for (const m of matches) out.get(Number(m.case_id))?.matches.push(m);
+    for (const { case_id, ...e } of evidence) out.get(Number(case_id))?.evidence.push(e);
+    for (const { case_id, ...h } of history) out.get(Number(case_id))?.history.push(h);
+    return out;
+  }
+
   /** A case from chosen matches (each infringing, in no other open case); `site` is set when they share one. */
   async create(principal: Principal, input: { matchIds: string[]; title?: string; note?: string }): Promise<CaseRow> {
     const accountId = principal.accountId;

@@ -1,5 +1,5 @@
 import { Arg, Ctx, Field, ID, inject, injectable, InputType, Int, Mutation, ObjectType, Query, requirePrincipal, Resolver, type GraphQLContext } from '@filigrane/plugin-api';
-import { CaseService, type Actor, type CaseRow, type RightsHolderDefaults } from './case.service.js';
+import { CaseService, type Actor, type CaseMatchRow, type CaseRow, type EvidenceRow, type HistoryRow, type RightsHolderDefaults } from './case.service.js';
 import { CASE_STATES, type CaseState } from './case-states.js';
 import { FieldReader, idParam } from './case-input.js';
 import { caseDetailView, noticeView } from './case-view.js';
@@ -137,6 +137,22 @@ function noticeType(n: NoticeRow, baseUrl: string): TakedownNoticeType {
   };
 }
 
+/** A case with its matches, evidence, notices and history, as REST's detail view in camelCase. */
+function caseType(c: CaseRow, baseUrl: string, parts: { matches: CaseMatchRow[]; evidence: EvidenceRow[]; notices: NoticeRow[]; history: HistoryRow[] }): CaseType {
+  const { notices, history } = parts;
+  const v = caseDetailView(c, baseUrl, parts);
+  return {
+    id: v.id, title: v.title, site: v.site, state: v.state, resolution: v.resolution, created: new Date(c.created), updated: new Date(c.updated), matchCount: c.match_count,
+    matches: v.matches.map((m) => ({ id: m.id, mediaId: m.media_id, site: m.site, pageUrl: m.page_url, imageUrl: m.image_url, firstSeen: date(m.first_seen), lastSeen: date(m.last_seen), added: new Date(m.added!) })),
+    evidence: v.evidence.map((e) => ({ packId: e.pack_id, status: e.status, error: e.error, sha256: e.sha256, size: e.size, captured: date(e.captured), matchIds: e.match_ids, added: new Date(e.added!) })),
+    notices: notices.map((n) => noticeType(n, baseUrl)),
+    history: history.map((h) => ({
+      at: new Date(h.at), action: h.action, fromState: h.from_state, toState: h.to_state, resolution: h.resolution, actor: actorType(h.actor), note: h.note,
+      matchIds: (h.detail.match_ids as string[] | undefined) ?? [], noticeId: (h.detail.notice_id as string | undefined) ?? null, packId: (h.detail.pack_id as string | undefined) ?? null,
+    })),
+  };
+}
+
 /** The same views as REST, in camelCase. */
 @injectable()
 @Resolver()
@@ -146,19 +162,9 @@ export class CasesResolver {
     @inject(NoticeService) private readonly notices: NoticeService,
   ) {}
 
-  private async caseType(accountId: number, c: CaseRow, baseUrl: string): Promise<CaseType> {
+  private async detail(accountId: number, c: CaseRow, baseUrl: string): Promise<CaseType> {
     const [matches, evidence, notices, history] = await Promise.all([this.service.caseMatches(c.id), this.service.evidencePacks(c.id), this.notices.list(accountId, c.id), this.service.history(c.id)]);
-    const v = caseDetailView(c, baseUrl, { matches, evidence, notices, history });
-    return {
-      id: v.id, title: v.title, site: v.site, state: v.state, resolution: v.resolution, created: new Date(c.created), updated: new Date(c.updated), matchCount: c.match_count,
-      matches: v.matches.map((m) => ({ id: m.id, mediaId: m.media_id, site: m.site, pageUrl: m.page_url, imageUrl: m.image_url, firstSeen: date(m.first_seen), lastSeen: date(m.last_seen), added: new Date(m.added!) })),
-      evidence: v.evidence.map((e) => ({ packId: e.pack_id, status: e.status, error: e.error, sha256: e.sha256, size: e.size, captured: date(e.captured), matchIds: e.match_ids, added: new Date(e.added!) })),
-      notices: notices.map((n) => noticeType(n, baseUrl)),
-      history: history.map((h) => ({
-        at: new Date(h.at), action: h.action, fromState: h.from_state, toState: h.to_state, resolution: h.resolution, actor: actorType(h.actor), note: h.note,
-        matchIds: (h.detail.match_ids as string[] | undefined) ?? [], noticeId: (h.detail.notice_id as string | undefined) ?? null, packId: (h.detail.pack_id as string | undefined) ?? null,
-      })),
-    };
+    return caseType(c, baseUrl, { matches, evidence, notices, history });
   }
 
   @Query(() => [CaseType], { description: 'The account\'s cases, newest first.' })
@@ -176,13 +182,16 @@ export class CasesResolver {
     if (offset < 0) r.fail('offset', 'invalid', 'offset is 0 or more.');
     r.done();
     const [rows] = await this.service.list(p.accountId, { state: (state ?? undefined) as CaseState | undefined, site: site ?? undefined }, offset, first);
-    return Promise.all(rows.map((c) => this.caseType(p.accountId, c, ctx.baseUrl)));
+    // Every case's parts in four statements, not four per case.
+    const ids = rows.map((c) => c.id);
+    const [parts, notices] = await Promise.all([this.service.partsOf(ids), this.notices.listOf(p.accountId, ids)]);
+    return rows.map((c) => caseType(c, ctx.baseUrl, { ...parts.get(c.id)!, notices: notices.get(c.id)! }));
   }
 
   @Query(() => CaseType, { description: 'One case (NOT_FOUND for another account\'s).' })
   async case(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<CaseType> {
     const p = requirePrincipal(ctx);
-    return this.caseType(p.accountId, await this.service.get(p.accountId, idParam(id)), ctx.baseUrl);
+    return this.detail(p.accountId, await this.service.get(p.accountId, idParam(id)), ctx.baseUrl);
   }
 
   @Mutation(() => CaseType, { description: 'Open a case from matches reviewed as infringing.' })
@@ -199,7 +208,7 @@ export class CasesResolver {
     const n = r.text('note', { max: 2000, multiline: true }, note);
     r.done();
     const c = await this.service.create(p, { matchIds: ids!, title: t, note: n });
-    return this.caseType(p.accountId, c, ctx.baseUrl);
+    return this.detail(p.accountId, c, ctx.baseUrl);
   }
 
   @Mutation(() => CaseType, { description: 'Add matches (infringing) to, or take matches out of, an open case.' })
@@ -219,7 +228,7 @@ export class CasesResolver {
     r.done();
     if (a) await this.service.addMatches(p, idParam(id), a, n);
     if (d) await this.service.removeMatches(p, idParam(id), d, n);
-    return this.caseType(p.accountId, await this.service.get(p.accountId, idParam(id)), ctx.baseUrl);
+    return this.detail(p.accountId, await this.service.get(p.accountId, idParam(id)), ctx.baseUrl);
   }
 
   @Mutation(() => CaseType, { description: 'Move a case (open, resolved with a resolution, closed); notice_sent comes from sending a notice.' })
@@ -235,7 +244,7 @@ export class CasesResolver {
     const n = r.text('note', { max: 2000, multiline: true }, note);
     r.done();
     const c = await this.service.transition(p, idParam(id), { state, resolution: resolution ?? undefined, note: n });
-    return this.caseType(p.accountId, c, ctx.baseUrl);
+    return this.detail(p.accountId, c, ctx.baseUrl);
   }
 
   @Mutation(() => TakedownNoticeType, { description: 'Make a DMCA or DSA article 16 notice for a case (text and PDF).' })
@@ -305,7 +314,7 @@ export class CasesResolver {
     const r = new FieldReader({}, []);
     const t = r.text('title', { max: 200, required: true }, title);
     r.done();
-    return this.caseType(p.accountId, await this.service.rename(p, idParam(id), t!), ctx.baseUrl);
+    return this.detail(p.accountId, await this.service.rename(p, idParam(id), t!), ctx.baseUrl);
   }
 
   @Mutation(() => Boolean, { description: 'Delete a case (refused once one of its notices was sent: close it instead).' })
@@ -326,7 +335,7 @@ export class CasesResolver {
     const pack = r.text('packId', { max: 100 }, packId);
     if ((pack === undefined) === !capture) r.fail('packId', 'invalid', 'Give either packId or capture: true.');
     r.done();
-    return this.caseType(p.accountId, await this.service.attachEvidence(p, idParam(id), { packId: pack, capture: capture ?? undefined }), ctx.baseUrl);
+    return this.detail(p.accountId, await this.service.attachEvidence(p, idParam(id), { packId: pack, capture: capture ?? undefined }), ctx.baseUrl);
   }
 
   @Query(() => [TakedownNoticeType], { description: 'The notices of a case.' })

@@ -65,6 +65,14 @@ export class NoticeService {
     return this.db.query('SELECT * FROM cases_notices WHERE account_id = $1 AND case_id = $2 ORDER BY id', [accountId, caseId]);
   }
 
+  /** list() of several cases in one statement. */
+  async listOf(accountId: number, caseIds: number[]): Promise<Map<number, NoticeRow[]>> {
+    const rows = (await this.db.query('SELECT * FROM cases_notices WHERE account_id = $1 AND case_id = ANY($2) ORDER BY id', [accountId, caseIds])) as NoticeRow[];
+    const out = new Map<number, NoticeRow[]>(caseIds.map((id) => [id, []]));
+    for (const n of rows) out.get(Number(n.case_id))?.push(n);
+    return out;
+  }
+
   async get(accountId: number, caseId: number, id: number): Promise<NoticeRow> {
     const rows = Number.isSafeInteger(id) && Number.isSafeInteger(caseId) ? ((await this.db.query('SELECT * FROM cases_notices WHERE account_id = $1 AND case_id = $2 AND id = $3', [accountId, caseId, id])) as NoticeRow[]) : [];
     if (!rows[0]) throw notFound('No such notice.');
