@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { currentSession, gql, rest, setCsrf, whenSignedOut } from './api';
+import { MeDocument, type MeQuery } from './graphql/generated';
 import { browserLang, I18n, translator, type Lang } from './i18n';
 import { href, useRoute } from './router';
 import { CrawlsScreen } from './screens/crawls';
@@ -11,12 +12,7 @@ import { SettingsScreen } from './screens/settings';
 import { SignIn } from './screens/sign-in';
 import { Loading } from './ui';
 
-export interface Me {
-  username: string;
-  fullName: string;
-  home: string;
-  permissions: string[];
-}
+export type Me = NonNullable<MeQuery['account']>;
 
 const SCREENS = ['overview', 'media', 'matches', 'crawls', 'press', 'settings'] as const;
 type Screen = (typeof SCREENS)[number];
@@ -28,7 +24,7 @@ export function App() {
   const i18n = useMemo(() => ({ lang, t: translator(lang) }), [lang]);
 
   const enter = async () => {
-    const data = await gql<{ account: Me; accountSettings: { lang: string } }>('{ account { username fullName home permissions } accountSettings { lang } }');
+    const data = await gql(MeDocument);
     setMe(data.account);
     setLang(data.accountSettings.lang === 'fr' ? 'fr' : 'en');
     setPhase('in');

@@ -1,13 +1,13 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ConsoleError, gql } from '../api';
-import { matchView, MATCH_SELECTION, REVIEWED_MATCH_SELECTION, REVIEW_STATES, type MatchFilterInput, type MatchView, type ReviewState } from '../graph';
+import { matchView, REVIEW_STATES, type MatchFilterInput, type MatchView, type ReviewState } from '../graph';
+import { CaptureEvidenceDocument, CreateCaseDocument, MatchDetailDocument, MatchPageDocument, ReviewMatchesDocument, UpdateMatchDocument } from '../graphql/generated';
 import { formatDate, formatNumber, useLang, useT } from '../i18n';
 import { go, href, type Route } from '../router';
 import { ErrorBox, InlineForm, Loading, useAction, useLoad } from '../ui';
 import { ImageSearch } from './image-search';
 
 const ROW = 72;
-const PAGE = 100;
 const OVERSCAN = 8;
 
 /** The filter form's fields, kept in the address (so a filtered list can be bookmarked and shared). */
@@ -30,12 +30,6 @@ let lastQuery = '';
 
 export function MatchesScreen({ route }: { route: Route }) {
   return route.path[1] ? <MatchDetail id={route.path[1]} /> : <MatchList query={route.query} />;
-}
-
-interface Page {
-  count: number;
-  next: string | null;
-  results: Record<string, unknown>[];
 }
 
 function ReviewBadge({ state }: { state: ReviewState | undefined }) {
@@ -66,13 +60,10 @@ function MatchList({ query }: { query: URLSearchParams }) {
     setLoading(true);
     setError(null);
     try {
-      const { matches } = await gql<{ matches: Page }>(`query($filter: MatchFilter, $cursor: String) { matches(pageSize: ${PAGE}, cursor: $cursor, filter: $filter) { count next results ${REVIEWED_MATCH_SELECTION} } }`, {
-        filter,
-        cursor,
-      });
+      const { matches } = await gql(MatchPageDocument, { filter, cursor });
       if (gen !== generation.current) return;
       const more = matches.results.map(matchView);
-      const states = matches.results.map((r, i) => [more[i]!.id, (r.review as { state: ReviewState } | null)?.state ?? 'NEW'] as const);
+      const states = matches.results.map((r) => [r.id, r.review.state] as const);
       setReviews((old) => new Map([...(reset ? [] : old), ...states]));
       setRows((r) => (reset ? more : [...r, ...more]));
       setCount(matches.count);
@@ -247,9 +238,7 @@ function MatchDetail({ id }: { id: string }) {
   const lang = useLang();
   const { data, error, loading, reload, set } = useLoad(
     () =>
-      gql<{ match: (Record<string, unknown> & { review: { state: ReviewState } | null }) | null }>(`query($id: String!) { match(id: $id) ${REVIEWED_MATCH_SELECTION} }`, { id }).then((d) =>
-        d.match ? { ...matchView(d.match), review: d.match.review?.state ?? ('NEW' as ReviewState) } : null,
-      ),
+      gql(MatchDetailDocument, { id }).then((d) => (d.match ? { ...matchView(d.match), review: d.match.review.state } : null)),
     [id],
   );
   const heading = useRef<HTMLHeadingElement>(null);
@@ -270,29 +259,23 @@ function MatchDetail({ id }: { id: string }) {
     return () => removeEventListener('keydown', onKey);
   }, [id, index, data]);
   const review = useAction(async (state: ReviewState) => {
-    await gql('mutation($ids: [ID!], $state: ReviewState!) { reviewMatches(matchIds: $ids, state: $state) { changed } }', { ids: [id], state });
+    await gql(ReviewMatchesDocument, { ids: [id], state });
     set({ ...data!, review: state });
     return true;
   });
   const rights = useAction(async (what: 'evidence' | 'case') => {
     if (what === 'evidence') {
-      const { captureEvidence } = await gql<{ captureEvidence: { id: string; status: string } }>('mutation($ids: [ID!]!) { captureEvidence(matchIds: $ids) { id status } }', { ids: [id] });
+      const { captureEvidence } = await gql(CaptureEvidenceDocument, { ids: [id] });
       return t('rights.evidenceQueued', { id: captureEvidence.id, status: captureEvidence.status });
     }
-    const { createCase } = await gql<{ createCase: { id: string } }>('mutation($ids: [ID!]!, $title: String) { createCase(matchIds: $ids, title: $title) { id } }', {
-      ids: [id],
-      title: data?.site?.domain ?? undefined,
-    });
+    const { createCase } = await gql(CreateCaseDocument, { ids: [id], title: data?.site?.domain ?? undefined });
     return t('rights.caseCreated', { id: createCase.id });
   });
   const [rightsDone, setRightsDone] = useState<string | null>(null);
   const [tags, setTags] = useState('');
   useEffect(() => setTags(data?.tags.join(', ') ?? ''), [data]);
   const save = useAction(async (patch: { tags?: string[]; export?: boolean }) => {
-    const { updateMatch } = await gql<{ updateMatch: Record<string, unknown> }>(`mutation($id: String!, $tags: [String!], $export: Boolean) { updateMatch(id: $id, tags: $tags, export: $export) ${MATCH_SELECTION} }`, {
-      id,
-      ...patch,
-    });
+    const { updateMatch } = await gql(UpdateMatchDocument, { id, ...patch });
     set({ ...matchView(updateMatch), review: data!.review });
   });
   return (
