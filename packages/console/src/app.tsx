@@ -7,6 +7,7 @@ import { CrawlsScreen } from './screens/crawls';
 import { MatchesScreen } from './screens/matches';
 import { MediaScreen } from './screens/media';
 import { OverviewScreen } from './screens/overview';
+import { CasesScreen } from './screens/cases';
 import { PressScreen } from './screens/press';
 import { SettingsScreen } from './screens/settings';
 import { SignIn } from './screens/sign-in';
@@ -14,7 +15,7 @@ import { Loading } from './ui';
 
 export type Me = NonNullable<MeQuery['account']>;
 
-const SCREENS = ['overview', 'media', 'matches', 'crawls', 'press', 'settings'] as const;
+const SCREENS = ['overview', 'media', 'matches', 'cases', 'crawls', 'press', 'settings'] as const;
 type Screen = (typeof SCREENS)[number];
 
 export function App() {
@@ -106,6 +107,7 @@ function Shell({ me, onLang, onSignOut }: { me: Me; onLang: (l: Lang) => void; o
               {screen === 'overview' && <OverviewScreen />}
               {screen === 'media' && <MediaScreen me={me} route={route} />}
               {screen === 'matches' && <MatchesScreen route={route} />}
+              {screen === 'cases' && <CasesScreen route={route} />}
               {screen === 'crawls' && <CrawlsScreen route={route} />}
               {screen === 'press' && <PressScreen me={me} />}
               {screen === 'settings' && <SettingsScreen me={me} onLang={onLang} />}

@@ -319,7 +319,7 @@ export type OverviewQuery = { account: { imageCount: number } | null, all: { cou
 export type PressIssuesQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type PressIssuesQuery = { pressIssues: { nodes: Array<{ id: number, name: string, date: string, status: string, matchesFound: number, created: string, pages: { done: number, total: number } }> } | null };
+export type PressIssuesQuery = { pressIssues: { nodes: Array<{ id: number, name: string, date: string, status: string, matchesFound: number, created: string, pages: { done: number, total: number | null } }> } | null };
 
 export type EvidencePackFieldsFragment = { id: string, status: string, matchIds: Array<string>, createdAt: string, completedAt: string | null, sha256: string | null, size: number | null, downloadUrl: string | null, error: string | null };
 
@@ -340,7 +340,7 @@ export type NoticeFieldsFragment = { id: string, type: string, lang: string, cre
 export type CasesQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type CasesQuery = { cases: Array<{ id: string, title: string, site: string | null, state: string, matchCount: number, created: string, updated: string }> | null };
+export type CasesQuery = { cases: Array<{ id: string, title: string, site: string | null, state: string, matchCount: number, created: string, updated: string, matches: Array<{ id: string }> }> | null };
 
 export type CaseQueryVariables = Exact<{
   id: string | number;
@@ -511,7 +511,7 @@ export const OverviewDocument = "query Overview($from:String!$to:String!){accoun
 export const PressIssuesDocument = "query PressIssues{pressIssues(first:100){nodes{id name date status pages{done total}matchesFound created}}}" as TypedDocument<PressIssuesQuery, PressIssuesQueryVariables>;
 export const EvidencePacksDocument = "query EvidencePacks{evidencePacks(first:100){...EvidencePackFields}}fragment EvidencePackFields on EvidencePack{id status matchIds createdAt completedAt sha256 size downloadUrl error}" as TypedDocument<EvidencePacksQuery, EvidencePacksQueryVariables>;
 export const CaptureEvidenceDocument = "mutation CaptureEvidence($ids:[ID!]!){captureEvidence(matchIds:$ids){...EvidencePackFields}}fragment EvidencePackFields on EvidencePack{id status matchIds createdAt completedAt sha256 size downloadUrl error}" as TypedDocument<CaptureEvidenceMutation, CaptureEvidenceMutationVariables>;
-export const CasesDocument = "query Cases{cases(first:100){id title site state matchCount created updated}}" as TypedDocument<CasesQuery, CasesQueryVariables>;
+export const CasesDocument = "query Cases{cases(first:100){id title site state matchCount created updated matches{id}}}" as TypedDocument<CasesQuery, CasesQueryVariables>;
 export const CaseDocument = "query Case($id:ID!){case(id:$id){id title site state resolution matchCount created updated matches{id site pageUrl imageUrl added}evidence{packId status sha256 size captured}notices{...NoticeFields}}}fragment NoticeFields on TakedownNotice{id type lang created pdfUrl textUrl pdfSha256 sentAt}" as TypedDocument<CaseQuery, CaseQueryVariables>;
 export const CreateCaseDocument = "mutation CreateCase($ids:[ID!]!$title:String){createCase(matchIds:$ids title:$title){id}}" as TypedDocument<CreateCaseMutation, CreateCaseMutationVariables>;
 export const CreateTakedownNoticeDocument = "mutation CreateTakedownNotice($caseId:ID!$input:TakedownNoticeInput!){createTakedownNotice(caseId:$caseId input:$input){...NoticeFields}}fragment NoticeFields on TakedownNotice{id type lang created pdfUrl textUrl pdfSha256 sentAt}" as TypedDocument<CreateTakedownNoticeMutation, CreateTakedownNoticeMutationVariables>;

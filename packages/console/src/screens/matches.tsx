@@ -1,10 +1,10 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ConsoleError, gql } from '../api';
 import { matchView, REVIEW_STATES, type MatchFilterInput, type MatchView, type ReviewState } from '../graph';
-import { CaptureEvidenceDocument, CreateCaseDocument, MatchDetailDocument, MatchPageDocument, ReviewMatchesDocument, UpdateMatchDocument } from '../graphql/generated';
+import { CaptureEvidenceDocument, CasesDocument, CreateCaseDocument, EvidencePacksDocument, MatchDetailDocument, MatchPageDocument, ReviewMatchesDocument, UpdateMatchDocument } from '../graphql/generated';
 import { formatDate, formatNumber, useLang, useT } from '../i18n';
 import { go, href, type Route } from '../router';
-import { ErrorBox, InlineForm, Loading, useAction, useLoad } from '../ui';
+import { ErrorBox, InlineForm, Loading, Section, bytes, useAction, useLoad, usePolling } from '../ui';
 import { ImageSearch } from './image-search';
 
 const ROW = 72;
@@ -266,12 +266,17 @@ function MatchDetail({ id }: { id: string }) {
   const rights = useAction(async (what: 'evidence' | 'case') => {
     if (what === 'evidence') {
       const { captureEvidence } = await gql(CaptureEvidenceDocument, { ids: [id] });
-      return t('rights.evidenceQueued', { id: captureEvidence.id, status: captureEvidence.status });
+      setPacksVersion((v) => v + 1);
+      return { text: t('rights.evidenceQueued', { id: captureEvidence.id, status: captureEvidence.status }) };
     }
     const { createCase } = await gql(CreateCaseDocument, { ids: [id], title: data?.site?.domain ?? undefined });
-    return t('rights.caseCreated', { id: createCase.id });
+    cases.reload();
+    return { text: t('rights.caseCreated', { id: createCase.id }), link: href(['cases', createCase.id]) };
   });
-  const [rightsDone, setRightsDone] = useState<string | null>(null);
+  // The case already holding this match (a match is in one case at a time; infringing matches may join their site's case on their own).
+  const cases = useLoad(() => gql(CasesDocument).then((d) => d.cases.find((c) => c.state !== 'closed' && c.matches.some((m) => m.id === id)) ?? null), [id]);
+  const [rightsDone, setRightsDone] = useState<{ text: string; link?: string } | null>(null);
+  const [packsVersion, setPacksVersion] = useState(0);
   const [tags, setTags] = useState('');
   useEffect(() => setTags(data?.tags.join(', ') ?? ''), [data]);
   const save = useAction(async (patch: { tags?: string[]; export?: boolean }) => {
@@ -385,16 +390,61 @@ function MatchDetail({ id }: { id: string }) {
             <button type="button" disabled={rights.busy} onClick={() => rights.call('evidence').then((m) => m && setRightsDone(m))}>
               {t('rights.capture')}
             </button>
-            <button type="button" disabled={rights.busy} onClick={() => rights.call('case').then((m) => m && setRightsDone(m))}>
-              {t('rights.openCase')}
-            </button>
+            {cases.data ? (
+              <a href={href(['cases', cases.data.id])}>{t('rights.inCase', { title: cases.data.title, state: t(`cases.state.${cases.data.state}` as 'cases.state.open') })}</a>
+            ) : (
+              <button type="button" disabled={rights.busy || cases.loading} onClick={() => rights.call('case').then((m) => m && setRightsDone(m))}>
+                {t('rights.openCase')}
+              </button>
+            )}
           </div>
-          {rightsDone && <p role="status">{rightsDone}</p>}
+          {rightsDone && (
+            <p role="status">
+              {rightsDone.text} {rightsDone.link && <a href={rightsDone.link}>{t('cases.open')}</a>}
+            </p>
+          )}
           <ErrorBox error={rights.error} />
+          <MatchEvidence id={id} version={packsVersion} />
           <p class="muted">{t('matches.shortcuts')} {t('review.shortcuts')}</p>
         </article>
       )}
     </>
+  );
+}
+
+/** The evidence packs holding this match: status, SHA-256, size and the WACZ download once complete. */
+function MatchEvidence({ id, version }: { id: string; version: number }) {
+  const t = useT();
+  const lang = useLang();
+  const packs = useLoad(() => gql(EvidencePacksDocument).then((d) => d.evidencePacks.filter((p) => p.matchIds.includes(id))), [id, version]);
+  usePolling(Boolean(packs.data?.some((p) => p.status === 'pending')), packs.reload);
+  return (
+    <Section title={t('rights.packs')} id="match-evidence">
+      <ErrorBox error={packs.error} onRetry={packs.reload} />
+      {packs.data && packs.data.length === 0 && <p>{t('common.none')}</p>}
+      <ul class="plain packs">
+        {packs.data?.map((p) => (
+          <li key={p.id}>
+            {t('rights.pack', { id: p.id })} — {formatDate(lang, p.createdAt)} — <span class={`badge pack-${p.status}`}>{t(`rights.status.${p.status}` as 'rights.status.pending')}</span>
+            {p.downloadUrl && (
+              <>
+                {' '}
+                <a href={p.downloadUrl} download>
+                  {t('rights.download')} (WACZ{p.size != null ? `, ${bytes(p.size)}` : ''})
+                </a>
+              </>
+            )}
+            {p.sha256 && (
+              <>
+                {' '}
+                <code title={p.sha256}>sha256 {p.sha256.slice(0, 12)}…</code>
+              </>
+            )}
+            {p.error && <span class="field-error"> {p.error}</span>}
+          </li>
+        ))}
+      </ul>
+    </Section>
   );
 }
 

@@ -23,6 +23,10 @@ export function PressScreen({ me }: { me: Me }) {
     setProgress(0);
     try {
       await upload('POST', '/api/v4/press/issues/', form, null, setProgress);
+      // Ready for the next issue.
+      setName('');
+      setDate('');
+      file.current!.value = '';
     } finally {
       setProgress(null);
     }
