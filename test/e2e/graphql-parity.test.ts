@@ -1,6 +1,6 @@
 import test from 'ava';
 import sharp from 'sharp';
-import { buildClientSchema, getIntrospectionQuery, getNamedType, isInputObjectType, isObjectType, type GraphQLField, type GraphQLSchema } from 'graphql';
+import { buildClientSchema, getIntrospectionQuery, getNamedType, isInputObjectType, isObjectType, type GraphQLField, type GraphQLSchema, type GraphQLType } from 'graphql';
 import { graphqlFieldName } from '@filigrane/core';
 import { startTestServer, type TestAccount, type TestServer } from '@filigrane/testing';
 
@@ -253,4 +253,18 @@ test('the same isolation as REST: account B reads none of account A\'s objects t
   t.true(aliceDelete.json.data.deleteMedia, aliceDelete.text);
   t.is((await alice.call('GET', '/api/v4/media/parity/p.png')).status, 404);
   t.is((await alice.call('GET', `/api/v3/crawling/sessions/${id}/`)).status, 200, 'still there');
+});
+
+test('typed objects everywhere: a JSON scalar only holds user metadata', (t) => {
+  const json = new Set(['JSON', 'JSONObject']);
+  const found: string[] = [];
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (type.name.startsWith('__') || !(isObjectType(type) || isInputObjectType(type))) continue;
+    for (const field of Object.values(type.getFields())) {
+      if (json.has(getNamedType(field.type as GraphQLType).name)) found.push(`${type.name}.${field.name}`);
+      for (const arg of 'args' in field ? field.args : []) if (json.has(getNamedType(arg.type as GraphQLType).name)) found.push(`${type.name}.${field.name}(${arg.name})`);
+    }
+  }
+  t.true(found.length > 0, 'user metadata is found (the check looks at the right types)');
+  t.deepEqual(found.filter((f) => !/\b(metadata|userMetadata)\)?$/.test(f)), [], found.join(', '));
 });
