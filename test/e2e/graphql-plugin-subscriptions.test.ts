@@ -100,6 +100,7 @@ test.serial('matchReviewed: a review by REST arrives typed, with its match; sign
   t.is((await alice.call('PUT', `/api/v4/matches/${m.a1}/review/`, { json: { state: 'infringing' } })).status, 200);
   t.is((await alice.call('PUT', `/api/v4/matches/${m.a2}/review/`, { json: { state: 'infringing' } })).status, 200);
   await sub.next(4);
+  await server.drainJobs(); // the cases plugin has heard of these reviews before a case is opened
 });
 
 test.serial('caseEvents: opening and updating a case by REST arrive typed, with the case', async (t) => {
