@@ -268,3 +268,28 @@ test('typed objects everywhere: a JSON scalar only holds user metadata', (t) => 
   t.true(found.length > 0, 'user metadata is found (the check looks at the right types)');
   t.deepEqual(found.filter((f) => !/\b(metadata|userMetadata)\)?$/.test(f)), [], found.join(', '));
 });
+
+/** Every webhook event type -> the subscription delivering it (plugins contribute both). */
+const SUBSCRIPTIONS: Record<string, string> = {
+  'match.created': 'matchEvents',
+  'match.updated': 'matchEvents',
+  'crawl.batch.created': 'crawlProgress',
+  'search.completed': 'jobFinished',
+  'watermarking.completed': 'jobFinished',
+  'press.issue.processed': 'jobFinished',
+  'match.reviewed': 'matchReviewed',
+  'case.opened': 'caseEvents',
+  'case.updated': 'caseEvents',
+  'evidence.captured': 'evidenceCaptured',
+};
+
+test('every event a webhook can receive has its GraphQL subscription', async (t) => {
+  // The webhooks plugin names every known type (its own and the ones plugins contribute) when refusing one.
+  const refused = await alice.call('POST', '/api/v4/account/webhooks/', { json: { url: 'https://hooks.example.com/x', events: ['no.such.event'] } });
+  t.is(refused.status, 400, refused.text);
+  const known = /\(known: ([^)]*)\)/.exec(refused.text)?.[1]?.split(', ') ?? [];
+  t.true(known.length >= Object.keys(SUBSCRIPTIONS).length, refused.text);
+  const fields = schema.getSubscriptionType()?.getFields() ?? {};
+  const missing = known.filter((type) => !SUBSCRIPTIONS[type] || !fields[SUBSCRIPTIONS[type]!]);
+  t.deepEqual(missing, [], 'add a subscription for these event types (and name it in SUBSCRIPTIONS)');
+});
