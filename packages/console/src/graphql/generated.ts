@@ -283,7 +283,7 @@ export type WatermarkingJobQueryVariables = Exact<{
 }>;
 
 
-export type WatermarkingJobQuery = { watermarkingJob: { id: string, status: string, error: Record<string, unknown> | null, result: { watermarked: string, registration: string, original: string } | null } | null };
+export type WatermarkingJobQuery = { watermarkingJob: { id: string, status: string, result: { watermarked: string, registration: string, original: string } | null, error: { code: string, details: string } | null } | null };
 
 export type RegisterMediaMutationVariables = Exact<{
   path: string;
@@ -503,7 +503,7 @@ export const ReviewMatchesDocument = "mutation ReviewMatches($ids:[ID!]$state:Re
 export const UpdateMatchDocument = "mutation UpdateMatch($id:String!$tags:[String!]$export:Boolean){updateMatch(id:$id tags:$tags export:$export){...MatchFields}}fragment MatchFields on Match{id dateCreated watermarked tags export sessions site{domain name country}page{url headline image{url}}media{id path thumbnail image}region{copy original}}" as TypedDocument<UpdateMatchMutation, UpdateMatchMutationVariables>;
 export const MediaFolderDocument = "query MediaFolder($path:String$page:Int){mediaFolder(path:$path page:$page pageSize:60){folder{...MediaFields}children{...MediaFields}childrenCount}}fragment MediaFields on Media{id path name type created diskUsage watermarked metadata image{thumbnail url width height}video{thumbnail}}" as TypedDocument<MediaFolderQuery, MediaFolderQueryVariables>;
 export const SubFoldersDocument = "query SubFolders($path:String){mediaFolder(path:$path pageSize:100){children{path name type}}}" as TypedDocument<SubFoldersQuery, SubFoldersQueryVariables>;
-export const WatermarkingJobDocument = "query WatermarkingJob($id:String!){watermarkingJob(id:$id){id status result{watermarked registration original}error}}" as TypedDocument<WatermarkingJobQuery, WatermarkingJobQueryVariables>;
+export const WatermarkingJobDocument = "query WatermarkingJob($id:String!){watermarkingJob(id:$id){id status result{watermarked registration original}error{code details}}}" as TypedDocument<WatermarkingJobQuery, WatermarkingJobQueryVariables>;
 export const RegisterMediaDocument = "mutation RegisterMedia($path:String!$url:String!){registerMedia(path:$path url:$url){path}}" as TypedDocument<RegisterMediaMutation, RegisterMediaMutationVariables>;
 export const UpdateMediaMetadataDocument = "mutation UpdateMediaMetadata($path:String!$metadata:JSONObject!){updateMediaMetadata(path:$path metadata:$metadata)}" as TypedDocument<UpdateMediaMetadataMutation, UpdateMediaMetadataMutationVariables>;
 export const DeleteMediaDocument = "mutation DeleteMedia($path:String!){deleteMedia(path:$path)}" as TypedDocument<DeleteMediaMutation, DeleteMediaMutationVariables>;

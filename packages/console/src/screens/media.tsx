@@ -167,7 +167,7 @@ function Uploads({ folder, onRegistered }: { folder: string; onRegistered: () =>
       for (let wait = 500; ; wait = Math.min(3000, wait * 1.5)) {
         const { watermarkingJob: j } = await gql(WatermarkingJobDocument, { id: job.id });
         if (j.status === 'complete' && j.result) return patch(id, { phase: 'done', result: j.result });
-        if (j.status === 'failed') return patch(id, { phase: 'failed', error: new Error(String(j.error?.details ?? 'failed')) });
+        if (j.status === 'failed') return patch(id, { phase: 'failed', error: new Error(j.error?.details ?? 'failed') });
         await new Promise((r) => setTimeout(r, wait));
       }
     } catch (error) {
