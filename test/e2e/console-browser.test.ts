@@ -325,7 +325,7 @@ run('the console rights screens: licensee, evidence pack, case and notice, media
   // A case opened by hand from the newspaper's match marked infringing (key i; a person's decision
   // outranks the licence), then a DMCA notice made from the case screen.
   await p.goto(`${base}/#/matches/${seen.id}`);
-  await p.getByText('Registered original').waitFor();
+  await p.getByRole('heading', { name: 'harbour-weekly.fr', level: 1 }).waitFor();
   await p.locator('body').press('i');
   await p.locator('.review button[aria-pressed=true]', { hasText: 'Infringing' }).waitFor();
   await p.getByRole('button', { name: 'Open a case' }).click();
@@ -335,6 +335,7 @@ run('the console rights screens: licensee, evidence pack, case and notice, media
   t.is(opened.length, 1);
   const held = await alice.call('GET', `/api/v4/cases/${opened[0]!.id}/`);
   t.deepEqual(held.json.matches.map((m: { id: string }) => String(m.id)), [String(seen.id)], held.text.slice(0, 300));
+  t.is(held.json.title, 'harbour-weekly.fr', 'the case is named after the match shown, not the one shown before');
   await checkScreen(t, 'case', p);
   await p.getByLabel('Rights holder’s e-mail').fill('alice@example.com');
   await p.getByRole('button', { name: 'Make a notice' }).click();
@@ -347,8 +348,8 @@ run('the console rights screens: licensee, evidence pack, case and notice, media
   t.is(readFileSync((await pdf.path())!).subarray(0, 5).toString('latin1'), '%PDF-', 'the notice PDF downloads');
   await checkScreen(t, 'case-notice', p);
   await p.goto(`${base}/#/cases`);
-  await p.getByRole('link', { name: domain }).waitFor();
-  await p.getByRole('link', { name: 'harbour-weekly.fr' }).waitFor();
+  await p.getByRole('link', { name: domain, exact: true }).waitFor();
+  await p.getByRole('link', { name: 'harbour-weekly.fr', exact: true }).waitFor();
   await checkScreen(t, 'cases', p);
 
   // Press: a one-page PDF ingested from the press screen, listed, and known to REST.

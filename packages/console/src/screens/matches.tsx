@@ -29,7 +29,7 @@ let lastList: string[] = [];
 let lastQuery = '';
 
 export function MatchesScreen({ route }: { route: Route }) {
-  return route.path[1] ? <MatchDetail id={route.path[1]} /> : <MatchList query={route.query} />;
+  return route.path[1] ? <MatchDetail key={route.path[1]} id={route.path[1]} /> : <MatchList query={route.query} />;
 }
 
 function ReviewBadge({ state }: { state: ReviewState | undefined }) {
