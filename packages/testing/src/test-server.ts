@@ -97,7 +97,8 @@ export function installedPlugin(id: string): FiligranePlugin | null {
 export async function testPlugins(given: TestPlugin[]): Promise<(FiligranePlugin | string)[]> {
   const out: (FiligranePlugin | string)[] = [];
   for (const entry of await Promise.all(given)) {
-    if (typeof entry === 'string' || isPlugin(entry)) out.push(entry);
+    // A plugin object has a string id; a module has its plugins as exports.
+    if (typeof entry === 'string' || isPlugin(entry) || typeof (entry as { id?: unknown } | null)?.id === 'string') out.push(entry as FiligranePlugin | string);
     else if (entry && typeof entry === 'object') {
       const found = pluginsExportedBy(entry as Record<string, unknown>);
       if (found.length === 0) throw new Error('startTestServer: a module in plugins exports no plugin');

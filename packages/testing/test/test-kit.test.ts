@@ -52,9 +52,9 @@ test('only the plugins asked for (and identity) load; jobs run, singleton keys d
 });
 
 test('a requirement comes from the plugins given, else its installed package; a missing one is a clear error', async (t) => {
-  const needy = definePlugin({ id: 'needy', requires: ['crystal-ball'] });
+  const needy = definePlugin({ id: 'needy', pluginApi: `^${PLUGIN_API_VERSION}`, requires: ['crystal-ball'] });
   await t.throwsAsync(startTestServer({ plugins: [needy] }), { message: 'plugin "needy" requires plugin "crystal-ball": pass it in plugins, or install @filigrane/plugin-crystal-ball' });
-  const ball = definePlugin({ id: 'crystal-ball' });
+  const ball = definePlugin({ id: 'crystal-ball', pluginApi: `^${PLUGIN_API_VERSION}` });
   t.deepEqual(selectPlugins([needy, ball]).map((p) => p.id), ['auth', 'account', 'needy', 'crystal-ball']);
   // A module, or its import (Backstage's `features`), counts as its plugins.
   t.deepEqual((await testPlugins([Promise.resolve({ default: ball }), { plugin: needy }])).map((p) => (typeof p === 'string' ? p : p.id)), ['crystal-ball', 'needy']);
