@@ -262,3 +262,28 @@ test('the same isolation as REST: account B reads none of account A\'s objects t
   t.is((await alice.call('GET', '/api/v4/media/parity/p.png')).status, 404);
   t.is((await alice.call('GET', `/api/v3/crawling/sessions/${id}/`)).status, 200, 'still there');
 });
+
+/** Every webhook event type -> the subscription delivering it (plugins contribute both). */
+const SUBSCRIPTIONS: Record<string, string> = {
+  'match.created': 'matchEvents',
+  'match.updated': 'matchEvents',
+  'crawl.batch.created': 'crawlProgress',
+  'search.completed': 'jobFinished',
+  'watermarking.completed': 'jobFinished',
+  'press.issue.processed': 'jobFinished',
+  'match.reviewed': 'matchReviewed',
+  'case.opened': 'caseEvents',
+  'case.updated': 'caseEvents',
+  'evidence.captured': 'evidenceCaptured',
+};
+
+test('every event a webhook can receive has its GraphQL subscription', async (t) => {
+  // The webhooks plugin names every known type (its own and the ones plugins contribute) when refusing one.
+  const refused = await alice.call('POST', '/api/v4/account/webhooks/', { json: { url: 'https://hooks.example.com/x', events: ['no.such.event'] } });
+  t.is(refused.status, 400, refused.text);
+  const known = /\(known: ([^)]*)\)/.exec(refused.text)?.[1]?.split(', ') ?? [];
+  t.true(known.length >= Object.keys(SUBSCRIPTIONS).length, refused.text);
+  const fields = schema.getSubscriptionType()?.getFields() ?? {};
+  const missing = known.filter((type) => !SUBSCRIPTIONS[type] || !fields[SUBSCRIPTIONS[type]!]);
+  t.deepEqual(missing, [], 'add a subscription for these event types (and name it in SUBSCRIPTIONS)');
+});
