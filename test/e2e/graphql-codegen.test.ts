@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { validate, type GraphQLSchema } from 'graphql';
 import { startTestServer, type TestAccount, type TestServer } from '@filigrane/testing';
+import { defaultPlugins } from '@filigrane/gateway';
 import {
   CONSOLE_GENERATED_FILE,
   CONSOLE_OPERATIONS_DIR,
@@ -28,7 +29,7 @@ let alice: TestAccount;
 let schema: GraphQLSchema;
 
 test.before(async () => {
-  server = await startTestServer({ workers: false });
+  server = await startTestServer({ plugins: defaultPlugins(), workers: false });
   alice = await server.createAccount('codegen-user');
   schema = await introspect(server);
 });
@@ -50,7 +51,7 @@ test("the console's generated client and trusted documents are current, and ever
 });
 
 test("the console's persisted documents as GRAPHQL_TRUSTED_DOCUMENTS: the console's texts run, anything else is refused", async (t) => {
-  const locked = await startTestServer({ workers: false, env: { GRAPHQL_TRUSTED_DOCUMENTS: CONSOLE_PERSISTED_FILE } });
+  const locked = await startTestServer({ plugins: defaultPlugins(), workers: false, env: { GRAPHQL_TRUSTED_DOCUMENTS: CONSOLE_PERSISTED_FILE } });
   try {
     const bob = await locked.createAccount('console-only');
     const me = consoleOperationTexts().find((o) => o.name === 'Me')!;

@@ -6,6 +6,7 @@ import * as operationsPlugin from '@graphql-codegen/typescript-operations';
 import { createHash } from 'node:crypto';
 import { buildClientSchema, getIntrospectionQuery, Kind, parse, print, printSchema, stripIgnoredCharacters, visit, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { startTestServer, type TestServer } from '@filigrane/testing';
+import { defaultPlugins } from '@filigrane/gateway';
 
 /** The representative operations (dashboards, drill-downs, paging, tagging): the console reuses them. */
 export const OPERATIONS_DIR = resolve(__dirname, '../../graphql/operations');
@@ -109,7 +110,7 @@ export async function introspect(server: TestServer): Promise<GraphQLSchema> {
 
 /** The schema of a server with every built-in plugin. */
 export async function servedSchema(): Promise<GraphQLSchema> {
-  const server = await startTestServer({ workers: false });
+  const server = await startTestServer({ plugins: defaultPlugins(), workers: false });
   try {
     return await introspect(server);
   } finally {
