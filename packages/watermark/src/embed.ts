@@ -639,9 +639,17 @@ async function embedWith(
   embedMs += performance.now() - t;
   mark('plan', t0);
   let internal = info.format === 'jpeg' ? target + JPEG_START_MARGIN : target;
+  const split: SplitApply | undefined =
+    helper?.usable && raw.depth === 8 && raw.channels >= 3 ? { helper, split: Math.floor(raw.height / 2) } : undefined;
+  // The split pass's shared copy is made while libvips codes the codec sample, or now when there is none.
+  const share = (): void => {
+    if (split) split.shared ??= sharedCopy(raw.data as Uint8Array);
+  };
   if (correctable && ladder.length) {
     const alpha = solveGain(plan.histogram, plan.sampled, mseOf(internal), raw.depth);
-    let mse = await codecLoss(plan, raw, input, info, ladder[0], alpha);
+    const sample = codecLoss(plan, raw, input, info, ladder[0], alpha);
+    share();
+    let mse = await sample;
     while (mse !== undefined && mse > mseOf(target) / 3 && rung + 1 < ladder.length) {
       rung++;
       mse = await codecLoss(plan, raw, input, info, ladder[rung], alpha);
@@ -658,8 +666,7 @@ async function embedWith(
   };
   let hash: Buffer | undefined;
   let out: Uint8Array | Uint16Array | undefined;
-  const split: SplitApply | undefined =
-    helper?.usable && raw.depth === 8 && raw.channels >= 3 ? { helper, split: Math.floor(raw.height / 2) } : undefined;
+  share();
   for (let attempt = 0; ; attempt++) {
     t = performance.now();
     const applied = split ? await applyPlanSplit(plan, raw, internal, split) : applyPlan(plan, raw, internal, out);
