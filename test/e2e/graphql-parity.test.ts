@@ -1,8 +1,9 @@
 import test from 'ava';
 import sharp from 'sharp';
-import { buildClientSchema, getIntrospectionQuery, getNamedType, isInputObjectType, isObjectType, type GraphQLField, type GraphQLSchema } from 'graphql';
+import { buildClientSchema, getIntrospectionQuery, getNamedType, isInputObjectType, isObjectType, type GraphQLField, type GraphQLSchema, type GraphQLType } from 'graphql';
 import { graphqlFieldName } from '@filigrane/core';
 import { startTestServer, type TestAccount, type TestServer } from '@filigrane/testing';
+import { defaultPlugins } from '@filigrane/gateway';
 
 // Every REST operation of the OpenAPI document has its GraphQL counterpart (a root field), and every
 // filter and query parameter of a list its argument or filter field: a new route without one fails
@@ -11,6 +12,7 @@ import { startTestServer, type TestAccount, type TestServer } from '@filigrane/t
 /** `METHOD path` (without the /api/vN prefix) -> the field doing the same (a root field, or a field of an object: CrawlSession.batches). */
 const COUNTERPARTS: Record<string, string> = {
   'GET /account/': 'Query.account',
+  'DELETE /account/': 'Mutation.deleteAccount',
   'GET /account/settings/': 'Query.accountSettings',
   'POST /account/settings/': 'Mutation.updateAccountSettings',
   'GET /account/settings/api_key/': 'Query.accountApiKey',
@@ -55,8 +57,10 @@ const COUNTERPARTS: Record<string, string> = {
   'PUT /aggregations/{aggregation}/{id}/{field}/': 'Mutation.updateAggregation',
   'DELETE /aggregations/{aggregation}/{id}/{field}/': 'Mutation.updateAggregation',
   'POST /searches/': 'Mutation.imageSearch',
+  'GET /searches/': 'Query.searches',
   'GET /searches/{id}/': 'Query.search',
   'POST /watermarking/': 'Mutation.watermarkImage',
+  'GET /watermarking/': 'Query.watermarkingJobs',
   'GET /watermarking/{id}/': 'Query.watermarkingJob',
   'GET /press/issues/': 'Query.pressIssues',
   'POST /press/issues/': 'Mutation.ingestPressIssue',
@@ -65,6 +69,7 @@ const COUNTERPARTS: Record<string, string> = {
   'GET /account/webhooks/': 'Query.webhookEndpoints',
   'POST /account/webhooks/': 'Mutation.createWebhookEndpoint',
   'GET /account/webhooks/{id}/': 'Query.webhookEndpoints',
+  'PATCH /account/webhooks/{id}/': 'Mutation.updateWebhookEndpoint',
   'DELETE /account/webhooks/{id}/': 'Mutation.deleteWebhookEndpoint',
   'POST /account/webhooks/{id}/test/': 'Mutation.testWebhookEndpoint',
   'GET /account/webhooks/{id}/deliveries/': 'Query.webhookDeliveries',
@@ -138,17 +143,6 @@ const EXCEPTIONS: Record<string, string> = {
   'GET /graphql': 'GraphQL itself',
 };
 
-/**
- * Known gaps, each a REST operation whose GraphQL counterpart is still to write (listed so that the
- * test fails on any new route, not on these): shrink this list, never grow it without a reason.
- */
-const KNOWN_GAPS: Record<string, string> = {
-  'DELETE /account/': 'no deleteAccount mutation yet (issue 17)',
-  'GET /searches/': 'no list of searches in GraphQL yet (search(id) reads one)',
-  'GET /watermarking/': 'no list of watermarking jobs in GraphQL yet (watermarkingJob(id) reads one)',
-  'PATCH /account/webhooks/{id}/': 'no updateWebhookEndpoint mutation yet',
-};
-
 /** Query parameters that are paging, format or route options, not filters (GraphQL has its own paging). */
 const NOT_FILTERS = new Set(['page', 'page_size', 'format', 'cursor', 'query']);
 
@@ -158,7 +152,7 @@ let doc: { paths: Record<string, Record<string, { parameters?: { name: string; i
 let schema: GraphQLSchema;
 
 test.before(async () => {
-  server = await startTestServer({ workers: false });
+  server = await startTestServer({ plugins: defaultPlugins(), workers: false });
   alice = await server.createAccount('parity');
   doc = (await server.call('GET', '/api/schema/')).json;
   const introspection = await alice.call('POST', '/graphql', { json: { query: getIntrospectionQuery() } });
@@ -183,7 +177,7 @@ const OPERATOR_NAMES: Record<string, string> = { eq: 'equals', ne: 'not', in: 'i
 test('every REST operation of the OpenAPI document has a GraphQL counterpart (or a stated reason)', (t) => {
   const missing: string[] = [];
   for (const { key } of operations()) {
-    if (EXCEPTIONS[key] || KNOWN_GAPS[key]) continue;
+    if (EXCEPTIONS[key]) continue;
     const counterpart = COUNTERPARTS[key];
     if (!counterpart) missing.push(`${key}: no GraphQL counterpart named (add one, or an exception with its reason)`);
     else if (!rootField(counterpart)) missing.push(`${key}: ${counterpart} is not in the schema`);
@@ -191,7 +185,7 @@ test('every REST operation of the OpenAPI document has a GraphQL counterpart (or
   t.deepEqual(missing, []);
   // The lists name only what exists: a removed route leaves no stale entry behind.
   const keys = new Set(operations().map((o) => o.key));
-  t.deepEqual(Object.keys({ ...COUNTERPARTS, ...EXCEPTIONS, ...KNOWN_GAPS }).filter((k) => !keys.has(k)), []);
+  t.deepEqual(Object.keys({ ...COUNTERPARTS, ...EXCEPTIONS }).filter((k) => !keys.has(k)), []);
 });
 
 test('every REST filter, with each of its operators, and every query parameter has its GraphQL argument or filter field', async (t) => {
@@ -260,4 +254,43 @@ test('the same isolation as REST: account B reads none of account A\'s objects t
   t.true(aliceDelete.json.data.deleteMedia, aliceDelete.text);
   t.is((await alice.call('GET', '/api/v4/media/parity/p.png')).status, 404);
   t.is((await alice.call('GET', `/api/v3/crawling/sessions/${id}/`)).status, 200, 'still there');
+});
+
+test('typed objects everywhere: a JSON scalar only holds user metadata', (t) => {
+  const json = new Set(['JSON', 'JSONObject']);
+  const found: string[] = [];
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (type.name.startsWith('__') || !(isObjectType(type) || isInputObjectType(type))) continue;
+    for (const field of Object.values(type.getFields())) {
+      if (json.has(getNamedType(field.type as GraphQLType).name)) found.push(`${type.name}.${field.name}`);
+      for (const arg of 'args' in field ? field.args : []) if (json.has(getNamedType(arg.type as GraphQLType).name)) found.push(`${type.name}.${field.name}(${arg.name})`);
+    }
+  }
+  t.true(found.length > 0, 'user metadata is found (the check looks at the right types)');
+  t.deepEqual(found.filter((f) => !/\b(metadata|userMetadata)\)?$/.test(f)), [], found.join(', '));
+});
+
+/** Every webhook event type -> the subscription delivering it (plugins contribute both). */
+const SUBSCRIPTIONS: Record<string, string> = {
+  'match.created': 'matchEvents',
+  'match.updated': 'matchEvents',
+  'crawl.batch.created': 'crawlProgress',
+  'search.completed': 'jobFinished',
+  'watermarking.completed': 'jobFinished',
+  'press.issue.processed': 'jobFinished',
+  'match.reviewed': 'matchReviewed',
+  'case.opened': 'caseEvents',
+  'case.updated': 'caseEvents',
+  'evidence.captured': 'evidenceCaptured',
+};
+
+test('every event a webhook can receive has its GraphQL subscription', async (t) => {
+  // The webhooks plugin names every known type (its own and the ones plugins contribute) when refusing one.
+  const refused = await alice.call('POST', '/api/v4/account/webhooks/', { json: { url: 'https://hooks.example.com/x', events: ['no.such.event'] } });
+  t.is(refused.status, 400, refused.text);
+  const known = /\(known: ([^)]*)\)/.exec(refused.text)?.[1]?.split(', ') ?? [];
+  t.true(known.length >= Object.keys(SUBSCRIPTIONS).length, refused.text);
+  const fields = schema.getSubscriptionType()?.getFields() ?? {};
+  const missing = known.filter((type) => !SUBSCRIPTIONS[type] || !fields[SUBSCRIPTIONS[type]!]);
+  t.deepEqual(missing, [], 'add a subscription for these event types (and name it in SUBSCRIPTIONS)');
 });

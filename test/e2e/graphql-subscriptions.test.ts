@@ -1,11 +1,9 @@
 import test from 'ava';
 import pg from 'pg';
-import { createClient, type Client } from 'graphql-ws';
-import type { FormattedExecutionResult } from 'graphql';
-import WebSocket from 'ws';
 import type { Sighting } from '@filigrane/core';
 import { MatchRecorder } from '@filigrane/plugin-matches';
 import { startTestServer, type TestAccount, type TestServer } from '@filigrane/testing';
+import { connect as connectTo, disposeClients, settle, subscribe } from '../support/graphql-ws-client.js';
 
 // Issue 23 item 6: GraphQL subscriptions with a real graphql-ws client over loopback, fed by the
 // event outbox after commit, whoever wrote the event (this process, or another connection as a
@@ -14,7 +12,6 @@ import { startTestServer, type TestAccount, type TestServer } from '@filigrane/t
 let server: TestServer;
 let alice: TestAccount;
 let bob: TestAccount;
-const clients: Client[] = [];
 
 test.before(async () => {
   server = await startTestServer({ plugins: ['matches'] });
@@ -22,76 +19,15 @@ test.before(async () => {
   bob = await server.createAccount('bob');
 });
 test.after.always(async () => {
-  for (const c of clients) await c.dispose();
+  await disposeClients();
   await server?.close();
 });
 
-const wsUrl = () => server.url.replace(/^http/, 'ws') + '/graphql';
-
-function connect(params: Record<string, unknown> | undefined, headers: Record<string, string> = {}): { client: Client; closed: Promise<{ code: number; reason: string }> } {
-  let onClosed!: (v: { code: number; reason: string }) => void;
-  const closed = new Promise<{ code: number; reason: string }>((r) => (onClosed = r));
-  const client = createClient({
-    url: wsUrl(),
-    webSocketImpl: class extends WebSocket {
-      constructor(url: string, protocols: string[]) {
-        super(url, protocols, { headers });
-      }
-    },
-    connectionParams: params,
-    retryAttempts: 0,
-    lazy: false,
-    onNonLazyError: () => undefined,
-    on: { closed: (e) => onClosed({ code: (e as { code: number }).code, reason: String((e as { reason: unknown }).reason) }) },
-  });
-  client.on('error', () => undefined);
-  clients.push(client);
-  return { client, closed };
-}
-
-/** Collects a subscription's results; `next(n)` waits for the n-th one (10 s at most). */
-function subscribe(client: Client, query: string, variables?: Record<string, unknown>) {
-  const results: FormattedExecutionResult<Record<string, any>, unknown>[] = [];
-  let error: unknown = null;
-  let waiters: (() => void)[] = [];
-  const unsubscribe = client.subscribe<Record<string, any>>({ query, variables }, {
-    next: (r) => {
-      results.push(r);
-      waiters.forEach((w) => w());
-    },
-    error: (e) => {
-      error = e;
-      waiters.forEach((w) => w());
-    },
-    complete: () => undefined,
-  });
-  return {
-    results,
-    unsubscribe,
-    get error() {
-      return error;
-    },
-    async next(n: number, ms = 10_000) {
-      const end = Date.now() + ms;
-      while (results.length < n && !error) {
-        if (Date.now() > end) throw new Error(`timed out waiting for result ${n} of ${query.slice(0, 60)}`);
-        await new Promise<void>((r) => {
-          waiters.push(r);
-          setTimeout(r, 200);
-        });
-        waiters = [];
-      }
-      if (error) throw new Error(`subscription error: ${Array.isArray(error) ? JSON.stringify(error) : String((error as { message?: string }).message ?? `${(error as { code?: number }).code} ${(error as { reason?: string }).reason}`)}`);
-      return results[n - 1]!;
-    },
-  };
-}
+const connect = (params: Record<string, unknown> | undefined, headers: Record<string, string> = {}) => connectTo(server.url, params, headers);
 
 const sighting = (accountId: number, page: string): Sighting => ({ accountId, source: 'test', kind: 'web', image: {}, imageUrl: 'https://img.example.com/a.jpg', page: { url: page }, credit: 'Studio' });
 const record = (s: Sighting) =>
   server.get(MatchRecorder).record({ sighting: s, mediaId: null, kind: 'credit', watermarked: false, exclusive: null, query: { width: 10, height: 10, format: 'jpeg' } });
-/** Lets the server start reading the outbox for a subscription just sent (there is no "started" message in the protocol). */
-const settle = () => new Promise((r) => setTimeout(r, 700));
 
 test.serial('new and updated matches reach their account only, after commit, with the same credentials as HTTP', async (t) => {
   const a = subscribe(connect({ authorization: `Token ${alice.apiKey}` }).client, 'subscription { matchEvents { kind matchId matchKind source pageUrl credit occurredAt } }');

@@ -43,3 +43,4 @@ export * from './graphql-filters.js';
 export * from './graphql-paging.js';
 export * from './graphql-loaders.js';
 export * from './graphql-objects.js';
+export * from './graphql-errors.js';

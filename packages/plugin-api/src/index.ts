@@ -54,6 +54,9 @@ export {
   connectionType, offsetPage, offsetConnection, offsetAfter, offsetCursor, connectionFirst, graphqlPageSize, PageInfo, requestLoader, mediaLoader, camelCaseKeys,
   addFilterFields, GRAPHQL_SCHEMA_HOOKS, type Connection, type FilterInputClass, type FilterInputOptions,
 } from '@filigrane/core';
+// GraphQL subscriptions fed by the event outbox (graphql-ws on /graphql, the caller's account only),
+// and the gateway's event objects other plugins add fields to (`MatchEvent.match`).
+export { eventSubscription, MatchEvent, MatchEventKind, type LiveEvent, type LiveEventArgs } from '@filigrane/core';
 
 // The platform's services: types, then the tokens that give them.
 export { systemClock, type Clock } from '@filigrane/core';
@@ -128,4 +131,4 @@ export {
 } from 'typeorm';
 
 // GraphQL: type-graphql's decorators, for `resolvers`.
-export { Resolver, Query, Mutation, Arg, Args, ArgsType, Ctx, ObjectType, InputType, Field, ID, Int, Float, FieldResolver, Root, registerEnumType } from 'type-graphql';
+export { Resolver, Query, Mutation, Subscription, Arg, Args, ArgsType, Ctx, ObjectType, InputType, Field, ID, Int, Float, FieldResolver, Root, registerEnumType } from 'type-graphql';

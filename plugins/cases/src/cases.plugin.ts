@@ -5,6 +5,7 @@ import { CASE_EVENTS } from './cases.events.js';
 import { CasesInit1795641910181 } from './cases.migration.js';
 import { CasesEvidenceStatus1795643406196 } from './cases-evidence-status.migration.js';
 import { CasesResolver } from './cases.resolver.js';
+import { CaseEventsResolver } from './case-events.resolver.js';
 import { caseRoutes } from './cases.routes.js';
 import { NoticeService } from './notice.service.js';
 
@@ -31,7 +32,7 @@ export const casesPlugin = definePlugin({
     bind(CasesResolver).toSelf().inSingletonScope();
   }),
   routes: caseRoutes,
-  resolvers: [CasesResolver],
+  resolvers: [CasesResolver, CaseEventsResolver],
   contributions: [
     contribute(WEBHOOK_EVENT_TYPES, () => [...CASE_EVENTS]),
     contribute(EVENT_LISTENERS, (c) => (event: DomainEvent) => (event.type === 'match.reviewed' ? c.get(CaseService).onReviewed(event.accountId, reviewedIds(event)) : undefined)),

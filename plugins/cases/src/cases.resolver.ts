@@ -191,7 +191,12 @@ export class CasesResolver {
   @Query(() => CaseType, { description: 'One case (NOT_FOUND for another account\'s).' })
   async case(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<CaseType> {
     const p = requirePrincipal(ctx);
-    return this.detail(p.accountId, await this.service.get(p.accountId, idParam(id)), ctx.baseUrl);
+    return this.caseById(p.accountId, id, ctx.baseUrl);
+  }
+
+  /** One of the account's cases as `case` answers it (404 when there is none): also `CaseEvent.case`. */
+  async caseById(accountId: number, id: string, baseUrl: string): Promise<CaseType> {
+    return this.detail(accountId, await this.service.get(accountId, idParam(id)), baseUrl);
   }
 
   @Mutation(() => CaseType, { description: 'Open a case from matches reviewed as infringing.' })

@@ -131,15 +131,19 @@ export class CrawlService {
   }
 
   /**
-   * The newest `limit` batches of each of the sessions, in one query (GraphQL's nested `batches` and
-   * `latestBatch` of a list of sessions), newest first per session.
+   * A page of batches of each of the sessions in one query (GraphQL's nested `batches` and
+   * `latestBatch` of a list of sessions): per session, newest first, the `limit` batches after the
+   * first `offset` of those matching `ctime`.
    */
-  async latestBatches(accountId: number, sessionIds: readonly number[], limit: number): Promise<Map<number, BatchRow[]>> {
+  async sessionBatches(accountId: number, sessionIds: readonly number[], ctime: DateCondition[], offset: number, limit: number): Promise<Map<number, BatchRow[]>> {
+    const params: unknown[] = [accountId, sessionIds];
+    const where = ['account_id = $1', 'session_id = ANY($2::int[])', ...dateConditionsSql('ctime', ctime, params)].join(' AND ');
+    params.push(offset, offset + limit);
     const rows: BatchRow[] = await this.db.query(
       `SELECT * FROM (SELECT b.*, row_number() OVER (PARTITION BY session_id ORDER BY ctime DESC, id DESC) AS rank
-         FROM crawl_batches b WHERE account_id = $1 AND session_id = ANY($2::int[])) x
-       WHERE rank <= $3 ORDER BY ctime DESC, id DESC`,
-      [accountId, sessionIds, limit],
+         FROM crawl_batches b WHERE ${where}) x
+       WHERE rank > $${params.length - 1} AND rank <= $${params.length} ORDER BY ctime DESC, id DESC`,
+      params,
     );
     const bySession = new Map<number, BatchRow[]>(sessionIds.map((id) => [id, []]));
     for (const r of rows) bySession.get(r.session_id)?.push(r);

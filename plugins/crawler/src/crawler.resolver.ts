@@ -2,7 +2,7 @@ import { inject, injectable } from 'inversify';
 import { Arg, Ctx, Field, Float, FieldResolver, Int, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import {
   camelCaseKeys, connectionFirst, connectionType, DateRangeFilter, filterInputType, filterToQuery, offsetConnection, offsetPage,
-  parseDateFilters, requestLoader, requirePrincipal, type Connection, type GraphQLContext,
+  offsetAfter, parseDateFilters, requestLoader, requirePrincipal, type Connection, type DateCondition, type GraphQLContext,
 } from '@filigrane/core';
 import { parseNewSession } from './crawl-settings.js';
 import { batchView, CrawlService, sessionView, type BatchRow, type SessionRow } from './crawl.service.js';
@@ -96,10 +96,13 @@ export class CrawlerResolver {
     return sessionObject(ctx.baseUrl, requirePrincipal(ctx).accountId, r);
   }
 
-  /** The newest `limit` batches of the sessions a request shows, one query per request and limit. */
-  private newestBatches(ctx: GraphQLContext, accountId: number, limit: number) {
-    return requestLoader<number, BatchRow[]>(ctx, `crawl-batches:${accountId}:${limit}`, async (ids) => {
-      const found = await this.crawls.latestBatches(accountId, ids, limit);
+  /**
+   * A page of batches of each of the sessions a request shows: one query per request and page
+   * (filter, offset, size), whatever the number of sessions.
+   */
+  private sessionBatches(ctx: GraphQLContext, accountId: number, ctime: DateCondition[], offset: number, limit: number) {
+    return requestLoader<number, BatchRow[]>(ctx, `crawl-batches:${accountId}:${JSON.stringify(ctime)}:${offset}:${limit}`, async (ids) => {
+      const found = await this.crawls.sessionBatches(accountId, ids, ctime, offset, limit);
       return ids.map((id) => found.get(id) ?? []);
     });
   }
@@ -140,7 +143,7 @@ export class CrawlerResolver {
   }
 
   @FieldResolver(() => CrawlBatchConnection, {
-    description: 'The session\'s batches, newest first. Without `after` or `filter`, the batches of every session listed are read in one query.',
+    description: 'The session\'s batches, newest first: read for every session listed in one query (per filter, first and after).',
   })
   async batches(
     @Root() session: CrawlSession,
@@ -150,18 +153,15 @@ export class CrawlerResolver {
     @Arg('after', () => String, { nullable: true }) after?: string,
   ): Promise<Connection<CrawlBatch>> {
     const limit = connectionFirst(first);
-    const node = (r: BatchRow) => batchObject(ctx.baseUrl, session.accountId, r);
-    if (!after && !filter) {
-      const rows = await this.newestBatches(ctx, session.accountId, limit + 1).load(session.id);
-      return offsetConnection(rows.slice(0, limit), 0, rows.length > limit, node);
-    }
-    const ctime = ctimeOf(filter);
-    return offsetPage(first, after, (o, l) => this.crawls.batches(session.accountId, session.id, ctime, o, l), node);
+    const offset = offsetAfter(after);
+    // One row more than the page tells whether a next page follows.
+    const rows = await this.sessionBatches(ctx, session.accountId, ctimeOf(filter), offset, limit + 1).load(session.id);
+    return offsetConnection(rows.slice(0, limit), offset, rows.length > limit, (r) => batchObject(ctx.baseUrl, session.accountId, r));
   }
 
   @FieldResolver(() => CrawlBatch, { nullable: true, description: 'The newest batch (the current or last crawl), batched over the sessions listed.' })
   async latestBatch(@Root() session: CrawlSession, @Ctx() ctx: GraphQLContext): Promise<CrawlBatch | null> {
-    const [row] = await this.newestBatches(ctx, session.accountId, 1).load(session.id);
+    const [row] = await this.sessionBatches(ctx, session.accountId, [], 0, 1).load(session.id);
     return row ? batchObject(ctx.baseUrl, session.accountId, row) : null;
   }
 

@@ -3,6 +3,7 @@ import { WEBHOOK_EVENT_TYPES } from '@filigrane/plugin-webhooks';
 import { EvidenceAccountSettings, EvidenceKey, EvidencePack } from './evidence.entities.js';
 import { EvidenceInit1795642745777 } from './evidence.migration.js';
 import { EvidenceResolver } from './evidence.resolver.js';
+import { EvidenceEventsResolver } from './evidence-events.resolver.js';
 import { evidenceRoutes } from './evidence.routes.js';
 import { EVIDENCE_SERVICE } from './evidence-service.js';
 import { BUILD_QUEUE, EvidencePackService } from './evidence.service.js';
@@ -25,7 +26,7 @@ export const evidencePlugin = definePlugin({
     bind(EVIDENCE_SERVICE).toService(EvidencePackService);
   }),
   routes: evidenceRoutes,
-  resolvers: [EvidenceResolver],
+  resolvers: [EvidenceResolver, EvidenceEventsResolver],
   jobs: (container): JobSpec<never>[] =>
     [{ queue: BUILD_QUEUE, handler: async (data: { packId: string }) => container.get(EvidencePackService).build(data.packId) }] as JobSpec<never>[],
   contributions: [

@@ -4,6 +4,7 @@ export { evidencePlugin } from './evidence.plugin.js';
 export { EVIDENCE_SERVICE, type EvidenceService, type EvidencePackSummary, type EvidencePackStatus } from './evidence-service.js';
 export { verifyWacz, type WaczVerification, type VerifyOptions } from './wacz-verify.js';
 export { EvidencePackType } from './evidence.resolver.js';
+export { EvidenceCapturedEvent } from './evidence-events.resolver.js';
 
 declare module '@filigrane/core' {
   interface EventPayloads {

@@ -272,6 +272,16 @@ export class MatchQueryService {
     return rows[0] ?? null;
   }
 
+  /** The account's v4 matches among these ids (REST's ids; others absent), by id: one query for a list's relations. */
+  async getMany(accountId: number, ids: readonly string[]): Promise<Map<string, MatchRow>> {
+    const wanted = [...new Set(ids.filter((id) => /^\d{1,15}$/.test(id)))];
+    if (!wanted.length) return new Map();
+    const params: unknown[] = [];
+    const where = await this.selectionWhere(accountId, { ids: wanted }, params);
+    const rows: MatchRow[] = await this.db.query(`${SELECT} WHERE ${where.join(' AND ')}`, params);
+    return new Map(rows.map((r) => [String(r.id), r]));
+  }
+
   /**
    * Match objects of one version's view, for the rows whose media still exist (one query for the
    * media); credit matches have no media.

@@ -11,6 +11,7 @@ import { matchRoutes } from './matches.routes.js';
 import { MatchBulkService } from './match-bulk.service.js';
 import { matchBulkRoutes } from './match-bulk.routes.js';
 import { MatchDashboardResolver } from './match-dashboard.resolver.js';
+import { MatchEventFieldResolver } from './match-event.resolver.js';
 import { MatchHistogramService } from './match-histogram.service.js';
 
 /** Where registered media were found: storage, v3 and v4 listings, tags and export. */
@@ -28,7 +29,7 @@ export const matchesPlugin = definePlugin({
     bind(MatchHistogramService).toSelf().inSingletonScope();
   }),
   routes: [...matchRoutes, ...matchBulkRoutes],
-  resolvers: [MatchesResolver, MatchDashboardResolver],
+  resolvers: [MatchesResolver, MatchDashboardResolver, MatchEventFieldResolver],
   contributions: [
     contribute(ACCOUNT_DELETED_HOOKS, (c) => (accountId: number) => c.get(MatchRecorder).forgetAccount(accountId)),
     // The contributed filters (review_state) get their typed GraphQL field too (MatchFilter.reviewState).

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import test from 'ava';
 import sharp from 'sharp';
 import type { DataSource } from 'typeorm';
-import { contribute, definePlugin, EVENT_LISTENERS, TOKENS, type DomainEvent } from '@filigrane/core';
+import { contribute, definePlugin, EVENT_LISTENERS, TOKENS, type DomainEvent, camelCaseKeys } from '@filigrane/core';
 import { startTestServer, type TestServer } from '@filigrane/testing';
 import { PressAnalysisService, PressInboxService } from '@filigrane/plugin-press';
 import { syntheticPhoto } from '@filigrane/vision';
@@ -240,5 +240,17 @@ test.serial('GraphQL: ingest and follow an issue, press matches, document search
   const search = await gql(bob.apiKey, 'mutation($u: String!) { documentSearch(url: $u, name: "mine") { id status url } }', { u: uri });
   t.like(search.data.documentSearch, { status: 'pending' });
   t.truthy(search.data.documentSearch.id);
+  // Polled through GraphQL: typed document matches with every field of the REST ones (camelCase).
+  const fields = `id type status name query { name searchPath filterMarked sync } error { code details }
+    matches { id created type watermarked pageNumbers credits image { url type width height format thumbnail credit mediaPath mediaUrl metadata } }`;
+  let found = search.data.documentSearch;
+  for (let i = 0; i < 240 && (found.status === 'pending' || found.status === 'running'); i++) {
+    await new Promise((r) => setTimeout(r, 250));
+    found = (await gql(bob.apiKey, `query($id: String!) { search(id: $id) { ${fields} } }`, { id: search.data.documentSearch.id })).data.search;
+  }
+  const rest = (await server.call('GET', `/api/v4/searches/${found.id}/`, { key: bob.apiKey })).json;
+  t.like(found, { type: 'document', status: 'complete', name: 'mine', query: { name: 'mine', searchPath: rest.query.search_path, sync: false }, error: null });
+  t.true(found.matches.length > 0, JSON.stringify(rest));
+  t.deepEqual(found.matches, camelCaseKeys(rest.matches));
   t.true((await gql(ops.apiKey, 'mutation($id: Int!) { deletePressIssue(id: $id) }', { id })).data.deletePressIssue);
 });

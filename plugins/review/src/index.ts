@@ -14,6 +14,7 @@ export {
 } from './review.api.js';
 export { REVIEW_STATES, isReviewState, type ReviewState } from './review-states.js';
 export { MatchReviewType, ReviewStateValue } from './review.resolver.js';
+export { MatchReviewedEvent } from './review-events.resolver.js';
 
 declare module '@filigrane/core' {
   interface EventPayloads {

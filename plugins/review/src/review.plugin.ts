@@ -9,6 +9,7 @@ import { REVIEW_FILTERS } from './review-filter.js';
 import { ReviewInit1764108000000 } from './review.migration.js';
 import { MatchReviewFieldResolver } from './match-review.resolver.js';
 import { ReviewResolver } from './review.resolver.js';
+import { ReviewEventsResolver } from './review-events.resolver.js';
 import { reviewRoutes } from './review.routes.js';
 import { ReviewStore } from './review.service.js';
 import { REVIEW_SETTINGS } from './review.settings.js';
@@ -30,7 +31,7 @@ export const reviewPlugin = definePlugin({
     bind(LicenseeService).toSelf().inSingletonScope();
   }),
   routes: reviewRoutes,
-  resolvers: [ReviewResolver, MatchReviewFieldResolver],
+  resolvers: [ReviewResolver, MatchReviewFieldResolver, ReviewEventsResolver],
   contributions: [
     ...REVIEW_FILTERS.map((f) => contribute(MATCH_FILTERS, () => f)),
     contribute(WEBHOOK_EVENT_TYPES, () => ['match.reviewed']),

@@ -5,4 +5,4 @@ export { IdentificationService, EXACT_STRENGTH, type IdentifyOptions, type Ident
 export { VisualIndexService } from './visual-index.service.js';
 export { ImageSearchExecutor, type ImageQuery } from './image-search.executor.js';
 export { MatchPipelineService } from './match-pipeline.service.js';
-export { SearchResultType as SearchResult, toResult as searchResult } from './search.resolver.js';
+export { SearchResultType as SearchResult, SearchMatch, toResult as searchResult } from './search-object-types.js';

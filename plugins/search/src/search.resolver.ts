@@ -1,7 +1,8 @@
 import { inject, injectable } from 'inversify';
-import { Arg, Ctx, Field, InputType, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, Field, InputType, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { requirePrincipal, type GraphQLContext } from '@filigrane/core';
+import { connectionType, offsetPage, requirePrincipal, type Connection, type GraphQLContext } from '@filigrane/core';
+import { SearchResultType, toResult } from './search-object-types.js';
 import { SearchService } from './search.service.js';
 import { withResolvedFile } from './search-input.js';
 
@@ -14,25 +15,12 @@ class TextSearchInput {
   @Field(() => Boolean, { nullable: true, defaultValue: true }) sync?: boolean;
 }
 
-@ObjectType('SearchResult', { description: 'status complete with matches (sync), or a pollable search (async: id and url).' })
-export class SearchResultType {
-  @Field(() => String, { nullable: true }) id!: string | null;
-  @Field(() => String) status!: string;
-  @Field(() => String, { nullable: true }) url!: string | null;
-  @Field(() => [GraphQLJSONObject], { nullable: true, description: 'The REST match objects.' }) matches!: Record<string, unknown>[] | null;
-}
-
-export const toResult = (body: Record<string, unknown>): SearchResultType => ({
-  id: (body.id as string) ?? null,
-  status: body.status as string,
-  url: (body.url as string) ?? null,
-  matches: (body.matches as Record<string, unknown>[]) ?? null,
-});
+const SearchConnection = connectionType('Search', SearchResultType);
 
 @injectable()
 @Resolver()
 export class SearchResolver {
-  constructor(@inject(SearchService) private readonly searches: SearchService) {}
+  constructor(@inject(SearchService) private readonly service: SearchService) {}
 
   @Mutation(() => SearchResultType, { description: 'Search media by metadata, type and file name.' })
   async textSearch(@Arg('input', () => TextSearchInput) input: TextSearchInput, @Ctx() ctx: GraphQLContext): Promise<SearchResultType> {
@@ -43,7 +31,7 @@ export class SearchResolver {
     if (input.filename) body.filename = input.filename;
     if (input.filenameStartsWith) body.filename__startswith = input.filenameStartsWith;
     if (input.sync !== undefined && input.sync !== null) body.sync = input.sync;
-    return toResult((await this.searches.submit(body, { accountId: p.accountId, home: p.home, baseUrl: ctx.baseUrl })).body);
+    return toResult((await this.service.submit(body, { accountId: p.accountId, home: p.home, baseUrl: ctx.baseUrl })).body);
   }
 
   @Mutation(() => SearchResultType, { description: 'Search by image: url is an http(s) URL or a data URI; the other arguments are the REST parameters.' })
@@ -64,11 +52,21 @@ export class SearchResolver {
       if (v !== undefined && v !== null) body[k] = v;
     }
     const resolved = await withResolvedFile({ container: ctx.container, baseUrl: ctx.baseUrl, principal: p }, body);
-    return toResult((await this.searches.submit(resolved, { accountId: p.accountId, home: p.home, baseUrl: ctx.baseUrl })).body);
+    return toResult((await this.service.submit(resolved, { accountId: p.accountId, home: p.home, baseUrl: ctx.baseUrl })).body);
   }
 
-  @Query(() => SearchResultType, { description: 'An asynchronous search by id.' })
+  @Query(() => SearchResultType, { nullable: true, description: 'An asynchronous search by id; NOT_FOUND when there is none.' })
   async search(@Arg('id', () => String) id: string, @Ctx() ctx: GraphQLContext): Promise<SearchResultType> {
-    return toResult(await this.searches.get(requirePrincipal(ctx).accountId, id, ctx.baseUrl));
+    return toResult(await this.service.get(requirePrincipal(ctx).accountId, id, ctx.baseUrl));
+  }
+
+  @Query(() => SearchConnection, { description: 'The account\'s asynchronous searches, newest first (GET /api/v4/searches/).' })
+  async searches(
+    @Ctx() ctx: GraphQLContext,
+    @Arg('first', () => Int, { nullable: true, description: '1 to 100 (default 100).' }) first?: number,
+    @Arg('after', () => String, { nullable: true }) after?: string,
+  ): Promise<Connection<SearchResultType>> {
+    const accountId = requirePrincipal(ctx).accountId;
+    return offsetPage(first, after, (o, l) => this.service.list(accountId, o, l), (s) => toResult(this.service.view(s, ctx.baseUrl)));
   }
 }

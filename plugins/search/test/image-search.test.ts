@@ -1,5 +1,6 @@
 import test from 'ava';
 import sharp from 'sharp';
+import { camelCaseKeys } from '@filigrane/core';
 import { startTestServer, type TestServer } from '@filigrane/testing';
 import { IdentificationService } from '@filigrane/plugin-search';
 import { loadOpenCv, syntheticPhoto, withMats } from '@filigrane/vision';
@@ -152,10 +153,17 @@ test.serial('GraphQL imageSearch; nothing across accounts; nothing after deletio
   const query = await crop(plain, 0.5);
   const gql = await server.call('POST', '/graphql', {
     key: alice.apiKey,
-    json: { query: 'mutation($u: String!) { imageSearch(url: $u) { status matches } }', variables: { u: dataUri(query) } },
+    json: {
+      query: `mutation($u: String!) { imageSearch(url: $u) { status matches {
+        id created type watermarked image { url type width height format thumbnail credit mediaPath mediaUrl metadata }
+      } } }`,
+      variables: { u: dataUri(query) },
+    },
   });
   t.is(gql.status, 200, gql.text);
-  t.is(gql.json.data.imageSearch.matches[0].image.media_path, '/alice/plain/photo.png');
+  t.is(gql.json.data.imageSearch.matches[0].image.mediaPath, '/alice/plain/photo.png');
+  // Typed objects with every field of the REST match (camelCase keys, the same values).
+  t.deepEqual(gql.json.data.imageSearch.matches, camelCaseKeys((await search({ file: dataUri(query) })).json.matches));
   t.deepEqual((await search({ file: dataUri(query) }, bob.apiKey)).json.matches, [], 'bob sees none of alice\'s media');
   t.is((await server.call('DELETE', '/api/v4/media/alice/plain/photo.png', { key: alice.apiKey })).status, 204);
   t.deepEqual((await search({ file: dataUri(query) })).json.matches, []);

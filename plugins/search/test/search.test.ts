@@ -1,5 +1,6 @@
 import test from 'ava';
 import sharp from 'sharp';
+import { camelCaseKeys } from '@filigrane/core';
 import { startTestServer, type TestServer } from '@filigrane/testing';
 
 let server: TestServer;
@@ -71,8 +72,54 @@ test('asynchronous search: 201 at once, then polled until complete', async (t) =
   t.is((await server.call('GET', '/api/v4/searches/not-a-uuid/', { key })).status, 404);
 });
 
-test('GraphQL text search', async (t) => {
-  const res = await server.call('POST', '/graphql', { key, json: { query: 'mutation { textSearch(input: { filenameStartsWith: "img" }) { status matches } }' } });
+const gql = (query: string, variables?: Record<string, unknown>, as = key) => server.call('POST', '/graphql', { key: as, json: { query, variables } });
+const MATCH_FIELDS = 'id created type watermarked query { filename type sync metadata } media { metadata mediaPath mediaUrl }';
+const SEARCH_FIELDS = `id url name type status created finished query { name searchPath mode filename type sync metadata } matches { ${MATCH_FIELDS} } error { statusCode code details }`;
+/** A REST match as GraphQL types it: camelCase keys, user metadata as set. */
+const camel = (o: unknown) => camelCaseKeys(o);
+
+test('GraphQL text search: typed matches with every field of the REST match', async (t) => {
+  const res = await gql(`mutation($i: TextSearchInput!) { textSearch(input: $i) { status matches { ${MATCH_FIELDS} } } }`, { i: { filenameStartsWith: 'img', metadata: { 'user.campaign': 'summer' } } });
+  t.falsy(res.json.errors, res.text);
   t.is(res.json.data.textSearch.status, 'complete');
-  t.deepEqual(paths(res.json.data.textSearch.matches), ['/searcher/2026/summer/img_003.png']);
+  const rest = await search({ filename__startswith: 'img', metadata: { 'user.campaign': 'summer' } });
+  t.deepEqual(res.json.data.textSearch.matches.map((m: { media: { mediaPath: string } }) => m.media.mediaPath), ['/searcher/2026/summer/img_003.png']);
+  // Every key of the REST match is a field, with the same value (watermarked: text matches have none).
+  t.deepEqual(res.json.data.textSearch.matches, camel(rest.json.matches.map((m: object) => ({ ...m, watermarked: null }))));
+});
+
+test('GraphQL searches: the list as REST lists it, one search by id, NOT_FOUND and BAD_USER_INPUT as REST', async (t) => {
+  const account = await server.createAccount('lister');
+  const stored: string[] = [];
+  for (const campaign of ['spring', 'summer', 'autumn']) {
+    const res = await server.call('POST', '/api/v4/searches/', { key: account.apiKey, json: { metadata: { 'user.campaign': campaign }, sync: false } });
+    t.is(res.status, 201);
+    stored.push(res.json.id);
+  }
+  await server.drainJobs();
+  const rest = (await server.call('GET', '/api/v4/searches/', { key: account.apiKey })).json;
+  const first = await gql(`{ searches(first: 2) { nodes { ${SEARCH_FIELDS} } pageInfo { hasNextPage endCursor } } }`, {}, account.apiKey);
+  t.falsy(first.json.errors, first.text);
+  const next = await gql(`query($a: String) { searches(first: 2, after: $a) { nodes { ${SEARCH_FIELDS} } pageInfo { hasNextPage } } }`, { a: first.json.data.searches.pageInfo.endCursor }, account.apiKey);
+  t.true(first.json.data.searches.pageInfo.hasNextPage);
+  t.false(next.json.data.searches.pageInfo.hasNextPage);
+  const nodes = [...first.json.data.searches.nodes, ...next.json.data.searches.nodes];
+  t.deepEqual(nodes.map((n: { id: string }) => n.id), rest.results.map((r: { id: string }) => r.id));
+  t.deepEqual(nodes.map((n: { id: string }) => n.id).sort(), [...stored].sort());
+  const { id } = nodes[0];
+  const restOne = rest.results[0];
+  t.like(nodes[0], { id: restOne.id, url: restOne.url, type: 'text', status: 'complete', created: restOne.created, finished: restOne.finished, error: null });
+  t.deepEqual(nodes[0].matches, camel(restOne.matches.map((m: object) => ({ ...m, watermarked: null }))));
+  t.like(nodes[0].query, { filename: null, type: [], sync: false, metadata: restOne.query.metadata });
+  const one = await gql(`{ search(id: "${id}") { ${SEARCH_FIELDS} } }`, {}, account.apiKey);
+  t.deepEqual(one.json.data.search, nodes[0]);
+
+  const missing = await gql(`{ search(id: "${id}") { id } }`);
+  t.is(missing.json.data.search, null, 'another account\'s search is not found');
+  t.is(missing.json.errors[0].extensions.code, 'NOT_FOUND');
+  t.deepEqual((await gql('{ searches { nodes { id } } }', {}, (await server.createAccount('nobody')).apiKey)).json.data.searches.nodes, []);
+  for (const bad of ['first: 0', 'after: "forged"']) {
+    const res = await gql(`{ searches(${bad}) { nodes { id } } }`, {}, account.apiKey);
+    t.is(res.json.errors[0].extensions.code, 'BAD_USER_INPUT', bad);
+  }
 });

@@ -1,8 +1,8 @@
 import { inject, injectable } from 'inversify';
 import { Arg, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
-import { GraphQLJSONObject } from 'graphql-scalars';
-import { requirePrincipal, type GraphQLContext } from '@filigrane/core';
-import { fetchClientUrl } from '@filigrane/core';
+import {
+  ApiErrorBodyObject, apiErrorBodyObject, connectionType, fetchClientUrl, offsetPage, requirePrincipal, type Connection, type GraphQLContext,
+} from '@filigrane/core';
 import { parseOptions } from './watermarking-options.js';
 import { WatermarkingService, type WatermarkingStatusView } from './watermarking.service.js';
 
@@ -23,10 +23,12 @@ class WatermarkingJobType {
   @Field(() => String, { nullable: true }) finished!: string | null;
   @Field(() => String) expiry!: string;
   @Field(() => WatermarkingResultType, { nullable: true }) result!: WatermarkingResultType | null;
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The REST error body {status_code, code, details}.' }) error!: Record<string, unknown> | null;
+  @Field(() => ApiErrorBodyObject, { nullable: true, description: 'Once failed: the error a synchronous request would have had.' }) error!: ApiErrorBodyObject | null;
 }
 
-const toType = (v: WatermarkingStatusView): WatermarkingJobType => ({ ...v, error: v.error as Record<string, unknown> | null });
+const WatermarkingJobConnection = connectionType('WatermarkingJob', WatermarkingJobType);
+
+const toType = (v: WatermarkingStatusView): WatermarkingJobType => ({ ...v, error: apiErrorBodyObject(v.error) });
 
 @injectable()
 @Resolver()
@@ -51,7 +53,17 @@ export class WatermarkingResolver {
     return toType(this.service.view(await this.service.watermark(principal.accountId, bytes, options), ctx.baseUrl));
   }
 
-  @Query(() => WatermarkingJobType, { description: 'A watermarking of the caller\'s, by id.' })
+  @Query(() => WatermarkingJobConnection, { description: 'The account\'s watermarkings that have not expired, newest first (GET /api/v4/watermarking/).' })
+  async watermarkingJobs(
+    @Ctx() ctx: GraphQLContext,
+    @Arg('first', () => Int, { nullable: true, description: '1 to 100 (default 100).' }) first?: number,
+    @Arg('after', () => String, { nullable: true }) after?: string,
+  ): Promise<Connection<WatermarkingJobType>> {
+    const accountId = requirePrincipal(ctx).accountId;
+    return offsetPage(first, after, (o, l) => this.service.list(accountId, o, l), (job) => toType(this.service.view(job, ctx.baseUrl)));
+  }
+
+  @Query(() => WatermarkingJobType, { nullable: true, description: 'A watermarking of the caller\'s, by id; NOT_FOUND when there is none.' })
   async watermarkingJob(@Arg('id', () => String) id: string, @Ctx() ctx: GraphQLContext): Promise<WatermarkingJobType> {
     return toType(this.service.view(await this.service.find(requirePrincipal(ctx).accountId, id), ctx.baseUrl));
   }

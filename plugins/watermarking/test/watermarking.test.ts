@@ -182,6 +182,9 @@ test.serial('request errors: validation 400, wrong type 415, empty 411, not an i
   const failed = await pollUntilDone(server, queued.json.url, alice.apiKey);
   t.like(failed.json, { status: 'failed', result: null, error: { status_code: 422, code: 'corrupt_image' } });
   t.is((await server.call('GET', path(`${queued.json.url}watermarked`), { key: alice.apiKey })).status, 409, 'no watermarked image for a failed job');
+  // GraphQL gives the same error body as a typed object.
+  const gql = await server.call('POST', '/graphql', { key: alice.apiKey, json: { query: `{ watermarkingJob(id: "${queued.json.id}") { status error { statusCode code details errors { field } } } }` } });
+  t.deepEqual(gql.json.data.watermarkingJob, { status: 'failed', error: { statusCode: 422, code: 'corrupt_image', details: failed.json.error.details, errors: [] } });
 });
 
 test.serial('another account gets 404 for the status, the assets and the registration URL', async (t) => {
@@ -216,7 +219,7 @@ test.serial('the registration URL registers a watermarked media through the medi
 
 test.serial('GraphQL: watermarkImage (sync and async) and watermarkingJob', async (t) => {
   const url = dataUri(await testImage('png', 320, 240, 17), 'image/png');
-  const fields = 'id url status expiry result { original watermarked registration expiry } error';
+  const fields = 'id url status created finished expiry result { original watermarked registration expiry } error { statusCode code details }';
   const sync = await server.call('POST', '/graphql', { key: alice.apiKey, json: { query: `mutation($u: String!) { watermarkImage(url: $u) { ${fields} } }`, variables: { u: url } } });
   t.falsy(sync.json.errors, JSON.stringify(sync.json.errors));
   t.is(sync.json.data.watermarkImage.status, 'complete');
@@ -231,6 +234,33 @@ test.serial('GraphQL: watermarkImage (sync and async) and watermarkingJob', asyn
 
   const bad = await server.call('POST', '/graphql', { key: alice.apiKey, json: { query: 'mutation { watermarkImage(url: "x", timeout: 0) { id } }' } });
   t.is(bad.json.errors[0].extensions.status_code, 400);
+  t.is(bad.json.errors[0].extensions.code, 'BAD_USER_INPUT');
+  const unknown = await server.call('POST', '/graphql', { key: alice.apiKey, json: { query: '{ watermarkingJob(id: "00000000-0000-4000-8000-000000000000") { id } }' } });
+  t.deepEqual([unknown.json.data.watermarkingJob, unknown.json.errors[0].extensions.code], [null, 'NOT_FOUND']);
+
+  // The list, as REST lists it (GET /api/v4/watermarking/): same jobs, same order, paged by cursor.
+  const rest = await server.call('GET', '/api/v4/watermarking/?page_size=100', { key: alice.apiKey });
+  const page = (after: string | null) =>
+    server.call('POST', '/graphql', {
+      key: alice.apiKey,
+      json: { query: `query($after: String) { watermarkingJobs(first: 2, after: $after) { nodes { ${fields} } pageInfo { hasNextPage endCursor } } }`, variables: { after } },
+    });
+  const listed: { id: string }[] = [];
+  for (let after: string | null = null, i = 0; i < 50; i++) {
+    const res = await page(after);
+    t.falsy(res.json.errors, res.text);
+    listed.push(...res.json.data.watermarkingJobs.nodes);
+    if (!res.json.data.watermarkingJobs.pageInfo.hasNextPage) break;
+    after = res.json.data.watermarkingJobs.pageInfo.endCursor;
+  }
+  t.true(rest.json.count > 2);
+  t.deepEqual(listed.map((j) => j.id), rest.json.results.map((j: { id: string }) => j.id));
+  const restJob = rest.json.results.find((j: { id: string }) => j.id === async.json.data.watermarkImage.id);
+  t.deepEqual(listed.find((j) => j.id === restJob.id), job.json.data.watermarkingJob);
+  t.like(job.json.data.watermarkingJob, { created: restJob.created, finished: restJob.finished, expiry: restJob.expiry, error: null });
+  const zero = await server.call('POST', '/graphql', { key: alice.apiKey, json: { query: '{ watermarkingJobs(first: 0) { nodes { id } } }' } });
+  t.is(zero.json.errors[0].extensions.code, 'BAD_USER_INPUT');
+  t.deepEqual((await server.call('POST', '/graphql', { key: bob.apiKey, json: { query: '{ watermarkingJobs { nodes { id } } }' } })).json.data.watermarkingJobs.nodes, [], 'per account');
 });
 
 test.serial('assets expire: 404 after the expiry date, and the purge job deletes rows and blobs', async (t) => {

@@ -88,6 +88,23 @@ export class WebhooksResolver {
     return { ...endpointType(endpoint), secret };
   }
 
+  @Mutation(() => WebhookEndpointType, {
+    nullable: true,
+    description: 'Changes url, events or description (omitted arguments keep their value); `enabled: true` re-enables a disabled endpoint (PATCH /api/v4/account/webhooks/<id>/).',
+  })
+  async updateWebhookEndpoint(
+    @Arg('id', () => ID) id: string,
+    @Ctx() ctx: GraphQLContext,
+    @Arg('url', () => String, { nullable: true }) url?: string | null,
+    @Arg('events', () => [String], { nullable: true }) events?: string[] | null,
+    @Arg('description', () => String, { nullable: true }) description?: string | null,
+    @Arg('enabled', () => Boolean, { nullable: true }) enabled?: boolean | null,
+  ): Promise<WebhookEndpointType> {
+    // The PATCH body REST validates: an argument given as null is left out like an omitted one.
+    const body = Object.fromEntries(Object.entries({ url, events, description, enabled }).filter(([, v]) => v !== undefined && v !== null));
+    return endpointType(await this.endpoints.update(requirePrincipal(ctx).accountId, idOf(id), body));
+  }
+
   @Mutation(() => Boolean)
   async deleteWebhookEndpoint(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<boolean> {
     await this.endpoints.remove(requirePrincipal(ctx).accountId, idOf(id));

@@ -183,5 +183,26 @@ test.serial('GraphQL: create, list endpoints and deliveries, ping, delete', asyn
   t.is(JSON.parse(listed.json.data.webhookDeliveries[0].payload).type, 'webhook.test');
   const bad = await q(`mutation { createWebhookEndpoint(url: "${r.url}", events: ["nope"]) { id } }`);
   t.is(bad.json.errors[0].extensions.status_code, 400);
+
+  // updateWebhookEndpoint: the PATCH, with its validation and its 404.
+  const fields = 'id url events description enabled disabledReason';
+  const updated = await q(`mutation { updateWebhookEndpoint(id: "${ep.id}", events: ["match.updated", "match.created"], description: "dash", enabled: false) { ${fields} } }`);
+  t.deepEqual(updated.json.data?.updateWebhookEndpoint, { id: ep.id, url: r.url, events: ['match.updated', 'match.created'], description: 'dash', enabled: false, disabledReason: 'Disabled by the account.' }, updated.text);
+  const rest = await server.call('GET', `/api/v4/account/webhooks/${ep.id}/`, { key: account.apiKey });
+  t.like(rest.json, { events: ['match.updated', 'match.created'], description: 'dash', enabled: false });
+  const kept = await q(`mutation { updateWebhookEndpoint(id: "${ep.id}", enabled: true) { ${fields} } }`);
+  t.like(kept.json.data.updateWebhookEndpoint, { events: ['match.updated', 'match.created'], description: 'dash', enabled: true, disabledReason: null }, 'omitted arguments keep their value');
+  for (const args of ['events: ["nope"]', 'events: []', 'url: "ftp://example.com/"', 'url: "http://10.0.0.1/hook"']) {
+    const refused = await q(`mutation { updateWebhookEndpoint(id: "${ep.id}", ${args}) { id } }`);
+    t.is(refused.json.errors?.[0]?.extensions.code, 'BAD_USER_INPUT', `${args}: ${refused.text}`);
+    t.is(refused.json.data.updateWebhookEndpoint, null);
+  }
+  t.like((await server.call('GET', `/api/v4/account/webhooks/${ep.id}/`, { key: account.apiKey })).json, { url: r.url, events: ['match.updated', 'match.created'] }, 'a refused update changes nothing');
+  const stranger = await server.createAccount('grapher-b');
+  for (const id of [ep.id, 'x', '999999999']) {
+    const missing = await server.call('POST', '/graphql', { key: stranger.apiKey, json: { query: `mutation { updateWebhookEndpoint(id: "${id}", description: "mine") { id } }` } });
+    t.is(missing.json.errors?.[0]?.extensions.code, 'NOT_FOUND', missing.text);
+  }
+  t.is((await server.call('GET', `/api/v4/account/webhooks/${ep.id}/`, { key: account.apiKey })).json.description, 'dash');
   t.true((await q(`mutation { deleteWebhookEndpoint(id: "${ep.id}") }`)).json.data.deleteWebhookEndpoint);
 });

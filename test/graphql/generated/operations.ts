@@ -331,6 +331,11 @@ export type JobKind =
   | 'WATERMARKING'
   | 'PRESS';
 
+/** A case opened, or changed (transition, matches, notice, evidence, title) */
+export type CaseEventKind =
+  | 'OPENED'
+  | 'UPDATED';
+
 export type SiteReportQueryVariables = Exact<{
   minMatches: number;
   notDomain?: string | null | undefined;

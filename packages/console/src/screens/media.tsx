@@ -188,7 +188,7 @@ function Uploads({ folder, onRegistered }: { folder: string; onRegistered: () =>
       patch(id, { phase: 'working', progress: null });
       for (let wait = 500; ; wait = Math.min(3000, wait * 1.5)) {
         const { watermarkingJob: j } = await gql<{ watermarkingJob: WatermarkingJob }>(
-          'query($id: String!) { watermarkingJob(id: $id) { id status result { watermarked registration original } error } }',
+          'query($id: String!) { watermarkingJob(id: $id) { id status result { watermarked registration original } error { code details } } }',
           { id: job.id },
         );
         if (j.status === 'complete' && j.result) return patch(id, { phase: 'done', result: j.result });

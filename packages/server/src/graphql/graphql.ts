@@ -3,7 +3,7 @@ import { ApolloServerErrorCode, ApolloServerValidationErrorCode } from '@apollo/
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
-import { DirectiveLocation, GraphQLDirective, GraphQLObjectType, GraphQLSchema, isNonNullType, Kind, specifiedDirectives, type GraphQLFormattedError } from 'graphql';
+import { GraphQLObjectType, GraphQLSchema, isNonNullType, specifiedDirectives, type GraphQLFormattedError } from 'graphql';
 import type { Container } from 'inversify';
 import { buildSchema, type MiddlewareFn, type NonEmptyArray } from 'type-graphql';
 import { ApiError, GRAPHQL_SCHEMA_HOOKS, rejectNul, TOKENS, type ExtensionRegistry, type FiligranePlugin, type GraphQLContext } from '@filigrane/core';
@@ -14,14 +14,10 @@ import { EXPLORER_HTML } from './explorer.js';
 import type { RequestAuthentication } from '../auth/request-authentication.js';
 import type { FileUrls } from '../browser/file-urls.js';
 import { mountSubscriptions } from './subscriptions.js';
+import { SIGNED_URLS_DIRECTIVE, signedData } from './signed-urls.js';
 import type { TrustedDocuments } from './trusted-documents.js';
 
-/** `query Dashboard @signedUrls { ... }`: every file URL in the answer comes signed, for <img> and links. */
-export const SIGNED_URLS_DIRECTIVE = new GraphQLDirective({
-  name: 'signedUrls',
-  description: 'Every file URL of this service in the answer (thumbnails, images, streams, artifacts) comes signed: openable without an Authorization header until it expires (SIGNED_URL_SECONDS).',
-  locations: [DirectiveLocation.QUERY, DirectiveLocation.SUBSCRIPTION],
-});
+export { SIGNED_URLS_DIRECTIVE } from './signed-urls.js';
 
 /** Every argument of every field, inline or from variables, after coercion: NUL is refused as in REST. */
 const refuseNulArguments: MiddlewareFn = ({ args }, next) => {
@@ -173,9 +169,8 @@ function signedUrlsPlugin(fileUrls: FileUrls): ApolloServerPlugin<GraphQLContext
     async requestDidStart() {
       return {
         async willSendResponse({ operation, response, contextValue }) {
-          const signed = operation?.directives?.some((d) => d.kind === Kind.DIRECTIVE && d.name.value === SIGNED_URLS_DIRECTIVE.name);
-          if (!signed || !contextValue.principal || response.body.kind !== 'single' || !response.body.singleResult.data) return;
-          response.body.singleResult.data = fileUrls.signAll(response.body.singleResult.data, contextValue.baseUrl, contextValue.principal.accountId);
+          if (response.body.kind !== 'single') return;
+          response.body.singleResult.data = signedData(fileUrls, operation, response.body.singleResult.data, contextValue);
         },
       };
     },
@@ -277,6 +272,7 @@ export async function mountGraphQL(
     originAllowed: browser.originAllowed,
     baseUrlOf: (req) => baseUrlOf({ protocol: 'http', host: req.headers.host ?? '' } as FastifyRequest),
     trusted: browser.trusted,
+    fileUrls: browser.fileUrls,
     formatError,
   });
   return apollo;

@@ -1,15 +1,17 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { GraphQLError, Kind, OperationTypeNode, parse, type DocumentNode, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import { getOperationAST, GraphQLError, Kind, OperationTypeNode, parse, type DocumentNode, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import type { Context } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Container } from 'inversify';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { ApiError, type GraphQLContext, type Principal } from '@filigrane/core';
 import type { RequestAuthentication } from '../auth/request-authentication.js';
+import type { FileUrls } from '../browser/file-urls.js';
 import type { RateLimiter } from '../rate-limit/rate-limiter.service.js';
 import { toApiError } from '../rest/error-mapping.js';
 import { checkDocument } from './query-limits.js';
+import { signedData } from './signed-urls.js';
 import type { TrustedDocuments } from './trusted-documents.js';
 
 /** Subscriptions one connection may hold at once, and how often its credentials are checked again. */
@@ -24,6 +26,8 @@ export interface SubscriptionOptions {
   originAllowed: (origin: string | undefined) => boolean;
   baseUrlOf: (req: IncomingMessage) => string;
   trusted: TrustedDocuments | null;
+  /** Signs the file URLs of each event of a subscription that carries @signedUrls, as over HTTP. */
+  fileUrls: FileUrls;
   formatError: (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
   /** Milliseconds between credential checks (tests shorten it). */
   recheckMs?: number;
@@ -142,9 +146,10 @@ export function mountSubscriptions(app: FastifyInstance, options: SubscriptionOp
         const connection = connections.get(ctx)!;
         return { principal: connection.principal, requestId: connection.requestId, baseUrl: options.baseUrlOf(ctx.extra.request), container: options.container, loaders: new Map() };
       },
-      onNext: (_ctx, _id, _payload, _args, result) => {
-        if (!result.errors?.length) return result;
-        return { ...result, errors: result.errors.map((e) => withFormat(e, options.formatError)) };
+      onNext: (_ctx, _id, _payload, args, result) => {
+        const data = signedData(options.fileUrls, getOperationAST(args.document, args.operationName), result.data, args.contextValue as GraphQLContext);
+        if (!result.errors?.length) return data === result.data ? result : { ...result, data };
+        return { ...result, data, errors: result.errors.map((e) => withFormat(e, options.formatError)) };
       },
       onError: (_ctx, _id, _payload, errors) => errors.map((e) => options.formatError(e.toJSON(), e)),
     },

@@ -1,41 +1,15 @@
-import { Arg, Int, Resolver, Root, Subscription, type SubscribeResolverData } from 'type-graphql';
-import {
-  CrawlProgressEvent,
-  JobFinishedEvent,
-  JobKind,
-  LIVE_EVENTS,
-  MatchEvent,
-  MatchEventKind,
-  requirePrincipal,
-  type EventPayloads,
-  type GraphQLContext,
-  type LiveEvent,
-  type LiveEvents,
-} from '@filigrane/core';
-
-type Args = { kinds?: string[] | null; sessionId?: number | null };
-
-/** The caller's events of these types, from the outbox as they commit; other accounts' are never seen. */
-function streamOf(types: readonly string[], more: (event: LiveEvent, args: Args) => boolean = () => true) {
-  return async ({ args, context }: SubscribeResolverData<unknown, Args, GraphQLContext>): Promise<AsyncIterable<LiveEvent>> => {
-    const principal = requirePrincipal(context);
-    const wanted = new Set<string>(args.kinds?.length ? args.kinds : types);
-    const live = context.container.get<LiveEvents>(LIVE_EVENTS);
-    const stream = live.stream(principal.accountId, (e) => wanted.has(e.type) && more(e, args));
-    await live.ready();
-    return stream;
-  };
-}
+import { Arg, Int, Resolver, Root, Subscription } from 'type-graphql';
+import { CrawlProgressEvent, eventSubscription, JobFinishedEvent, JobKind, MatchEvent, MatchEventKind, type EventPayloads, type LiveEvent } from '@filigrane/core';
 
 const num = (v: unknown) => (typeof v === 'number' ? v : v === null || v === undefined || v === '' ? null : Number(v));
 const str = (v: unknown) => (v === null || v === undefined ? null : String(v));
 
-/** GraphQL subscriptions (graphql-ws on /graphql): matches, crawl progress, finished jobs. */
+/** GraphQL subscriptions (graphql-ws on /graphql): matches, crawl progress, finished jobs; plugins add theirs the same way. */
 @Resolver()
 export class LiveEventsResolver {
   @Subscription(() => MatchEvent, {
     description: 'Matches of the account as they are found (created) or seen again (updated); `kinds` narrows to one of them.',
-    subscribe: streamOf([MatchEventKind.CREATED, MatchEventKind.UPDATED]),
+    subscribe: eventSubscription([MatchEventKind.CREATED, MatchEventKind.UPDATED]),
   })
   matchEvents(@Root() event: LiveEvent, @Arg('kinds', () => [MatchEventKind], { nullable: true }) _kinds?: MatchEventKind[]): MatchEvent {
     const d = event.data as unknown as EventPayloads['match.created'];
@@ -59,7 +33,7 @@ export class LiveEventsResolver {
 
   @Subscription(() => CrawlProgressEvent, {
     description: 'Crawl batches as they are written (done or failed), of every session or of one.',
-    subscribe: streamOf(['crawl.batch.created'], (e, args) => args.sessionId === undefined || args.sessionId === null || Number(e.data.session_id) === args.sessionId),
+    subscribe: eventSubscription<{ sessionId?: number | null }>(['crawl.batch.created'], (e, args) => args.sessionId === undefined || args.sessionId === null || Number(e.data.session_id) === args.sessionId),
   })
   crawlProgress(@Root() event: LiveEvent, @Arg('sessionId', () => Int, { nullable: true }) _sessionId?: number): CrawlProgressEvent {
     const d = event.data as unknown as EventPayloads['crawl.batch.created'];
@@ -80,7 +54,7 @@ export class LiveEventsResolver {
 
   @Subscription(() => JobFinishedEvent, {
     description: 'Searches, watermarkings and press issues as they finish; `kinds` narrows to some of them.',
-    subscribe: streamOf([JobKind.SEARCH, JobKind.WATERMARKING, JobKind.PRESS]),
+    subscribe: eventSubscription([JobKind.SEARCH, JobKind.WATERMARKING, JobKind.PRESS]),
   })
   jobFinished(@Root() event: LiveEvent, @Arg('kinds', () => [JobKind], { nullable: true }) _kinds?: JobKind[]): JobFinishedEvent {
     const d = event.data;
