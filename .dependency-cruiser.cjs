@@ -1,4 +1,4 @@
-// Import boundaries between first-party plugins (issue 17): a plugin (its sources and its tests) may take
+// Import boundaries (issue 17): packages never import plugins or the gateway; a plugin (its sources and its tests) may take
 // from another plugin only what that plugin's public module (src/index.ts, built to dist/src/index.js)
 // exports, and a public module exports no entity. `npm run lint` runs this; CI runs lint before the tests.
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -30,10 +30,17 @@ module.exports = {
     },
     {
       name: 'package-imports-plugin',
-      comment: 'Dependencies point downwards: packages never import plugins (the test kit, like the gateway, assembles them).',
+      comment: 'Dependencies point downwards: packages (the server core and the test kit included) never import plugins; the gateway and tests choose them.',
       severity: 'error',
-      from: { path: '^packages/', pathNot: '^packages/testing/' },
+      from: { path: '^packages/' },
       to: { path: '^plugins/' },
+    },
+    {
+      name: 'package-imports-gateway',
+      comment: 'Packages never import the gateway: it is the composition on top (plugins -> testing -> gateway -> plugins was a cycle).',
+      severity: 'error',
+      from: { path: '^packages/' },
+      to: { path: '^gateway/' },
     },
   ],
   options: {

@@ -1,9 +1,5 @@
-import { createRequire } from 'node:module';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { checkPluginApi, isPlugin, PluginConfigError, type FiligranePlugin } from '@filigrane/core';
-import { shareHostModules } from './plugin-host/shared-modules.js';
-import { packageRootOf } from './plugin-host/package-root.js';
+import type { FiligranePlugin } from '@filigrane/core';
+import { configuredPlugins } from '@filigrane/server';
 import { aggregationsPlugin } from '@filigrane/plugin-aggregations';
 import { accountPlugin } from '@filigrane/plugin-account';
 import { authPlugin } from '@filigrane/plugin-auth';
@@ -19,41 +15,16 @@ import { notificationsPlugin } from '@filigrane/plugin-notifications';
 import { reviewPlugin } from '@filigrane/plugin-review';
 import { casesPlugin } from '@filigrane/plugin-cases';
 import { evidencePlugin } from '@filigrane/plugin-evidence';
+import { consolePlugin } from './console/console.plugin.js';
 
-/** The plugins `filigrane start` loads. Order does not matter: `requires` decides. */
-export function defaultPlugins(): FiligranePlugin[] {
+/** The first-party plugins. Order does not matter: `requires` decides. */
+export function firstPartyPlugins(): FiligranePlugin[] {
   return [authPlugin, accountPlugin, blacklistPlugin, mediaPlugin, matchesPlugin, aggregationsPlugin, searchPlugin, watermarkingPlugin, pressPlugin, webhooksPlugin, notificationsPlugin, crawlerPlugin, reviewPlugin, casesPlugin, evidencePlugin];
 }
 
-/**
- * Third-party plugins named by FILIGRANE_PLUGINS: comma-separated module specifiers (a package
- * name or a path such as `./examples/feed-source`), resolved from the working directory like
- * `require` would. A module exports its plugin as `default`, as `plugin`, or as any named export
- * that is a plugin object. Each must declare `pluginApi` (a semver range); errors name the module
- * and the plugin. The plugin gets the server's copy of the shared packages (plugin-host/shared-modules.ts).
- */
-export async function configuredPlugins(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): Promise<FiligranePlugin[]> {
-  const specifiers = (env.FILIGRANE_PLUGINS ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
-  const requireFromCwd = createRequire(join(resolve(cwd), 'noop.js'));
-  const loaded: FiligranePlugin[] = [];
-  for (const specifier of specifiers) {
-    let path: string;
-    try {
-      path = requireFromCwd.resolve(specifier);
-    } catch (err) {
-      throw new PluginConfigError(`FILIGRANE_PLUGINS: cannot find plugin module "${specifier}" from ${cwd} (${(err as Error).message.split('\n')[0]})`);
-    }
-    shareHostModules(packageRootOf(path));
-    const mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
-    // An ES module's exports, or a CommonJS module's `module.exports` (which import() puts on default).
-    const scopes = [mod, ...(typeof mod.default === 'object' && mod.default !== null ? [mod.default as Record<string, unknown>] : [])];
-    const candidates = scopes.flatMap((scope) => [scope.default, scope.plugin, ...Object.values(scope)]).flat();
-    const plugins = [...new Set(candidates.filter(isPlugin))];
-    if (plugins.length === 0) throw new PluginConfigError(`FILIGRANE_PLUGINS: module "${specifier}" exports no plugin (export one made with definePlugin)`);
-    for (const p of plugins) checkPluginApi(p, `"${specifier}"`);
-    loaded.push(...plugins);
-  }
-  return loaded;
+/** The plugins `filigrane start` loads: the console (served at `/`) and the first-party plugins. */
+export function defaultPlugins(): FiligranePlugin[] {
+  return [consolePlugin(), ...firstPartyPlugins()];
 }
 
 /** The built-in plugins and those FILIGRANE_PLUGINS names. */

@@ -1,11 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { IdentityService, PasswordService } from '@filigrane/plugin-auth';
 import { AccountService } from '@filigrane/plugin-account';
-import { checkBoot, createApp, type FiligraneApp } from './app.js';
-import { loadConfig, masterKeySource, type GatewayConfig } from './config.js';
-import { openDatabase, type Database } from './database.js';
+import { checkBoot, createApp, loadConfig, masterKeySource, openDatabase, processLogger, type Database, type FiligraneApp, type GatewayConfig } from '@filigrane/server';
 import { pluginsFromConfig } from './plugins.js';
-import { processLogger } from './process-logger.js';
 
 export interface Running {
   app: FiligraneApp;

@@ -1,5 +1,5 @@
 import { CORE_SETTINGS, settingsTable, type FiligranePlugin } from '@filigrane/core';
-import { GATEWAY_SETTINGS } from './config.js';
+import { GATEWAY_SETTINGS } from '@filigrane/server';
 import { defaultPlugins } from './plugins.js';
 
 /** docs/configuration.md: every setting of the gateway, the platform and the given plugins. */

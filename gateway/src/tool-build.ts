@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, closeSync, readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { GatewayConfig } from './config.js';
+import type { GatewayConfig } from '@filigrane/server';
 
 export const TOOL_NAME = 'filigrane-mark-linux-x64';
 const BUILD_SCRIPT = resolve(__dirname, '..', '..', '..', 'packages', 'tool', 'scripts', 'build-sea.js');

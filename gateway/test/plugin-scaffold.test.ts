@@ -14,6 +14,9 @@ test('a scaffolded plugin names everything after the plugin and installs from th
   t.is(pkg.name, 'filigrane-plugin-photo-feed');
   t.deepEqual(pkg.peerDependencies, { '@filigrane/plugin-api': `^${PLUGIN_API_VERSION}` }, 'the API this Filigrane provides');
   t.is(pkg.devDependencies['@filigrane/testing'], '0.1.0');
+  // The kit depends on no plugin: the ones its test server loads are the plugin's own devDependencies.
+  t.is(pkg.devDependencies['@filigrane/gateway'], undefined);
+  for (const name of ['@filigrane/plugin-auth', '@filigrane/plugin-account', '@filigrane/plugin-search']) t.is(pkg.devDependencies[name], '0.1.0', name);
   t.is(pkg.overrides, undefined);
   const plugin = readFileSync(join(dir, 'src/photo-feed.plugin.ts'), 'utf8');
   t.regex(plugin, /id: 'photo-feed'/);

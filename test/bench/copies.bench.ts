@@ -20,6 +20,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import { startTestServer, type TestServer } from '@filigrane/testing';
+import { defaultPlugins } from '@filigrane/gateway';
 import { embed, encodeLmk, generateKey, type Registration } from '@filigrane/watermark';
 import { analyseDetection, gaussianCarrier, log10PValue, normalisedCorrelation, type DetectionAnalysis } from '@filigrane/watermark/internal';
 import { COPY_CLASSES, cropOf } from './attacks';
@@ -91,7 +92,7 @@ export async function run(args: string[]): Promise<void> {
   const classes = values.classes.split(',').filter((c) => COPY_CLASSES[c]);
   const pg = benchPostgres();
   process.env.DATABASE_URL = pg.url;
-  const server = await startTestServer({ workers: false, config: { rateLimit: { perSecond: 1_000_000, perDay: 1_000_000_000 } } });
+  const server = await startTestServer({ plugins: defaultPlugins(), workers: false, config: { rateLimit: { perSecond: 1_000_000, perDay: 1_000_000_000 } } });
   try {
     const { apiKey } = await server.createAccount('copies');
     const der = Buffer.from(await (await fetch(`${server.url}/api/v4/account/download/public_key.der`, { headers: { authorization: `Token ${apiKey}` } })).arrayBuffer());

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { startTestServer, type TestServer } from '@filigrane/testing';
+import { defaultPlugins } from '@filigrane/gateway';
 import { syntheticPhoto } from '@filigrane/vision';
 
 const REPO = resolve(__dirname, '../../..');
@@ -105,7 +106,7 @@ function crawlerEnv(concurrency: number, maxPages: number): Record<string, strin
 }
 
 export async function filigrane(url: string, concurrency: number, search: boolean): Promise<CrawlResult> {
-  const server = await startTestServer({ workers: true, config: { extra: { ...process.env, ...crawlerEnv(concurrency, 100_000) } } });
+  const server = await startTestServer({ plugins: defaultPlugins(), workers: true, config: { extra: { ...process.env, ...crawlerEnv(concurrency, 100_000) } } });
   try {
     const { apiKey: key } = await server.createAccount('bench');
     return await crawlOnce(server, key, url, search);
@@ -121,6 +122,7 @@ async function matchingCost(concurrency: number): Promise<void> {
   const photos = readdirSync(photoDir).filter((f) => /\.(jpe?g|png)$/i.test(f)).sort();
   const site = await serve(siteWithPhotos(photos, photoDir));
   const server = await startTestServer({
+    plugins: defaultPlugins(),
     workers: true,
     config: { rateLimit: { perSecond: 1_000_000, perDay: 1_000_000_000 }, extra: { ...process.env, ...crawlerEnv(concurrency, 100_000) } },
   });
@@ -153,7 +155,7 @@ async function matchingCost(concurrency: number): Promise<void> {
 async function largeSite(pages: number, concurrency: number): Promise<void> {
   const site = await serve(mirroredSite(pages));
   const dataDir = mkdtempSync(join(tmpdir(), 'crawl-bench-data-'));
-  const server = await startTestServer({ workers: false, config: { dataDir, extra: { ...process.env, ...crawlerEnv(concurrency, pages) } } });
+  const server = await startTestServer({ plugins: defaultPlugins(), workers: false, config: { dataDir, extra: { ...process.env, ...crawlerEnv(concurrency, pages) } } });
   const worker = spawn(process.execPath, [BIN, 'worker'], {
     env: {
       ...process.env, DATABASE_URL: server.databaseUrl, DATA_DIR: dataDir, LOG_LEVEL: 'silent',

@@ -19,6 +19,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import sharp from 'sharp';
 import { startTestServer } from '@filigrane/testing';
+import { defaultPlugins } from '@filigrane/gateway';
 import { ATTACKS } from './attacks';
 import { benchPostgres } from './support/postgres.js';
 import { loadArchive, sourceSets } from './support/synthetic-archive.js';
@@ -59,7 +60,7 @@ export async function run(args: string[]): Promise<void> {
 
   const pg = benchPostgres();
   process.env.DATABASE_URL = pg.url;
-  const server = await startTestServer({ workers: false, config: { rateLimit: { perSecond: 1_000_000, perDay: 1_000_000_000 } } });
+  const server = await startTestServer({ plugins: defaultPlugins(), workers: false, config: { rateLimit: { perSecond: 1_000_000, perDay: 1_000_000_000 } } });
   const work = mkdtempSync(join(tmpdir(), 'filigrane-index-bench-'));
   try {
     const db = server.app.dataSource;

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import { embed, encodeLmk, generateKey } from '@filigrane/watermark';
 import { startTestServer } from '@filigrane/testing';
+import { defaultPlugins } from '@filigrane/gateway';
 import { benchPostgres } from './support/postgres.js';
 
 async function photo(seed: number): Promise<Buffer> {
@@ -26,7 +27,7 @@ export async function run(args: string[]): Promise<void> {
   const children = Number(values.children);
   const pg = benchPostgres();
   process.env.DATABASE_URL = pg.url;
-  const server = await startTestServer({ workers: false, config: { rateLimit: { perSecond: 1_000_000, perDay: 1_000_000_000 } } });
+  const server = await startTestServer({ plugins: defaultPlugins(), workers: false, config: { rateLimit: { perSecond: 1_000_000, perDay: 1_000_000_000 } } });
   try {
     const { apiKey, id } = await server.createAccount('bench');
     const der = Buffer.from(await (await fetch(`${server.url}/api/v4/account/download/public_key.der`, { headers: { authorization: `Token ${apiKey}` } })).arrayBuffer());

@@ -20,6 +20,7 @@ import { parseArgs } from 'node:util';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import sharp from 'sharp';
 import { startTestServer } from '@filigrane/testing';
+import { defaultPlugins } from '@filigrane/gateway';
 import { extractPdf, PressAnalysisService, PressIssueService, scannedPage } from '@filigrane/plugin-press';
 import { embed, encodeLmk, generateKey } from '@filigrane/watermark';
 import { benchPostgres } from './support/postgres.js';
@@ -87,7 +88,7 @@ export async function run(args: string[]): Promise<void> {
 
   const pg = benchPostgres();
   process.env.DATABASE_URL = pg.url;
-  const server = await startTestServer({ workers: false, config: { rateLimit: { perSecond: 1_000_000, perDay: 1_000_000_000 } } });
+  const server = await startTestServer({ plugins: defaultPlugins(), workers: false, config: { rateLimit: { perSecond: 1_000_000, perDay: 1_000_000_000 } } });
   try {
     const { apiKey, id: accountId } = await server.createAccount('bench');
     await server.call('POST', '/api/v4/account/settings/', { key: apiKey, json: { notifications: { notify_pdf: true } } });

@@ -18,6 +18,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startTestServer } from '@filigrane/testing';
+import { defaultPlugins } from '@filigrane/gateway';
 import { IdentificationService, VisualIndexService } from '@filigrane/plugin-search';
 import { prepareQuery, type GeometricModel } from '@filigrane/vision';
 import { embed, encodeLmk, generateKey } from '@filigrane/watermark';
@@ -48,7 +49,7 @@ export async function run(args: string[]): Promise<void> {
   const levels = values.scale.split(',').map(Number).filter((n) => n > 0);
   const pg = benchPostgres();
   process.env.DATABASE_URL = pg.url;
-  const server = await startTestServer({ workers: false, config: { rateLimit: { perSecond: 1_000_000, perDay: 1_000_000_000 } } });
+  const server = await startTestServer({ plugins: defaultPlugins(), workers: false, config: { rateLimit: { perSecond: 1_000_000, perDay: 1_000_000_000 } } });
   try {
     const { apiKey, id: accountId } = await server.createAccount('bench');
     const der = Buffer.from(await (await fetch(`${server.url}/api/v4/account/download/public_key.der`, { headers: { authorization: `Token ${apiKey}` } })).arrayBuffer());

@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startTestServer, type TestServer } from '@filigrane/testing';
+import { defaultPlugins } from '@filigrane/gateway';
 import { FFMPEG, probeVideo } from '@filigrane/video';
 import { benchPostgres } from './support/postgres.js';
 
@@ -59,7 +60,7 @@ export async function run(args: string[]): Promise<void> {
 
   const pg = benchPostgres();
   process.env.DATABASE_URL = pg.url;
-  const server = await startTestServer({ workers: true, config: { rateLimit: { perSecond: 1_000_000, perDay: 1_000_000_000 } } });
+  const server = await startTestServer({ plugins: defaultPlugins(), workers: true, config: { rateLimit: { perSecond: 1_000_000, perDay: 1_000_000_000 } } });
   try {
     const { apiKey: key } = await server.createAccount('bench');
     // The 720p rendition only measures throughput: in its own account, so that clips of vtest.avi

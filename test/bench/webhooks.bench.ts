@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import { TOKENS, type EventPublisher } from '@filigrane/core';
 import { startTestServer } from '@filigrane/testing';
+import { defaultPlugins } from '@filigrane/gateway';
 import { benchPostgres } from './support/postgres.js';
 
 export interface FanOutResult {
@@ -84,6 +85,7 @@ async function bareLoop(url: string, total: number, concurrency: number): Promis
 export async function webhookFanOut(options: { endpoints: number; events: number; concurrency: number }): Promise<FanOutResult> {
   const sink = await receiver();
   const server = await startTestServer({
+    plugins: defaultPlugins(),
     workers: true,
     env: { FETCH_ALLOW_HOSTS: '127.0.0.1', WEBHOOKS_CONCURRENCY: String(options.concurrency), LOG_LEVEL: 'silent' },
   });

@@ -7,6 +7,7 @@ import sharp from 'sharp';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { syntheticPhoto } from '@filigrane/vision';
 import { startTestServer, type TestAccount, type TestServer, type TestSite } from '@filigrane/testing';
+import { defaultPlugins } from '@filigrane/gateway';
 
 // The console in a real browser (Debian's Chromium through playwright-core, no browser download)
 // against the real server and database: sign in, watermark and register an image, search with a
@@ -32,7 +33,7 @@ test.before(async () => {
   rmSync(SCREENSHOTS, { recursive: true, force: true });
   mkdirSync(SCREENSHOTS, { recursive: true });
   console.log(`console screenshots: ${SCREENSHOTS}`);
-  server = await startTestServer({ config: { rateLimit: { perSecond: 100_000, perDay: 10_000_000 } } });
+  server = await startTestServer({ plugins: defaultPlugins(), config: { rateLimit: { perSecond: 100_000, perDay: 10_000_000 } } });
   alice = await server.createAccount('alice', { fullName: 'Alice Martin', permissions: ['press:ingest'] });
   const set = await alice.call('POST', '/graphql', { json: { query: `mutation { changePassword(newPassword: "${PASSWORD}") }` } });
   if (set.json?.data?.changePassword !== true) throw new Error(set.text);

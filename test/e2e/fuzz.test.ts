@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { syntheticPhoto } from '@filigrane/vision';
 import { startTestServer, type TestServer } from '@filigrane/testing';
+import { defaultPlugins } from '@filigrane/gateway';
 import { ApiKeyService, IdentityService } from '@filigrane/plugin-auth';
 
 // Property-based fuzzing of every operation the server itself describes: the REST operations of
@@ -41,7 +42,7 @@ test.before(async () => {
   sinkUrl = `http://127.0.0.1:${(sink.address() as AddressInfo).port}`;
   // The test server's rate limits are far above anything a client may send (see startTestServer): the
   // fuzzer fires hundreds of requests per second from one account.
-  server = await startTestServer({ workers: false, env: { FETCH_ALLOW_HOSTS: '' } });
+  server = await startTestServer({ plugins: defaultPlugins(), workers: false, env: { FETCH_ALLOW_HOSTS: '' } });
   const owner = await server.createAccount('owner');
   ({ apiKey: fuzzKey, id: fuzzId } = await server.createAccount('fuzz'));
   // Every permission a client can be given (press ingestion), so that no route stops at a 403.

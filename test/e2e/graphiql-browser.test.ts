@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import test from 'ava';
 import { chromium, type Browser } from 'playwright-core';
 import { startTestServer, type TestAccount, type TestServer } from '@filigrane/testing';
+import { defaultPlugins } from '@filigrane/gateway';
 
 // The GraphQL explorer as a person uses it, in Debian's Chromium (playwright-core, no browser
 // download): GET /graphql opens GraphiQL with the headers editor (the credentials) showing, the
@@ -21,7 +22,7 @@ let browser: Browser;
 
 test.before(async () => {
   if (process.env.DATABASE_URL) return;
-  server = await startTestServer({ workers: false });
+  server = await startTestServer({ plugins: defaultPlugins(), workers: false });
   alice = await server.createAccount('explorer');
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
 });

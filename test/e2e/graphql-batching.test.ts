@@ -5,6 +5,7 @@ import type { DataSource } from 'typeorm';
 import { TOKENS } from '@filigrane/core';
 import { MatchRecorder } from '@filigrane/plugin-matches';
 import { startTestServer, type TestAccount, type TestServer } from '@filigrane/testing';
+import { defaultPlugins } from '@filigrane/gateway';
 
 // Every SQL statement the server runs goes through TypeORM's query runner (DataSource.query,
 // repositories, query builders): counting its calls during one request counts the request's SQL.
@@ -22,7 +23,7 @@ let bob: TestAccount;
 
 test.before(async () => {
   // No job workers: nothing but the request runs SQL while it is counted.
-  server = await startTestServer({ workers: false });
+  server = await startTestServer({ plugins: defaultPlugins(), workers: false });
   alice = await server.createAccount('batcher');
   bob = await server.createAccount('outsider');
   const media: number[] = [];

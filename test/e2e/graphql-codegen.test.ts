@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { validate, type GraphQLSchema } from 'graphql';
 import { startTestServer, type TestAccount, type TestServer } from '@filigrane/testing';
+import { defaultPlugins } from '@filigrane/gateway';
 import { GENERATED_FILE, generateClientTypes, introspect, operationDocuments } from '../support/graphql-codegen.js';
 
 // Client types generated from the schema for the representative operations (graphql/operations/,
@@ -16,7 +17,7 @@ let alice: TestAccount;
 let schema: GraphQLSchema;
 
 test.before(async () => {
-  server = await startTestServer({ workers: false });
+  server = await startTestServer({ plugins: defaultPlugins(), workers: false });
   alice = await server.createAccount('codegen-user');
   schema = await introspect(server);
 });

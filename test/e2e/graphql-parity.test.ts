@@ -3,6 +3,7 @@ import sharp from 'sharp';
 import { buildClientSchema, getIntrospectionQuery, getNamedType, isInputObjectType, isObjectType, type GraphQLField, type GraphQLSchema, type GraphQLType } from 'graphql';
 import { graphqlFieldName } from '@filigrane/core';
 import { startTestServer, type TestAccount, type TestServer } from '@filigrane/testing';
+import { defaultPlugins } from '@filigrane/gateway';
 
 // Every REST operation of the OpenAPI document has its GraphQL counterpart (a root field), and every
 // filter and query parameter of a list its argument or filter field: a new route without one fails
@@ -151,7 +152,7 @@ let doc: { paths: Record<string, Record<string, { parameters?: { name: string; i
 let schema: GraphQLSchema;
 
 test.before(async () => {
-  server = await startTestServer({ workers: false });
+  server = await startTestServer({ plugins: defaultPlugins(), workers: false });
   alice = await server.createAccount('parity');
   doc = (await server.call('GET', '/api/schema/')).json;
   const introspection = await alice.call('POST', '/graphql', { json: { query: getIntrospectionQuery() } });

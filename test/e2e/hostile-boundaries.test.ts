@@ -2,6 +2,7 @@ import test from 'ava';
 import { connect } from 'node:net';
 import sharp from 'sharp';
 import { startTestServer, type TestServer } from '@filigrane/testing';
+import { defaultPlugins } from '@filigrane/gateway';
 import { MatchRecorder } from '@filigrane/plugin-matches';
 import { encodeLmk, generateKey, type Registration } from '@filigrane/watermark';
 
@@ -15,7 +16,7 @@ const png = (colour: string) => sharp({ create: { width: 64, height: 48, channel
 const dataUri = async (colour: string) => `data:image/png;base64,${(await png(colour)).toString('base64')}`;
 
 test.before(async () => {
-  server = await startTestServer({ workers: false, env: { FETCH_ALLOW_HOSTS: '' } });
+  server = await startTestServer({ plugins: defaultPlugins(), workers: false, env: { FETCH_ALLOW_HOSTS: '' } });
   const account = await server.createAccount('edge');
   key = account.apiKey;
   accountId = account.id;

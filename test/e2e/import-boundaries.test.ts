@@ -11,15 +11,15 @@ const run = process.env.DATABASE_URL ? test.serial.skip : test.serial;
 const root = join(__dirname, '..', '..', '..');
 const exec = promisify(execFile);
 
-async function lint(files: Record<string, string>): Promise<{ code: number; output: string }> {
-  const dir = join(root, 'plugins', `.lint-fixture-${process.pid}`);
+async function lint(files: Record<string, string>, top: 'plugins' | 'packages' = 'plugins'): Promise<{ code: number; output: string }> {
+  const dir = join(root, top, `.lint-fixture-${process.pid}`);
   rmSync(dir, { recursive: true, force: true });
   try {
     for (const [name, source] of Object.entries(files)) {
       mkdirSync(join(dir, name, '..'), { recursive: true });
       writeFileSync(join(dir, name), source);
     }
-    const args = ['depcruise', '--config', '.dependency-cruiser.cjs', '--output-type', 'err', join('plugins', `.lint-fixture-${process.pid}`)];
+    const args = ['depcruise', '--config', '.dependency-cruiser.cjs', '--output-type', 'err', join(top, `.lint-fixture-${process.pid}`)];
     try {
       const { stdout, stderr } = await exec('npx', args, { cwd: root, timeout: 60_000 });
       return { code: 0, output: stdout + stderr };
@@ -62,4 +62,16 @@ run('a plugin test importing the gateway fails the lint (tests boot servers with
   const r = await lint({ 'test/boot.test.ts': `import { defaultPlugins } from '@filigrane/gateway';\nexport const all = defaultPlugins;\n` });
   t.not(r.code, 0);
   t.regex(r.output, /plugin-imports-gateway: .*test\/boot\.test\.ts → gateway\/dist\/src\/index\.js/);
+});
+
+run('a package importing the gateway or a plugin fails the lint (the test kit stays below them)', async (t) => {
+  const r = await lint(
+    {
+      'src/kit.ts': `import { defaultPlugins } from '@filigrane/gateway';\nimport { accountPlugin } from '@filigrane/plugin-account';\nexport const all = [defaultPlugins, accountPlugin];\n`,
+    },
+    'packages',
+  );
+  t.not(r.code, 0);
+  t.regex(r.output, /package-imports-gateway: packages\/\.lint-fixture-\d+\/src\/kit\.ts → gateway\/dist\/src\/index\.js/);
+  t.regex(r.output, /package-imports-plugin: packages\/\.lint-fixture-\d+\/src\/kit\.ts → plugins\/account\/dist\/src\/index\.js/);
 });

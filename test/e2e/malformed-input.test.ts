@@ -1,5 +1,6 @@
 import test from 'ava';
 import { startTestServer, type TestServer } from '@filigrane/testing';
+import { defaultPlugins } from '@filigrane/gateway';
 
 // Every mounted route (taken from the running server, so a new plugin's routes are covered
 // without touching this file) is fed malformed input; none may answer 5xx.
@@ -7,7 +8,7 @@ let server: TestServer;
 let key: string;
 
 test.before(async () => {
-  server = await startTestServer({ workers: false, env: { FETCH_ALLOW_HOSTS: '' } });
+  server = await startTestServer({ plugins: defaultPlugins(), workers: false, env: { FETCH_ALLOW_HOSTS: '' } });
   key = (await server.createAccount('fuzz')).apiKey;
   await server.createAccount('other');
 });

@@ -55,6 +55,11 @@ packaging('install from the tarballs only, with type declarations, nothing linke
     t.false(realpathSync(api).startsWith(ROOT));
     t.true(existsSync(join(api, 'dist', 'src', 'index.d.ts')), 'with its type declarations');
   }
+  // The test kit stands on the server core, not on the gateway: only the plugins the scaffold's test
+  // loads (and their dependencies) are installed, not every first-party plugin.
+  const installed = (name: string) => existsSync(join(plugin, 'node_modules', '@filigrane', name));
+  t.true(installed('server'));
+  for (const name of ['gateway', 'plugin-cases', 'plugin-crawler', 'plugin-webhooks']) t.false(installed(name), `@filigrane/${name} is not installed`);
 });
 
 packaging('the scaffolded plugin passes its generated test unchanged (npm test, as its README says)', async (t) => {

@@ -4,6 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { startTestServer, type TestServer } from '@filigrane/testing';
+import { defaultPlugins } from '@filigrane/gateway';
 import { VisualIndexService } from '@filigrane/plugin-search';
 import { getSharp, syntheticPhoto } from '@filigrane/vision';
 
@@ -15,7 +16,7 @@ const CLI = resolve(dirname(require.resolve('@filigrane/gateway')), '..', '..', 
 let server: TestServer;
 let other: ChildProcess | undefined;
 test.before(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ plugins: defaultPlugins() });
 });
 test.after.always(async () => {
   other?.kill('SIGKILL');

@@ -5,6 +5,7 @@ import * as typescriptPlugin from '@graphql-codegen/typescript';
 import * as operationsPlugin from '@graphql-codegen/typescript-operations';
 import { buildClientSchema, getIntrospectionQuery, parse, printSchema, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { startTestServer, type TestServer } from '@filigrane/testing';
+import { defaultPlugins } from '@filigrane/gateway';
 
 /** The representative operations (dashboards, drill-downs, paging, tagging): the console reuses them. */
 export const OPERATIONS_DIR = resolve(__dirname, '../../graphql/operations');
@@ -31,7 +32,7 @@ export async function introspect(server: TestServer): Promise<GraphQLSchema> {
 
 /** The schema of a server with every built-in plugin. */
 export async function servedSchema(): Promise<GraphQLSchema> {
-  const server = await startTestServer({ workers: false });
+  const server = await startTestServer({ plugins: defaultPlugins(), workers: false });
   try {
     return await introspect(server);
   } finally {

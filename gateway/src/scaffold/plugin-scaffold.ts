@@ -9,6 +9,13 @@ const TEMPLATE_DIR = resolve(__dirname, '..', '..', '..', 'templates', 'plugin')
 
 const TOOLCHAIN = { '@types/node': '20.19.43', ava: '7.0.0', typescript: '5.9.3' };
 
+/**
+ * The first-party plugins the generated test's server loads besides the new plugin: identity
+ * (auth, account), which the test kit always loads, and search, which the template requires. The
+ * kit depends on no plugin: the plugin's package names those its tests need.
+ */
+export const TEST_PLUGIN_PACKAGES = ['@filigrane/plugin-auth', '@filigrane/plugin-account', '@filigrane/plugin-search'];
+
 export interface ScaffoldOptions {
   name: string;
   dir: string;
@@ -32,14 +39,16 @@ export function scaffoldPlugin(options: ScaffoldOptions): string[] {
   // The one thing allowed in the folder: the tarballs packed for it (`filigrane plugin new` from a checkout).
   if (existsSync(dir) && readdirSync(dir).some((entry) => !(bundled && entry === 'filigrane-packages'))) throw new Error(`${dir} is not empty: scaffold into a new folder`);
   const devDependencies: Record<string, string> = { ...TOOLCHAIN, '@filigrane/plugin-api': `^${PLUGIN_API_VERSION}`, '@filigrane/testing': '0.1.0', '@filigrane/tsconfig': '0.1.0' };
+  for (const name of TEST_PLUGIN_PACKAGES) devDependencies[name] = '0.1.0';
+  const direct = [...PUBLIC_PACKAGES, ...TEST_PLUGIN_PACKAGES];
   let overrides: Record<string, string> | undefined;
   let packagesNote = '';
   if (options.packages) {
     // Installing from tarballs: the public packages by file, their dependencies pinned to theirs.
     // Tarballs inside the plugin's folder are named relatively, so the folder can move.
     const tarballs = Object.fromEntries(Object.entries(packedPackages(options.packages)).map(([name, file]) => [name, bundled ? `./${relative(dir, file)}` : file]));
-    for (const name of PUBLIC_PACKAGES) devDependencies[name] = `file:${tarballs[name]}`;
-    overrides = Object.fromEntries(Object.entries(tarballs).filter(([name]) => !PUBLIC_PACKAGES.includes(name)).map(([name, file]) => [name, `file:${file}`]));
+    for (const name of direct) devDependencies[name] = `file:${tarballs[name]}`;
+    overrides = Object.fromEntries(Object.entries(tarballs).filter(([name]) => !direct.includes(name)).map(([name, file]) => [name, `file:${file}`]));
     const where = bundled ? 'filigrane-packages/' : resolve(options.packages);
     packagesNote = `\nFiligrane's packages come from the tarballs in \`${where}\` (packed from a Filigrane checkout by\n\`npx filigrane plugin new\` or \`npx filigrane pack --out <folder>\`): \`devDependencies\` and \`overrides\`\nin package.json name them. Once they are on a registry, replace those \`file:\` specs by versions.\n`;
   }

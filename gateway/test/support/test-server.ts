@@ -3,14 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AccountService, type QuotaLimits } from '@filigrane/plugin-account';
 import type { Clock, FiligranePlugin } from '@filigrane/core';
-import type { FiligraneApp } from '../../src/app.js';
-import type { GatewayConfig } from '../../src/config.js';
+import { bootTestServer, call, type CallOptions, type CallResult, type FiligraneApp, type GatewayConfig } from '@filigrane/server';
 import { defaultPlugins } from '../../src/plugins.js';
-import { bootTestServer, call, type CallOptions, type CallResult } from '../../src/testing.js';
 
 // The gateway's own tests (HTTP conventions, limits, metrics, CLI) run the whole server as `filigrane start`
 // assembles it. Plugin and end-to-end tests use @filigrane/testing instead; the gateway's tests cannot
-// (that kit depends on the gateway, and these tests are part of the gateway's build), so this thin
+// (this layer loads every first-party plugin and the console, as the gateway does), so this thin
 // layer over bootTestServer stays here, unexported.
 export interface TestServer {
   url: string;

@@ -14,3 +14,23 @@ export const ACCOUNT_DELETED_HOOKS = createExtensionPoint<AccountDeletedHook>('c
 export interface AccountLifecycle {
   accountDeleted(accountId: number): Promise<void>;
 }
+
+/** Limits an operator may set on a new account (null: unlimited). */
+export interface AccountQuotas {
+  imageQuota?: number | null;
+  diskQuota?: number | null;
+  /** `<counter>_limit` values for the quotas object. */
+  limits?: Record<string, number | null>;
+}
+
+/**
+ * Makes an account as an operator would: identity, API key, profile, permissions
+ * (`TOKENS.AccountProvisioner`, bound by the account plugin). For the CLI and the test kit, which
+ * must not depend on the account plugin's classes.
+ */
+export interface AccountProvisioner {
+  create(
+    input: { username: string; email: string; fullName: string; permissions?: string[] },
+    quotas?: AccountQuotas,
+  ): Promise<{ id: number; apiKey: string }>;
+}

@@ -12,7 +12,7 @@ import type { EventPublisher } from './events.js';
 import type { DataSource } from 'typeorm';
 import type { LoggerFactory } from './logger.js';
 import type { Fetcher } from './fetcher.js';
-import type { AccountLifecycle } from './account-lifecycle.js';
+import type { AccountLifecycle, AccountProvisioner } from './account-lifecycle.js';
 import type { ClientUrlResolver, MediaReader } from './media-reader.js';
 
 function token<T>(name: string): symbol & { __type?: T } {
@@ -42,6 +42,8 @@ export const TOKENS = {
   Fetcher: token<Fetcher>('Fetcher'),
   /** Runs ACCOUNT_DELETED_HOOKS (called by the account plugin when it deletes an account). */
   AccountLifecycle: token<AccountLifecycle>('AccountLifecycle'),
+  /** Makes accounts as an operator would (CLI, test kit), bound by the account plugin. */
+  AccountProvisioner: token<AccountProvisioner>('AccountProvisioner'),
   /** Bounds image decodes and other heavy work of requests (503 + Retry-After when full). */
   WorkPool: token<WorkPool>('WorkPool'),
   /** The read-only media interface, bound by the media plugin (requires it). */

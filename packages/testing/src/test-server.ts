@@ -1,19 +1,26 @@
 import { mkdtempSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ManualClock, type Clock, type FiligranePlugin } from '@filigrane/core';
-import { AccountService, type QuotaLimits } from '@filigrane/plugin-account';
-import { IdentityService } from '@filigrane/plugin-auth';
-import { bootTestServer, call, defaultPlugins, drainJobsAndEvents, type CallOptions, type CallResult, type FiligraneApp, type GatewayConfig } from '@filigrane/gateway';
+import { isPlugin, ManualClock, TOKENS, type AccountProvisioner, type AccountQuotas, type Clock, type FiligranePlugin } from '@filigrane/core';
+import { bootTestServer, call, drainJobsAndEvents, pluginsExportedBy, type CallOptions, type CallResult, type FiligraneApp, type GatewayConfig } from '@filigrane/server';
 import { serveSite, type SitePage, type TestSite } from './test-site.js';
+
+/**
+ * A plugin for the test server: the plugin object; a plugin module, or its import
+ * (`import('@filigrane/plugin-search')`), as Backstage's test backend takes `features`; or the id
+ * of an installed first-party plugin (`'search'`: the package `@filigrane/plugin-search`).
+ */
+export type TestPlugin = FiligranePlugin | string | Record<string, unknown> | Promise<unknown>;
 
 export interface TestServerOptions {
   /**
-   * The plugins under test: plugin objects, or ids of built-in plugins ('search', 'crawler'...).
-   * The server loads these, `auth` and `account` (identity: every authenticated route needs them),
-   * and whatever they `require`, built-in plugins only; nothing else. Default: every built-in plugin.
+   * The plugins under test (see TestPlugin). The server loads these, identity (`auth` and
+   * `account`: every authenticated route and `createAccount` need them) and whatever they
+   * `require`; nothing else. A requirement not given here is loaded from its installed package
+   * (`@filigrane/plugin-<id>`): install those as devDependencies, or pass the plugin.
    */
-  plugins?: (FiligranePlugin | string)[];
+  plugins: TestPlugin[];
   /** `true` (or a start date): a ManualClock the test moves with `server.clock.advance(ms)`. Default: the system clock. */
   clock?: Clock | boolean | Date;
   /** Environment on top of the process's: plugin settings. FETCH_ALLOW_HOSTS defaults to 127.0.0.1 (test sites). */
@@ -36,7 +43,7 @@ export interface TestAccount {
   call(method: string, path: string, options?: Omit<CallOptions, 'key'>): Promise<CallResult>;
 }
 
-export interface NewTestAccount extends QuotaLimits {
+export interface NewTestAccount extends AccountQuotas {
   fullName?: string;
   email?: string;
   permissions?: string[];
@@ -63,19 +70,64 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** The plugins asked for, identity, and the built-in plugins they require (transitively). */
-export function selectPlugins(wanted: (FiligranePlugin | string)[] | undefined, builtIn = defaultPlugins()): FiligranePlugin[] {
-  if (!wanted) return builtIn;
-  const byId = new Map(builtIn.map((p) => [p.id, p]));
+/** The identity plugins every test server loads (authentication, accounts and their API keys). */
+export const IDENTITY_PLUGINS = ['auth', 'account'];
+
+/**
+ * The installed first-party plugin `id`: the package `@filigrane/plugin-<id>`, resolved from the
+ * working directory, then from this kit. The kit depends on no plugin: the test's package does.
+ */
+export function installedPlugin(id: string): FiligranePlugin | null {
+  const name = `@filigrane/plugin-${id}`;
+  for (const from of [join(process.cwd(), 'noop.js'), __filename]) {
+    const req = createRequire(from);
+    let path: string;
+    try {
+      path = req.resolve(name);
+    } catch {
+      continue;
+    }
+    const found = pluginsExportedBy(req(path) as Record<string, unknown>).find((p) => p.id === id);
+    if (found) return found;
+  }
+  return null;
+}
+
+/** Plugin objects from what a test passed: modules and imports are unwrapped; ids stay for selectPlugins. */
+export async function testPlugins(given: TestPlugin[]): Promise<(FiligranePlugin | string)[]> {
+  const out: (FiligranePlugin | string)[] = [];
+  for (const entry of await Promise.all(given)) {
+    // A plugin object has a string id; a module has its plugins as exports.
+    if (typeof entry === 'string' || isPlugin(entry) || typeof (entry as { id?: unknown } | null)?.id === 'string') out.push(entry as FiligranePlugin | string);
+    else if (entry && typeof entry === 'object') {
+      const found = pluginsExportedBy(entry as Record<string, unknown>);
+      if (found.length === 0) throw new Error('startTestServer: a module in plugins exports no plugin');
+      out.push(...found);
+    } else throw new Error(`startTestServer: not a plugin: ${String(entry)}`);
+  }
+  return out;
+}
+
+/**
+ * The plugins asked for, identity, and the plugins they require (transitively): given ones first,
+ * then `resolve` (default: the installed `@filigrane/plugin-<id>` packages; or a list to pick from).
+ */
+export function selectPlugins(wanted: (FiligranePlugin | string)[], resolve: FiligranePlugin[] | ((id: string) => FiligranePlugin | null) = installedPlugin): FiligranePlugin[] {
+  const lookup = Array.isArray(resolve) ? (id: string) => resolve.find((p) => p.id === id) ?? null : resolve;
+  const given = new Map(wanted.filter((w): w is FiligranePlugin => typeof w !== 'string').map((p) => [p.id, p]));
   const chosen = new Map<string, FiligranePlugin>();
   const add = (p: FiligranePlugin | string, by?: string) => {
-    const plugin = typeof p === 'string' ? byId.get(p) : p;
-    if (!plugin) throw new Error(by ? `plugin "${by}" requires plugin "${String(p)}", which is not a built-in plugin: pass it in plugins` : `no built-in plugin "${String(p)}"`);
-    if (chosen.has(plugin.id)) return;
+    const id = typeof p === 'string' ? p : p.id;
+    if (chosen.has(id)) return;
+    const plugin = typeof p === 'string' ? (given.get(p) ?? lookup(p)) : p;
+    if (!plugin) {
+      const hint = `pass it in plugins, or install @filigrane/plugin-${id}`;
+      throw new Error(by ? `plugin "${by}" requires plugin "${id}": ${hint}` : `no plugin "${id}": ${hint}`);
+    }
     chosen.set(plugin.id, plugin);
-    for (const req of plugin.requires ?? []) if (!chosen.has(req) && !wanted.some((w) => (typeof w === 'string' ? w : w.id) === req)) add(req, plugin.id);
+    for (const req of plugin.requires ?? []) add(req, plugin.id);
   };
-  for (const p of ['auth', 'account', ...wanted]) add(p);
+  for (const p of [...IDENTITY_PLUGINS, ...wanted]) add(p);
   return [...chosen.values()];
 }
 
@@ -86,8 +138,9 @@ function clockOf(option: TestServerOptions['clock']): Clock | undefined {
 }
 
 /** A real Filigrane on loopback over its own database (embedded PostgreSQL, or a fresh database on DATABASE_URL). */
-export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const plugins = selectPlugins(options.plugins);
+export async function startTestServer(options: TestServerOptions): Promise<TestServer> {
+  if (!options?.plugins) throw new Error('startTestServer: name the plugins under test (`plugins: [myPlugin]`); the kit loads nothing else but identity and their requirements');
+  const plugins = selectPlugins(await testPlugins(options.plugins));
   const env = { ...process.env, DATA_DIR: mkdtempSync(join(tmpdir(), 'filigrane-test-')), FETCH_ALLOW_HOSTS: '127.0.0.1', ...options.env };
   const clock = clockOf(options.clock);
   const server = await bootTestServer({ ...options, plugins, env, clock, workers: options.workers ?? true });
@@ -103,9 +156,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     call: (method, path, opts) => call(url, method, path, opts),
     async createAccount(username, options = {}) {
       const { fullName = username, email = `${username}@example.com`, permissions = [], ...quotas } = options;
-      const { account, apiKey } = await app.container.get(AccountService).create({ username, email, fullName }, quotas);
-      for (const permission of permissions) await app.container.get(IdentityService).grant(account.id, permission);
-      return { id: account.id, username, apiKey, call: (method, path, opts) => call(url, method, path, { ...opts, key: apiKey }) };
+      const { id, apiKey } = await app.container.get<AccountProvisioner>(TOKENS.AccountProvisioner).create({ username, email, fullName, permissions }, quotas);
+      return { id, username, apiKey, call: (method, path, opts) => call(url, method, path, { ...opts, key: apiKey }) };
     },
     drainJobs: (opts) => drainJobsAndEvents(app, opts),
     async serveSite(pages) {

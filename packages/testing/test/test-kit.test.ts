@@ -1,7 +1,7 @@
 import test from 'ava';
 import { ContainerModule, definePlugin, inject, injectable, ok, accepted, TOKENS, PLUGIN_API_VERSION, type Fetcher, type JobQueue, type Clock } from '@filigrane/plugin-api';
-import { defaultPlugins } from '@filigrane/gateway';
-import { startTestServer } from '../src/index.js';
+import { selectPlugins, startTestServer } from '../src/index.js';
+import { testPlugins } from '../src/test-server.js';
 
 // A probe plugin: a route queues a job (singleton key), the job fetches a loopback page.
 @injectable()
@@ -32,9 +32,9 @@ const probe = definePlugin({
 test('only the plugins asked for (and identity) load; jobs run, singleton keys deduplicate, drainJobs waits', async (t) => {
   const server = await startTestServer({ plugins: [probe], clock: new Date('2030-01-01T00:00:00Z'), log: (l) => t.log(l) });
   t.teardown(() => server.close());
-  // The platform's own (rate limits, docs, outbox...) aside, only identity and the plugin under test.
-  const builtIn = defaultPlugins().map((p) => p.id);
-  t.deepEqual(server.plugins.filter((id) => builtIn.includes(id) || id === 'probe').sort(), ['account', 'auth', 'probe']);
+  // The server core's own (rate limits, docs, outbox...) aside, only identity and the plugin under test.
+  const core = ['rate-limit', 'master-key', 'event-outbox', 'job-schedules', 'browser', 'api-docs'];
+  t.deepEqual(server.plugins.filter((id) => !core.includes(id)).sort(), ['account', 'auth', 'probe']);
   const site = await server.serveSite({ '/page.html': { type: 'text/html', body: '<p>hello</p>' } });
   const queued = await server.call('POST', '/api/v4/probe/', { json: { url: site.url('/page.html') } });
   t.is(queued.status, 202, queued.text);
@@ -51,7 +51,13 @@ test('only the plugins asked for (and identity) load; jobs run, singleton keys d
   t.is((await alice.call('GET', '/api/v4/account/')).status, 200);
 });
 
-test('a plugin requiring another built-in plugin gets it; an unknown requirement is a clear error', async (t) => {
-  const needy = definePlugin({ id: 'needy', requires: ['crystal-ball'] });
-  await t.throwsAsync(startTestServer({ plugins: [needy] }), { message: 'plugin "needy" requires plugin "crystal-ball", which is not a built-in plugin: pass it in plugins' });
+test('a requirement comes from the plugins given, else its installed package; a missing one is a clear error', async (t) => {
+  const needy = definePlugin({ id: 'needy', pluginApi: `^${PLUGIN_API_VERSION}`, requires: ['crystal-ball'] });
+  await t.throwsAsync(startTestServer({ plugins: [needy] }), { message: 'plugin "needy" requires plugin "crystal-ball": pass it in plugins, or install @filigrane/plugin-crystal-ball' });
+  const ball = definePlugin({ id: 'crystal-ball', pluginApi: `^${PLUGIN_API_VERSION}` });
+  t.deepEqual(selectPlugins([needy, ball]).map((p) => p.id), ['auth', 'account', 'needy', 'crystal-ball']);
+  // A module, or its import (Backstage's `features`), counts as its plugins.
+  t.deepEqual((await testPlugins([Promise.resolve({ default: ball }), { plugin: needy }])).map((p) => (typeof p === 'string' ? p : p.id)), ['crystal-ball', 'needy']);
+  // An id is the installed first-party package (@filigrane/plugin-blacklist), with what it requires.
+  t.deepEqual(selectPlugins(['blacklist']).map((p) => p.id).sort(), ['account', 'auth', 'blacklist']);
 });

@@ -1,5 +1,5 @@
 import { ContainerModule } from 'inversify';
-import { definePlugin, type JobSpec } from '@filigrane/core';
+import { definePlugin, TOKENS, type JobSpec } from '@filigrane/core';
 import { AccountProfile } from './account.entities.js';
 import { AccountDeletion1764100000000 } from './account-deletion.migration.js';
 import { AccountDeletionService, DELETE_QUEUE, DELETION_SWEEP_QUEUE, DELETION_SWEEP_SCHEDULE } from './account-deletion.service.js';
@@ -8,6 +8,7 @@ import { ACCOUNT_SETTINGS } from './account.settings.js';
 import { AccountResolver } from './account.resolver.js';
 import { accountRoutes } from './account.routes.js';
 import { AccountService } from './account.service.js';
+import { AccountProvisioningService } from './account-provisioning.service.js';
 import { AccountUsageService } from './account-usage.service.js';
 import { DownloadService } from './download.service.js';
 import { SettingsService } from './settings.service.js';
@@ -25,6 +26,7 @@ export const accountPlugin = definePlugin({
     bind(SettingsService).toSelf().inSingletonScope();
     bind(DownloadService).toSelf().inSingletonScope();
     bind(AccountDeletionService).toSelf().inSingletonScope();
+    bind(TOKENS.AccountProvisioner).to(AccountProvisioningService).inSingletonScope();
   }),
   routes: accountRoutes,
   resolvers: [AccountResolver],

@@ -1,8 +1,7 @@
 import test from 'ava';
 import sharp from 'sharp';
 import { parse } from 'csv-parse/sync';
-import type { DataSource } from 'typeorm';
-import { csvCell, flattenObject, TOKENS, type Sighting } from '@filigrane/core';
+import { csvCell, flattenObject, type Sighting } from '@filigrane/core';
 import { AggregationQueryService } from '@filigrane/plugin-aggregations';
 import { MatchRecorder } from '@filigrane/plugin-matches';
 import { startTestServer, type TestServer } from '@filigrane/testing';
@@ -389,15 +388,19 @@ test.serial('credit lines found without a registered media: a group with no medi
   t.like(csv[0], { path: '', 'media.id': '', credit_count: '1' });
 });
 
-test.serial('a match moved to another page by an update leaves its old page group for the new one', async (t) => {
-  const db = server.app.container.get<DataSource>(TOKENS.DataSource);
+test.serial('the same image on another page is another match: the new page gets a group, the old one keeps its own', async (t) => {
+  // Matches never move between groups (the matches row contract, MATCH_ROW_CONTRACT): a page change
+  // reaches the groups as a new sighting through the recorder, the public way in.
   const a = await byPath('/grouper/news/a.png');
-  t.is(await count('group-site-path-pageurl', '?page_url=https://www.lemonde.fr/article-2'), 1);
-  await db.query(`UPDATE matches SET page_url = 'https://www.lemonde.fr/article-2b' WHERE page_url = 'https://www.lemonde.fr/article-2'`);
-  t.is(await count('group-site-path-pageurl', '?page_url=https://www.lemonde.fr/article-2'), 0);
-  t.is(await count('group-site-path-pageurl', '?page_url=https://www.lemonde.fr/article-2b'), 1);
+  const old = (await list('group-site-path-pageurl', '?page_url=https://www.lemonde.fr/article-2')).results[0]!;
+  const seen = await sight(accountId, media.a!, { imageUrl: 'https://www.lemonde.fr/img/2.jpg', page: { url: 'https://www.lemonde.fr/article-2b' }, seenAt: day(14), sessionId: 8 }, true);
+  t.true(seen.created);
+  const moved = (await list('group-site-path-pageurl', '?page_url=https://www.lemonde.fr/article-2b')).results;
+  t.is(moved.length, 1);
+  t.like(moved[0], { match_count: 1, watermarked_count: 1, first_seen: day(14).toISOString(), sessions: [8] });
+  t.like((await list('group-site-path-pageurl', '?page_url=https://www.lemonde.fr/article-2')).results[0], { _id: old._id, _version: old._version, match_count: 1 });
   const after = await byPath('/grouper/news/a.png');
-  t.like(after, { _id: a._id, match_count: a.match_count, _version: a._version, tags: a.tags });
+  t.like(after, { _id: a._id, match_count: a.match_count + 1, watermarked_count: a.watermarked_count + 1, _version: a._version, tags: a.tags });
 });
 
 test.serial('deleting a media removes its groups', async (t) => {

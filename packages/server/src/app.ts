@@ -37,7 +37,6 @@ import { createBlobStore, createDataSource } from '@filigrane/db';
 import type { GatewayConfig } from './config.js';
 import { mountGraphQL } from './graphql/graphql.js';
 import { docsPlugin } from './openapi/docs.plugin.js';
-import { consolePlugin } from './console/console.plugin.js';
 import { baseUrlResolver, createHttpServer } from './http-server.js';
 import { JobRunner } from './jobs/job-runner.js';
 import { Metrics } from './metrics/metrics.js';
@@ -105,7 +104,7 @@ export function checkBoot(plugins: FiligranePlugin[], config: GatewayConfig): vo
 export async function createApp(options: AppOptions): Promise<FiligraneApp> {
   const log = options.log ?? ((m: string) => console.log(m));
   // The docs plugin describes every loaded plugin, itself included.
-  const plugins: FiligranePlugin[] = resolvePlugins([rateLimitPlugin, masterKeyPlugin, eventOutboxPlugin, jobSchedulesPlugin, browserPlugin, docsPlugin(() => plugins, options.config.toolVersion), consolePlugin(), ...options.plugins]);
+  const plugins: FiligranePlugin[] = resolvePlugins([rateLimitPlugin, masterKeyPlugin, eventOutboxPlugin, jobSchedulesPlugin, browserPlugin, docsPlugin(() => plugins, options.config.toolVersion), ...options.plugins]);
 
   const container = new Container({ autobind: true, defaultScope: 'Singleton' });
   const extensions = new ExtensionRegistry();
