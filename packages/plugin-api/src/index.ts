@@ -52,7 +52,7 @@ export { canActOnHome, requirePrincipal, type Principal, type GraphQLContext, ty
 export {
   filterInputType, filterToQuery, graphqlFieldName, StringFilter, IntFilter, DateFilter, DateRangeFilter, BooleanFilter, StringListFilter, IntListFilter,
   connectionType, offsetPage, offsetConnection, offsetAfter, offsetCursor, connectionFirst, graphqlPageSize, PageInfo, requestLoader, mediaLoader, camelCaseKeys,
-  addFilterFields, GRAPHQL_SCHEMA_HOOKS, type Connection, type FilterInputClass, type FilterInputOptions,
+  addFilterFields, GRAPHQL_SCHEMA_HOOKS, ApiErrorBodyObject, ApiErrorItemObject, apiErrorBodyObject, type Connection, type FilterInputClass, type FilterInputOptions,
 } from '@filigrane/core';
 // GraphQL subscriptions fed by the event outbox (graphql-ws on /graphql, the caller's account only),
 // and the gateway's event objects other plugins add fields to (`MatchEvent.match`).

@@ -30,24 +30,53 @@ const EXPLORER_JS = `(function () {
     wsClient = graphqlWs.createClient({ url: wsUrl, lazy: true, connectionParams: function () { return { authorization: auth }; } });
     return wsClient;
   }
-  function fetcher(params, opts) {
-    var h = Object.assign({ 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json' }, (opts && opts.headers) || {});
-    localStorage.setItem(headersKey, JSON.stringify((opts && opts.headers) || {}));
-    var auth = h.Authorization || h.authorization || '';
-    if (/^\\s*subscription\\b/.test(params.query || '')) {
-      var client = subscriptionClient(auth);
-      return { subscribe: function (sink) { return { unsubscribe: client.subscribe(params, sink) }; } };
-    }
-    return fetch(base, { method: 'POST', headers: h, body: JSON.stringify(params), credentials: 'same-origin' }).then(function (r) { return r.json(); });
+  var placeholder = 'YOUR_API_KEY';
+  function authOf(text) {
+    try { var h = JSON.parse(text || '{}'); return String((h && (h.Authorization || h.authorization)) || ''); } catch (e) { return null; }
+  }
+  // A new fetcher makes GraphiQL read the schema again, with the headers as they are now.
+  function makeFetcher() {
+    return function fetcher(params, opts) {
+      var h = Object.assign({ 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json' }, (opts && opts.headers) || {});
+      localStorage.setItem(headersKey, JSON.stringify((opts && opts.headers) || {}));
+      var auth = h.Authorization || h.authorization || '';
+      if (auth.indexOf(placeholder) >= 0) {
+        return Promise.resolve({ errors: [{ message: 'Put your API key in the Headers tab below (Authorization: Token <your key>): the schema docs and completion load as soon as it is there.', extensions: { code: 'UNAUTHENTICATED' } }] });
+      }
+      if (/^\\s*subscription\\b/.test(params.query || '')) {
+        var client = subscriptionClient(auth);
+        return { subscribe: function (sink) { return { unsubscribe: client.subscribe(params, sink) }; } };
+      }
+      return fetch(base, { method: 'POST', headers: h, body: JSON.stringify(params), credentials: 'same-origin' }).then(function (r) { return r.json(); });
+    };
+  }
+  var initialHeaders = saved || JSON.stringify({ Authorization: 'Token ' + placeholder }, null, 2);
+  var shownAuth = authOf(initialHeaders);
+  var fetcher = makeFetcher();
+  var timer = null;
+  // Credentials typed or pasted into the headers editor: once they settle, the schema is read with them.
+  function onEditHeaders(text) {
+    clearTimeout(timer);
+    timer = setTimeout(function () {
+      var auth = authOf(text);
+      if (auth === null || auth === shownAuth) return;
+      shownAuth = auth;
+      fetcher = makeFetcher();
+      render();
+    }, 500);
   }
   var root = ReactDOM.createRoot(document.getElementById('graphiql'));
-  root.render(React.createElement(GraphiQL, {
-    fetcher: fetcher,
-    defaultEditorToolsVisibility: 'headers',
-    headers: saved || JSON.stringify({ Authorization: 'Token YOUR_API_KEY' }, null, 2),
-    shouldPersistHeaders: true,
-    defaultQuery: '# Filigrane GraphQL. Put your API key in the Headers tab below ({"Authorization": "Token ..."}),\\n# then Ctrl+Enter. The book icon opens the schema docs; Ctrl+Space completes.\\nquery Me {\\n  account {\\n    username\\n    email\\n  }\\n}\\n'
-  }));
+  function render() {
+    root.render(React.createElement(GraphiQL, {
+      fetcher: fetcher,
+      onEditHeaders: onEditHeaders,
+      defaultEditorToolsVisibility: 'headers',
+      headers: initialHeaders,
+      shouldPersistHeaders: true,
+      defaultQuery: '# Filigrane GraphQL. Put your API key in the Headers tab below ({"Authorization": "Token ..."}),\\n# then Ctrl+Enter. The book icon opens the schema docs; Ctrl+Space completes.\\nquery Me {\\n  account {\\n    username\\n    email\\n  }\\n}\\n'
+    }));
+  }
+  render();
 })();
 `;
 
