@@ -76,3 +76,18 @@ export function matchedRegion(h: Mat3, qw: number, qh: number, rw: number, rh: n
   const copy = outline(back, rw, rh, qw, qh);
   return original && copy ? { copy, original } : undefined;
 }
+
+/**
+ * The matchedRegion of a copy registered through its horizontal mirror, back in the copy's own
+ * coordinates: the original's outline in the copy flips (x -> 1 - x), and the copy's corners in
+ * the original swap left for right (the mirror's top-left is the copy's top-right), so corner i
+ * still names the same corner of the copy.
+ */
+export function unmirroredRegion(region: { copy: number[]; original: number[] }): { copy: number[]; original: number[] } {
+  const o = region.original;
+  const point = (i: number) => [o[2 * i]!, o[2 * i + 1]!];
+  return {
+    copy: region.copy.map((v, i) => (i % 2 === 0 ? Math.round((1 - v) * 1e4) / 1e4 : v)),
+    original: [1, 0, 3, 2].flatMap(point),
+  };
+}

@@ -62,7 +62,7 @@ export class Match {
   @Field(() => [Int]) sessions!: number[];
   @Field(() => MatchSite, { nullable: true }) site!: MatchSite | null;
   @Field(() => MatchWebPage) page!: MatchWebPage;
-  @Field(() => MatchRegion, { nullable: true, description: 'The matched region on both images (matches recorded before it was kept, credit and video matches: null).' })
+  @Field(() => MatchRegion, { nullable: true, description: 'The matched region on both images, in each image\'s own coordinates (a mirrored copy too). Null for matches recorded before it was kept, credit matches (a photographer\'s credit, no picture) and video matches (frames are matched by index votes, no geometry).' })
   region!: MatchRegion | null;
   /** The registered media's id (for field resolvers: `media` and other plugins' relations). */
   mediaId!: number | null;

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import { TOKENS, type MediaReader, type MediaRecord } from '@filigrane/core';
-import { matchedRegion, prepareQuery, PreparedQuery, queryFingerprint, registerQuery, transformPlausibility, type GeometricModel, type VisualFingerprint } from '@filigrane/vision';
+import { matchedRegion, prepareQuery, PreparedQuery, queryFingerprint, registerQuery, transformPlausibility, unmirroredRegion, type GeometricModel, type VisualFingerprint } from '@filigrane/vision';
 import { detectAmong, type DetectionReference, type EmbeddingParams, type ReducedOriginal } from '@filigrane/watermark';
 import { VisualIndexService } from './visual-index.service.js';
 
@@ -78,10 +78,14 @@ export class IdentificationService {
     // beyond ORB's scale range at the canonical grid (see PreparedQuery.reduced). Each fallback is
     // one more fingerprint of the proxy (no new decode), tried only while nothing is validated:
     // searches that find their original, the common case, never pay for them.
+    // A reduction keeps the fractions the region is given in; the mirror's region is flipped back
+    // into the copy's own coordinates.
     for (const fallback of [() => prepared.mirrored(), ...CROP_REDUCTIONS.map((f) => () => prepared.reduced(f)?.query)]) {
       if (found.length) break;
       const q = fallback();
-      if (q) found.push(...(await this.validated(accountId, await queryFingerprint(q), options, models, limit, false)));
+      if (!q) continue;
+      const more = await this.validated(accountId, await queryFingerprint(q), options, models, limit, false);
+      found.push(...(q.isMirror === prepared.isMirror ? more : more.map((f) => ({ ...f, region: f.region && unmirroredRegion(f.region) }))));
     }
     found.push(...(await this.samePixels(accountId, found, options)));
     if (options.detect && options.mode !== 'similar') {

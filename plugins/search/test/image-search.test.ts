@@ -212,6 +212,18 @@ test.serial('a mirrored copy is found and its mark detected; so is a crop keepin
   t.is(paths(mirrored.json.matches)[0], '/alice/marked/original.png');
   t.true(mirrored.json.matches[0].watermarked, 'the mark is detected through the mirror');
 
+  // The region of a mirrored copy is in the copy's own coordinates: a mirrored crop's top-left
+  // corner is the crop's top-right in the original (the console outlines it on both images).
+  const { width: ow, height: oh } = await size(marked);
+  const [L, T, W, H] = [Math.round(ow * 0.1), Math.round(oh * 0.15), Math.round(ow * 0.7), Math.round(oh * 0.7)];
+  const flopped = await sharp(marked).extract({ left: L, top: T, width: W, height: H }).flop().jpeg({ quality: 90 }).toBuffer();
+  const [found] = await server.app.container.get(IdentificationService).identify(alice.id, flopped, { mode: 'near_duplicate', transforms: ['scale'], detect: false });
+  t.is(found?.media.path, '/alice/marked/original.png');
+  const expected = [(L + W) / ow, T / oh, L / ow, T / oh, L / ow, (T + H) / oh, (L + W) / ow, (T + H) / oh];
+  t.true(found!.region!.original.every((v, i) => Math.abs(v - expected[i]!) < 0.02), `${JSON.stringify(found!.region)} ~ ${JSON.stringify(expected)}`);
+  // The original's top-left corner, seen in the copy: beyond its right edge (x = (W + L) / W).
+  t.true(Math.abs(found!.region!.copy[0]! - (W + L) / W) < 0.03 && Math.abs(found!.region!.copy[1]! + T / H) < 0.03, JSON.stringify(found!.region!.copy));
+
   // 569 x 379 px: a tenth of the area, off-centre, re-encoded.
   const tenth = await sharp(large).extract({ left: 300, top: 600, width: 569, height: 379 }).jpeg({ quality: 90 }).toBuffer();
   const res = await search({ file: dataUri(tenth) });
