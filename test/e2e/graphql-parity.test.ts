@@ -21,6 +21,7 @@ const COUNTERPARTS: Record<string, string> = {
   'POST /account/oauth/applications/': 'Mutation.createOAuthApplication',
   'GET /account/oauth/applications/{id}/': 'Query.oauthApplications',
   'DELETE /account/oauth/applications/{id}/': 'Mutation.deleteOAuthApplication',
+  'PUT /account/password/': 'Mutation.changePassword',
   'GET /session/': 'Query.browserSessions',
   'GET /sessions/': 'Query.browserSessions',
   'DELETE /sessions/': 'Mutation.revokeOtherBrowserSessions',

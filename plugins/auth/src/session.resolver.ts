@@ -1,8 +1,9 @@
 import { inject, injectable } from 'inversify';
 import { Arg, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
-import { forbidden, validationError, requirePrincipal, type GraphQLContext } from '@filigrane/core';
+import { requirePrincipal, type GraphQLContext } from '@filigrane/core';
 import { CredentialThrottle } from './credential-throttle.service.js';
-import { checkPassword, PasswordService } from './password.service.js';
+import { changeOwnPassword } from './password-change.js';
+import { PasswordService } from './password.service.js';
 import { SessionService } from './session.service.js';
 
 @ObjectType('BrowserSession', { description: 'A signed-in browser (the console).' })
@@ -49,26 +50,14 @@ export class SessionResolver {
 
   @Mutation(() => Boolean, {
     description:
-      'Sets the account password. With a browser session the current password is required (when one is set); every other browser session of the account ends. Not with a bearer token.',
+      'Sets the account password (REST PUT /api/v4/account/password/). With a browser session the current password is required (when one is set), and it is checked whenever given; every other browser session of the account ends. Not with a bearer token.',
   })
   async changePassword(
     @Arg('newPassword', () => String) newPassword: string,
     @Arg('currentPassword', () => String, { nullable: true }) currentPassword: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<boolean> {
-    const principal = requirePrincipal(ctx);
-    if (principal.scheme === 'bearer') throw forbidden('A password can be set with the API key or in the console, not with an OAuth bearer token.');
-    checkPassword(newPassword, 'newPassword');
-    if (principal.scheme === 'session' && (await this.passwords.has(principal.accountId))) {
-      // Guesses of the current password from a stolen session are throttled per session and per account.
-      const right = await this.throttle.guard({ address: `session:${principal.sessionId}`, client: `password:${principal.accountId}` }, async () =>
-        (await this.passwords.matches(principal.accountId, currentPassword ?? '')) ? true : null,
-      );
-      if (!right) {
-        throw validationError([{ field: 'currentPassword', code: 'invalid', details: 'The current password is wrong; type it again.' }]);
-      }
-    }
-    await this.passwords.set(principal.accountId, newPassword, { keepSession: principal.sessionId });
+    await changeOwnPassword(this.passwords, this.throttle, requirePrincipal(ctx), { next: newPassword, current: currentPassword }, { next: 'newPassword', current: 'currentPassword' });
     return true;
   }
 }

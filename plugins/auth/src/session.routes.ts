@@ -1,4 +1,7 @@
 import { notFound, ok, type JsonSchema, type RouteContext, type RouteSpec } from '@filigrane/core';
+import { CredentialThrottle } from './credential-throttle.service.js';
+import { changeOwnPassword } from './password-change.js';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, PasswordService } from './password.service.js';
 import { SessionService, type BrowserSession } from './session.service.js';
 
 const SESSION_SCHEMA: JsonSchema = {
@@ -45,6 +48,29 @@ function sessionPrincipal(ctx: RouteContext) {
 }
 
 export const sessionRoutes: RouteSpec[] = [
+  {
+    versions: ['v4'],
+    method: 'PUT',
+    path: '/account/password/',
+    tags: ['sessions'],
+    summary: "Change the account's password (scrypt); every other browser session of the account ends",
+    description:
+      'With the API key or a browser session (not an OAuth bearer token). `current_password` is required with a browser session once the account has a password, and checked whenever it is given (wrong guesses are throttled: 429 with Retry-After). 204 on success. GraphQL: `changePassword`.',
+    requestSchema: {
+      type: 'object',
+      required: ['new_password'],
+      properties: {
+        new_password: { type: 'string', maxLength: PASSWORD_MAX_LENGTH, description: `At least ${PASSWORD_MIN_LENGTH} characters` },
+        current_password: { type: ['string', 'null'], maxLength: PASSWORD_MAX_LENGTH },
+      },
+    },
+    responses: { 204: { description: 'Changed' } },
+    async handler(ctx) {
+      const body = (ctx.body ?? {}) as Record<string, unknown>;
+      await changeOwnPassword(ctx.container.get(PasswordService), ctx.container.get(CredentialThrottle), ctx.principal!, { next: body.new_password, current: body.current_password }, { next: 'new_password', current: 'current_password' });
+      return { status: 204, body: undefined, headers: { 'cache-control': 'no-store' } };
+    },
+  },
   {
     versions: ['v4'],
     method: 'POST',

@@ -174,3 +174,36 @@ test.serial('changing the password in the console needs the current one and ends
   t.is((await signIn('alice', PASSWORD)).res.status, 401);
   t.is((await signIn('alice', 'a brand new passphrase')).res.status, 201);
 });
+
+test.serial('PUT /api/v4/account/password/: the same rule over REST (current one with a session, checked when given with the key), 204, other sessions end', async (t) => {
+  const now = 'a brand new passphrase';
+  const mine = (await signIn('alice', now)).browser;
+  const other = (await signIn('alice', now)).browser;
+  const put = (b: Browser, json: unknown) => req(b, 'PUT', '/api/v4/account/password/', json);
+  const missing = await put(mine, { new_password: 'the REST passphrase' });
+  t.is(missing.status, 400, missing.text);
+  t.like(missing.json, { status_code: 400 });
+  t.truthy(missing.json.details?.current_password, missing.text);
+  const short = await put(mine, { new_password: 'short', current_password: now });
+  t.is(short.status, 400);
+  t.regex(JSON.stringify(short.json.details?.new_password), /at least 10 characters/);
+  const nul = await put(mine, { new_password: 'with a \u0000 inside it', current_password: now });
+  t.is(nul.status, 400);
+  const withoutCsrf = await req({ cookie: mine.cookie, from: mine.from }, 'PUT', '/api/v4/account/password/', { new_password: 'the REST passphrase', current_password: now });
+  t.is(withoutCsrf.status, 403, 'a cookie without the CSRF header changes nothing');
+  t.is((await signIn('alice', 'the REST passphrase')).res.status, 401, 'unchanged so far');
+  const changed = await put(mine, { new_password: 'the REST passphrase', current_password: now });
+  t.is(changed.status, 204, changed.text);
+  t.is(changed.headers.get('cache-control'), 'no-store');
+  t.is((await req(mine, 'GET', '/api/v4/account/')).status, 200, 'this session goes on');
+  t.is((await req(other, 'GET', '/api/v4/account/')).status, 401, 'the other one ended');
+  t.is((await signIn('alice', now)).res.status, 401);
+  const fresh = await signIn('alice', 'the REST passphrase');
+  t.is(fresh.res.status, 201);
+  // With the API key the current password is not needed, but a wrong one given is refused; every session ends.
+  const wrongWithKey = await put({ key }, { new_password: 'a key-set passphrase', current_password: 'not it at all' });
+  t.is(wrongWithKey.status, 400, wrongWithKey.text);
+  t.is((await put({ key }, { new_password: 'a key-set passphrase' })).status, 204);
+  t.is((await req(fresh.browser, 'GET', '/api/v4/account/')).status, 401, 'a change with the key ends every browser session');
+  t.is((await signIn('alice', 'a key-set passphrase')).res.status, 201);
+});
