@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- watermark [--photos DIR] [--keys N] [--out FILE] [--limit N] [--attacks a,b] [--skip-speed | --speed-only]
- *   [--skip-fidelity | --fidelity-only] [--skip-tool | --tool-only] [--tool-rounds N] [--tool PATH]`
+ *   [--skip-fidelity | --fidelity-only] [--skip-tool | --tool-only] [--tool-rounds N] [--tool PATH] [--tool-before PATH]`
  * The evaluation protocol of research/watermark.md section 4: 15 attacks on a folder of photos,
  * informed and blind TPR at p < 1e-6, log10 p, PSNR, false positives over wrong keys and unmarked
  * originals, embed ms/MP at 1/3/12/24 MP, detect ms per candidate, peak RSS, and the file-level
@@ -38,6 +38,8 @@ interface Args {
   toolOnly: boolean;
   toolRounds: number;
   tool?: string;
+  /** Another build of the tool run interleaved with the first (before/after). */
+  toolBefore?: string;
   attacks?: string[];
 }
 
@@ -59,6 +61,7 @@ function parse(args: string[]): Args {
     toolOnly: args.includes('--tool-only'),
     toolRounds: Number(get('--tool-rounds') ?? 5),
     tool: get('--tool'),
+    toolBefore: get('--tool-before'),
     attacks: get('--attacks')?.split(','),
   };
 }
@@ -151,7 +154,7 @@ export async function run(argv: string[]): Promise<void> {
     .slice(0, args.limit);
   if (photos.length === 0) throw new Error(`no JPEG/PNG photos in ${args.photos}`);
   if (args.toolOnly) {
-    const tool = toolSpeed(root, args.toolRounds, args.tool);
+    const tool = toolSpeed(root, args.toolRounds, args.tool, args.toolBefore);
     const endpoint = args.tool ? [] : await endpointSpeed(root);
     const out = args.out.replace(/\.json$/, '-tool.json');
     mkdirSync(resolve(out, '..'), { recursive: true });
@@ -285,7 +288,7 @@ export async function run(argv: string[]): Promise<void> {
   console.log(`mottling check:\n  ${mottling.join('\n  ')}`);
   const fid = args.skipFidelity ? undefined : await fidelity(root, args.photos, fidelityDir);
   const speedRows = args.skipSpeed ? [] : await speed(join(args.photos, photos.includes('starry_night.jpg') ? 'starry_night.jpg' : photos[0]));
-  const toolRows = args.skipTool ? [] : toolSpeed(root, args.toolRounds, args.tool);
+  const toolRows = args.skipTool ? [] : toolSpeed(root, args.toolRounds, args.tool, args.toolBefore);
   const endpointRows = args.skipTool ? [] : await endpointSpeed(root);
   const result = {
     date: new Date().toISOString(),

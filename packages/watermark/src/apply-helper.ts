@@ -13,7 +13,8 @@ import { addRowRgb8, applyBandRgb8, clipRgb, deltaRow, type ApplyBand } from './
 export const SPLIT_MIN_PIXELS = 4_000_000;
 
 interface Job {
-  data: Uint8Array;
+  /** The original rows; absent when `out` holds them and is marked in place. */
+  data?: Uint8Array;
   out: Uint8Array;
   band: ApplyBand;
   y0: number;
@@ -29,22 +30,49 @@ function workerSource(): string {
     addRowRgb8.toString(),
     deltaRow.toString(),
     applyBandRgb8.toString(),
+    warmUp.toString(),
+    // Compiled while the main thread waits for the decoder: a cold first band ran up to 2x slower.
+    `try { ${warmUp.name}(${applyBandRgb8.name}); } catch {}`,
     `parentPort.on('message', (m) => {`,
-    `  try { parentPort.postMessage({ sse: ${applyBandRgb8.name}(m.data, m.out, m.band, m.y0, m.y1) }); }`,
+    `  const t = performance.now();`,
+    `  try { const sse = ${applyBandRgb8.name}(m.data ?? m.out, m.out, m.band, m.y0, m.y1); parentPort.postMessage({ sse, ms: performance.now() - t }); }`,
     `  catch (err) { parentPort.postMessage({ error: String(err && err.message || err) }); }`,
     `});`,
   ].join('\n');
 }
 
+/**
+ * Runs the band kernel on a small synthetic band (shared memory, 3 channels, as real jobs) until V8
+ * has optimised it. Self-contained: it runs in the worker from its source text.
+ */
+export function warmUp(kernel: typeof applyBandRgb8): void {
+  const W = 640, rows = 24, w0 = 90, h0 = 6, channels = 3;
+  const data = new Uint8Array(new SharedArrayBuffer(W * rows * channels));
+  const out = new Uint8Array(new SharedArrayBuffer(data.length));
+  for (let i = 0; i < data.length; i++) data[i] = (i * 37) & 255;
+  const q = new Float32Array(w0 * h0);
+  for (let i = 0; i < q.length; i++) q[i] = Math.sin(i);
+  const colI0 = new Int32Array(W), colF = new Float32Array(W), rowI0 = new Int32Array(rows), rowF = new Float32Array(rows);
+  for (let x = 0; x < W; x++) {
+    colI0[x] = Math.min(w0 - 2, Math.floor((x * w0) / W));
+    colF[x] = ((x * w0) / W) % 1;
+  }
+  for (let y = 0; y < rows; y++) rowI0[y] = Math.min(h0 - 2, Math.floor((y * h0) / rows));
+  for (let i = 0; i < 60; i++) kernel(data, out, { q, w0, h0, W, channels, colI0, colF, rowI0, rowF, a: 1.5 + (i % 3) }, 0, rows);
+}
+
 export class ApplyHelper {
   private readonly worker: Worker;
   private pending?: { resolve: (sse: number) => void; reject: (err: Error) => void };
+  /** The worker's time for its last band, ms (profiling). */
+  lastMs = 0;
   private failed = false;
 
   constructor() {
     this.worker = new Worker(workerSource(), { eval: true });
     this.worker.unref(); // never keeps the process alive by itself
-    this.worker.on('message', (m: { sse?: number; error?: string }) => {
+    this.worker.on('message', (m: { sse?: number; ms?: number; error?: string }) => {
+      this.lastMs = m.ms ?? 0;
       const p = this.pending;
       this.pending = undefined;
       this.worker.unref();
@@ -89,9 +117,8 @@ export function startApplyHelper(pixels: number): ApplyHelper | undefined {
   }
 }
 
-/** A Uint8Array over shared memory holding a copy of `a` (or `a` itself when already shared). */
+/** A copy of `a` in shared memory (always a copy: the caller may mark it in place). */
 export function sharedCopy(a: Uint8Array): Uint8Array {
-  if (a.buffer instanceof SharedArrayBuffer) return a;
   const s = new Uint8Array(new SharedArrayBuffer(a.byteLength));
   s.set(a);
   return s;

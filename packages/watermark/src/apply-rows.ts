@@ -12,12 +12,17 @@ export function deltaRow(delta: Int32Array, W: number, s: Float32Array, i0: Int3
   }
 }
 
-/** Writes one row of original + delta from sample p; returns its sum of squared differences (colour channels). */
+/**
+ * Writes one row of original + delta from sample p; returns its sum of squared differences (colour
+ * channels). `data` may be `out` (in place): pixels whose delta is 0 are then not touched at all.
+ */
 export function addRowRgb8(data: Uint8Array, out: Uint8Array, p: number, W: number, channels: number, delta: Int32Array): number {
   let sse = 0; // of one colour channel, unclipped pixels
   let clipped = 0; // of all three, clipped pixels
+  const inPlace = data === out;
   for (let x = 0; x < W; x++, p += channels) {
     const d = delta[x];
+    if (d === 0 && inPlace) continue;
     const r = data[p] + d;
     const g = data[p + 1] + d;
     const b = data[p + 2] + d;
@@ -66,7 +71,7 @@ export interface ApplyBand {
 
 /**
  * Rows y0..y1 of the apply pass. `data` and `out` hold those rows from their start (row y0 at
- * sample 0). The source row is PlaneUpsampler.source's arithmetic (float32 row), so the result is
+ * sample 0); they may be the same array (in place). The source row is PlaneUpsampler.source's arithmetic (float32 row), so the result is
  * the same as with the upsampler. Returns the band's sum of squared differences.
  */
 export function applyBandRgb8(data: Uint8Array, out: Uint8Array, band: ApplyBand, y0: number, y1: number): number {

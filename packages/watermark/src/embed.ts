@@ -287,6 +287,13 @@ const scratch = new Scratch();
 /** Milliseconds spent in each stage of the last embedRaw call, and its number of apply passes (benchmarks and profiling only). */
 export const lastEmbedStages: Record<string, number> = {};
 
+/** When each step of the last embed() call ended, in ms from its start (benchmarks and profiling only). */
+export const lastEmbedTimeline: [string, number][] = [];
+
+function mark(step: string, t0: number): void {
+  lastEmbedTimeline.push([step, Math.round((performance.now() - t0) * 10) / 10]);
+}
+
 /**
  * Everything an embedding needs before its gain is chosen: the shaped plane M * P, its histogram
  * and the reduced original. It owns its arrays (none from `scratch`), so it survives an await and
@@ -401,44 +408,54 @@ function applyPlan(plan: EmbedPlan, raw: RawImage, targetPsnr: number, out?: Uin
   return { out: target, psnr: step.value.psnr, passes: step.value.passes };
 }
 
-/** Rows from `split` on are the helper's; its input rows, copied once into shared memory. */
+/**
+ * Rows from `split` on are the helper's. Both threads mark `shared`, a copy of the original in
+ * shared memory, in place; `dirty` once it holds marked rows (restored from the original before
+ * another pass).
+ */
 interface SplitApply {
   helper: ApplyHelper;
   split: number;
-  lower?: Uint8Array;
+  shared?: Uint8Array;
+  dirty?: boolean;
 }
 
 /**
  * applyPlan with the rows shared between this thread and the helper (8-bit RGB(A) only): the same
- * kernels on both sides, so the bytes equal applyPlan's. `out` is in shared memory. Falls back to
- * applyPlan when the helper is unusable or fails.
+ * kernels on both sides, so the bytes equal applyPlan's. The result is in shared memory, marked in
+ * place (one copy of the image, not an input copy and an output). Falls back to this thread alone
+ * when the helper fails.
  */
-async function applyPlanSplit(plan: EmbedPlan, raw: RawImage, targetPsnr: number, split: SplitApply, out?: Uint8Array): Promise<Applied> {
+async function applyPlanSplit(plan: EmbedPlan, raw: RawImage, targetPsnr: number, split: SplitApply): Promise<Applied> {
   const { width: W, height: H, channels } = raw;
   const data = raw.data as Uint8Array;
   const rowBytes = W * channels;
   const cut = split.split * rowBytes;
   const stage = stageTimer();
-  split.lower ??= sharedCopy(data.subarray(cut));
+  split.shared ??= sharedCopy(data);
   stage('shareCopy');
-  const target = out ?? new Uint8Array(new SharedArrayBuffer(data.length));
+  const target = split.shared;
   const parts = plan.shaped.parts();
   const steps = gainSteps(plan, 8, targetPsnr);
   let step = steps.next();
   while (!step.done) {
+    if (split.dirty) target.set(data);
+    split.dirty = true;
     const band = { ...parts, W, channels, a: step.value };
-    const lower = split.helper.run({ data: split.lower, out: target.subarray(cut), band, y0: split.split, y1: H });
-    const upper = applyBandRgb8(data, target, band, 0, split.split);
+    const lower = split.helper.run({ out: target.subarray(cut), band, y0: split.split, y1: H });
+    const upper = applyBandRgb8(target, target, band, 0, split.split);
     let sse: number;
     try {
       sse = upper + (await lower);
     } catch {
-      // The helper failed: this thread does its rows too (same kernels, same bytes).
-      sse = upper + applyBandRgb8(split.lower, target.subarray(cut), band, split.split, H);
+      // The helper failed, maybe half-way: this thread redoes its rows from the original (same kernels, same bytes).
+      target.set(data.subarray(cut), cut);
+      sse = upper + applyBandRgb8(target.subarray(cut), target.subarray(cut), band, split.split, H);
     }
     const mse = sse / (W * H * 3);
     step = steps.next(mse > 0 ? 10 * Math.log10((255 * 255) / mse) : Infinity);
   }
+  lastEmbedStages.helperBand = split.helper.lastMs;
   stage('apply');
   lastEmbedStages.applyPasses = step.value.passes;
   return { out: target, psnr: step.value.psnr, passes: step.value.passes };
@@ -582,8 +599,10 @@ function rowSse(a: Uint8Array, b: Uint8Array, p: number, W: number, channels: nu
 export async function embed(input: Uint8Array, key: Uint8Array, options: EmbedOptions = {}): Promise<EmbedResult> {
   assertMediaKey(key);
   const t0 = performance.now();
+  lastEmbedTimeline.length = 0;
   const limits = { maxPixels: options.maxPixels ?? DEFAULT_MAX_PIXELS };
   const info = await probeImage(input, limits);
+  mark('probe', t0);
   // Started now, so its start-up overlaps the decode; 8-bit colour only (the usual JPEG).
   const helper = options.applyHelper === false ? undefined : startApplyHelper(info.width * info.height);
   try {
@@ -608,7 +627,9 @@ async function embedWith(
   let t = performance.now();
   const pattern = patternFor(key, info.width, info.height, options.canonicalSize ?? DEFAULTS.canonicalSize);
   embedMs += performance.now() - t;
+  mark('pattern', t0);
   const raw = await decoding;
+  mark('decode', t0);
   t = performance.now();
   const target = options.targetPsnr ?? DEFAULTS.targetPsnr;
   const correctable = info.format === 'jpeg' || (info.format === 'png' && !info.palette);
@@ -616,10 +637,19 @@ async function embedWith(
   let rung = 0;
   const plan = planEmbed(raw, key, options, pattern);
   embedMs += performance.now() - t;
+  mark('plan', t0);
   let internal = info.format === 'jpeg' ? target + JPEG_START_MARGIN : target;
+  const split: SplitApply | undefined =
+    helper?.usable && raw.depth === 8 && raw.channels >= 3 ? { helper, split: Math.floor(raw.height / 2) } : undefined;
+  // The split pass's shared copy is made while libvips codes the codec sample, or now when there is none.
+  const share = (): void => {
+    if (split) split.shared ??= sharedCopy(raw.data as Uint8Array);
+  };
   if (correctable && ladder.length) {
     const alpha = solveGain(plan.histogram, plan.sampled, mseOf(internal), raw.depth);
-    let mse = await codecLoss(plan, raw, input, info, ladder[0], alpha);
+    const sample = codecLoss(plan, raw, input, info, ladder[0], alpha);
+    share();
+    let mse = await sample;
     while (mse !== undefined && mse > mseOf(target) / 3 && rung + 1 < ladder.length) {
       rung++;
       mse = await codecLoss(plan, raw, input, info, ladder[rung], alpha);
@@ -628,6 +658,7 @@ async function embedWith(
       const room = mseOf(target) - 1.1 * mse;
       internal = Math.min(target + MAX_CODEC_MARGIN, room > 0 ? Math.max(target, psnrOfMse(room)) + 0.05 : Infinity);
     }
+    mark('codecSample', t0);
   }
   const write = async (marked: Uint8Array | Uint16Array): Promise<{ image: Buffer; psnr: number }> => {
     const image = await encodeLike({ ...raw, data: marked }, input, info, ladder.length ? { jpeg: ladder[rung] } : {});
@@ -635,24 +666,27 @@ async function embedWith(
   };
   let hash: Buffer | undefined;
   let out: Uint8Array | Uint16Array | undefined;
-  const split: SplitApply | undefined =
-    helper?.usable && raw.depth === 8 && raw.channels >= 3 ? { helper, split: Math.floor(raw.height / 2) } : undefined;
+  share();
   for (let attempt = 0; ; attempt++) {
     t = performance.now();
-    const applied = split
-      ? await applyPlanSplit(plan, raw, internal, split, out as Uint8Array | undefined)
-      : applyPlan(plan, raw, internal, out);
+    const applied = split ? await applyPlanSplit(plan, raw, internal, split) : applyPlan(plan, raw, internal, out);
     out = applied.out;
     embedMs += performance.now() - t;
+    mark('apply', t0);
     const encoding = encodeLike({ ...raw, data: out }, input, info, ladder.length ? { jpeg: ladder[rung] } : {});
     if (!hash) {
       // Hashed while libvips encodes.
       t = performance.now();
       hash = pixelHash(raw);
       embedMs += performance.now() - t;
+      mark('hash', t0);
     }
     const image = await encoding;
-    let file = { image, psnr: psnrOf(raw, await decodeRaw(image, info, limits)) };
+    mark('encode', t0);
+    const written = await decodeRaw(image, info, limits);
+    mark('verifyDecode', t0);
+    let file = { image, psnr: psnrOf(raw, written) };
+    mark('verifyPsnr', t0);
     // Error the codec adds on top of the mark (the two are nearly uncorrelated).
     const codecMse = (): number => Math.max(0, mseOf(file.psnr) - mseOf(applied.psnr));
     while (correctable && file.psnr < target && rung + 1 < ladder.length && codecMse() > mseOf(target) / 3) {

@@ -42,6 +42,13 @@ for (const channels of [3, 4]) {
       t.is(sse, ref.sse);
       t.true(Buffer.from(out).equals(Buffer.from(ref.out)));
       t.true(ref.sse > 0);
+      // In place, as embed() runs it: one shared copy of the original, marked by both threads.
+      const shared = sharedCopy(data);
+      const lowerInPlace = helper.run({ out: shared.subarray(cut), band, y0: split, y1: H });
+      const sseInPlace = applyBandRgb8(shared, shared, band, 0, split) + (await lowerInPlace);
+      t.is(sseInPlace, ref.sse);
+      t.true(Buffer.from(shared).equals(Buffer.from(ref.out)));
+      t.false(Buffer.from(shared).equals(Buffer.from(data)));
     } finally {
       helper.close();
     }
