@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { createTestDatabase, type TestDatabase } from '@filigrane/db';
 import { AccountService } from '@filigrane/plugin-account';
 import { ApiKeyService } from '@filigrane/plugin-auth';
-import { createApp, defaultPlugins, loadConfig, MasterKeyError, type MasterKeySource } from '../src/index.js';
+import { defaultPlugins } from '../src/index.js';
+import { createApp, loadConfig, MasterKeyError, type MasterKeySource } from '@filigrane/server';
 
 let db: TestDatabase;
 const dataDir = mkdtempSync(join(tmpdir(), 'filigrane-mk-'));

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { parseTrustProxy } from '../src/index.js';
+import { parseTrustProxy } from '@filigrane/server';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
 const servers: TestServer[] = [];

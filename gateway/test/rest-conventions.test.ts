@@ -1,6 +1,7 @@
 import test from 'ava';
 import { ManualClock } from '@filigrane/core';
-import { createApp, defaultPlugins, call } from '../src/index.js';
+import { defaultPlugins } from '../src/index.js';
+import { createApp, call } from '@filigrane/server';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
 // Time stands still, so every request of a test falls in the same one-second window.

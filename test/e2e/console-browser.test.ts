@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,7 +6,9 @@ import { gzipSync } from 'node:zlib';
 import test, { type ExecutionContext } from 'ava';
 import sharp from 'sharp';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { syntheticPhoto } from '@filigrane/vision';
+import { MatchRecorder } from '@filigrane/plugin-matches';
 import { startTestServer, type TestAccount, type TestServer, type TestSite } from '@filigrane/testing';
 import { defaultPlugins } from '@filigrane/gateway';
 
@@ -50,9 +53,9 @@ test.after.always(async () => {
 const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 /** axe-core on the page as it is: no serious or critical violation; every count kept for the report. */
-async function checkScreen(t: ExecutionContext, name: string): Promise<void> {
-  await page.evaluate(axeSource);
-  const violations = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] }).then(r => r.violations.map(v => ({ id: v.id, impact: v.impact, nodes: v.nodes.map(n => n.target.join(" ")).slice(0, 3) })))')) as {
+async function checkScreen(t: ExecutionContext, name: string, on: Page = page): Promise<void> {
+  await on.evaluate(axeSource);
+  const violations = (await on.evaluate('axe.run(document, { resultTypes: ["violations"] }).then(r => r.violations.map(v => ({ id: v.id, impact: v.impact, nodes: v.nodes.map(n => n.target.join(" ")).slice(0, 3) })))')) as {
     id: string;
     impact: string;
     nodes: string[];
@@ -61,7 +64,7 @@ async function checkScreen(t: ExecutionContext, name: string): Promise<void> {
   for (const v of violations) axeReport[name][v.impact] = (axeReport[name][v.impact] ?? 0) + 1;
   const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   t.deepEqual(bad, [], `axe on ${name}`);
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  await on.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
 
 run('the console: sign in, watermark, register, search, review a crawled match side by side (region outlined) and set its state, settings, axe on every screen', async (t) => {
@@ -234,4 +237,146 @@ run('the console: sign in, watermark, register, search, review a crawled match s
   t.deepEqual(pageErrors, [], 'no script error on any screen');
   t.log(`axe violations per screen (by impact): ${JSON.stringify(axeReport)}`);
   t.log(`screenshots: ${SCREENSHOTS}`);
+});
+
+/** Polls a REST read until `ok` holds (the console's change reaches the server through GraphQL). */
+async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string, ms = 20_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await read();
+    if (ok(v)) return v;
+    if (Date.now() > end) throw new Error(`${what}: still ${JSON.stringify(v).slice(0, 300)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+// The rights screens on the match crawled above (serial: it runs after the first test, on its data).
+run('the console rights screens: licensee, evidence pack, case and notice, media deletion, press ingest (each seen through REST)', async (t) => {
+  t.timeout(120_000);
+  const started = Date.now();
+  const base = server.url;
+  const en = await alice.call('POST', '/api/v4/account/settings/', { json: { lang: 'en' } });
+  t.is(en.status, 200, en.text.slice(0, 300));
+  // Cases opened by hand below (the automatic grouping by site is the first test's).
+  const grouping = await alice.call('PATCH', '/api/v4/cases/settings/', { json: { auto_group: false } });
+  t.is(grouping.status, 200, grouping.text.slice(0, 300));
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+  const p = await context.newPage();
+  p.setDefaultTimeout(20_000);
+  const pageErrors: string[] = [];
+  p.on('pageerror', (err) => pageErrors.push(String(err)));
+  p.on('dialog', (d) => void d.accept());
+  t.teardown(() => p.screenshot({ path: join(SCREENSHOTS, 'rights-last.png'), fullPage: true }).catch(() => undefined));
+  await p.goto(`${base}/`);
+  await p.getByLabel('Username').fill('alice');
+  await p.getByLabel('Password').fill(PASSWORD);
+  await p.getByRole('button', { name: 'Sign in' }).click();
+  await p.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+
+  const [match] = (await alice.call('GET', '/api/v4/matches/')).json.results as { id: string; site: { domain: string } }[];
+  t.truthy(match, 'the first test crawled a match');
+  const domain = match!.site.domain;
+
+  // Licensee: a match of the same image seen on a newspaper's site (recorded as the pipeline
+  // records it: a licensee names a real domain, not the loopback the crawl ran on) becomes licensed
+  // when the licensee is added in the settings.
+  const harbour = await alice.call('GET', '/api/v4/media/alice/harbour.jpg');
+  const mediaId = Number(new URL(harbour.json.thumbnail).pathname.split('/')[4]);
+  const seen = await server.get(MatchRecorder).record({
+    sighting: { accountId: alice.id, source: 'test', kind: 'web', image: {}, imageUrl: 'https://www.harbour-weekly.fr/img/harbour.jpg', page: { url: 'https://www.harbour-weekly.fr/news' }, seenAt: new Date() },
+    mediaId,
+    watermarked: true,
+    exclusive: null,
+    query: { width: 600, height: 450, format: 'jpeg' },
+  });
+  await p.goto(`${base}/#/settings`);
+  await p.getByLabel('Licensee name').fill('Harbour Weekly');
+  await p.getByLabel('Domain (their site)').fill('harbour-weekly.fr');
+  await p.getByRole('button', { name: 'Add licensee' }).click();
+  await p.locator('section[aria-labelledby=licensees]').getByText('Harbour Weekly').waitFor();
+  const licensees = await alice.call('GET', '/api/v4/licensees/');
+  t.is(licensees.json.results?.[0]?.domain, 'harbour-weekly.fr', licensees.text.slice(0, 300));
+  const licensed = await until(() => alice.call('GET', '/api/v4/matches/?review_state=licensed'), (r) => r.json.count === 1, 'the match licensed by the rule');
+  t.is(String(licensed.json.results[0].id), String(seen.id));
+  await checkScreen(t, 'settings-licensee', p);
+  await p.goto(`${base}/#/matches/${seen.id}`);
+  await p.locator('.review button[aria-pressed=true]', { hasText: 'Licensed' }).waitFor();
+  await checkScreen(t, 'match-licensed', p);
+
+  await p.goto(`${base}/#/matches/${match!.id}`);
+  await p.getByText('Registered original').waitFor();
+
+  // Evidence: capture a pack of the match; it appears, completes, and its WACZ downloads (REST agrees on the SHA-256).
+  await p.getByRole('button', { name: 'Capture evidence' }).click();
+  await p.locator('#match-evidence ~ ul li, .packs li').first().waitFor();
+  const link = p.locator('.packs a', { hasText: 'Download' }).first();
+  await link.waitFor({ timeout: 60_000 });
+  const packs = (await alice.call('GET', '/api/v4/evidence/')).json.results as { id: string; sha256: string; status: string }[];
+  t.is(packs.length, 1);
+  t.is(packs[0]!.status, 'complete');
+  const [wacz] = await Promise.all([p.waitForEvent('download'), link.click()]);
+  const bytes = readFileSync((await wacz.path())!);
+  t.is(bytes.subarray(0, 2).toString('latin1'), 'PK', 'a WACZ is a ZIP');
+  t.is(createHash('sha256').update(bytes).digest('hex'), packs[0]!.sha256, 'the downloaded pack is the one REST describes');
+  await checkScreen(t, 'match-evidence', p);
+
+  // The crawled match joined its site's case when the first test marked it infringing (automatic grouping): the view says so.
+  await p.locator('.actions a', { hasText: 'In the case' }).waitFor();
+
+  // A case opened by hand from the newspaper's match marked infringing (key i; a person's decision
+  // outranks the licence), then a DMCA notice made from the case screen.
+  await p.goto(`${base}/#/matches/${seen.id}`);
+  await p.getByRole('heading', { name: 'harbour-weekly.fr', level: 1 }).waitFor();
+  await p.locator('body').press('i');
+  await p.locator('.review button[aria-pressed=true]', { hasText: 'Infringing' }).waitFor();
+  await p.getByRole('button', { name: 'Open a case' }).click();
+  await p.getByRole('link', { name: 'Open the case' }).click();
+  await p.getByRole('heading', { name: 'Takedown notices' }).waitFor();
+  const opened = (await alice.call('GET', '/api/v4/cases/?site=harbour-weekly.fr')).json.results as { id: string }[];
+  t.is(opened.length, 1);
+  const held = await alice.call('GET', `/api/v4/cases/${opened[0]!.id}/`);
+  t.deepEqual(held.json.matches.map((m: { id: string }) => String(m.id)), [String(seen.id)], held.text.slice(0, 300));
+  t.is(held.json.title, 'harbour-weekly.fr', 'the case is named after the match shown, not the one shown before');
+  await checkScreen(t, 'case', p);
+  await p.getByLabel('Rights holder’s e-mail').fill('alice@example.com');
+  await p.getByRole('button', { name: 'Make a notice' }).click();
+  const pdfLink = p.locator('.notices a', { hasText: 'PDF' }).first();
+  await pdfLink.waitFor({ timeout: 30_000 });
+  const caseView = await alice.call('GET', `/api/v4/cases/${opened[0]!.id}/`);
+  t.is(caseView.json.notices?.length, 1, caseView.text.slice(0, 300));
+  t.is(caseView.json.notices[0].type, 'dmca');
+  const [pdf] = await Promise.all([p.waitForEvent('download'), pdfLink.click()]);
+  t.is(readFileSync((await pdf.path())!).subarray(0, 5).toString('latin1'), '%PDF-', 'the notice PDF downloads');
+  await checkScreen(t, 'case-notice', p);
+  await p.goto(`${base}/#/cases`);
+  await p.getByRole('link', { name: domain, exact: true }).waitFor();
+  await p.getByRole('link', { name: 'harbour-weekly.fr', exact: true }).waitFor();
+  await checkScreen(t, 'cases', p);
+
+  // Press: a one-page PDF ingested from the press screen, listed, and known to REST.
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  doc.addPage([420, 595]).drawText('Harbour Weekly, page one', { x: 40, y: 540, size: 18, font });
+  const pdfBytes = Buffer.from(await doc.save());
+  await p.goto(`${base}/#/press`);
+  await p.getByLabel('Publication').fill('Harbour Weekly');
+  await p.getByLabel('Issue date').fill('2026-11-20');
+  await p.getByLabel('PDF file').setInputFiles({ name: 'harbour-weekly.pdf', mimeType: 'application/pdf', buffer: pdfBytes });
+  await p.getByRole('button', { name: 'Ingest' }).click();
+  await p.getByRole('cell', { name: 'Harbour Weekly' }).waitFor();
+  const issues = await alice.call('GET', '/api/v4/press/issues/');
+  t.is(issues.json.count ?? issues.json.results?.length, 1, issues.text.slice(0, 300));
+  await checkScreen(t, 'press-ingested', p);
+
+  // Media deletion: the registered image, from its details; REST no longer has it.
+  await p.goto(`${base}/#/media?path=%2Falice&media=%2Falice%2Fharbour.jpg`);
+  await p.getByRole('heading', { name: 'Details of harbour.jpg' }).waitFor();
+  await p.getByRole('button', { name: 'Delete', exact: true }).click();
+  await p.getByRole('heading', { name: 'Details of harbour.jpg' }).waitFor({ state: 'detached' });
+  t.is((await alice.call('GET', '/api/v4/media/alice/harbour.jpg')).status, 404);
+  await p.locator('.tile', { hasText: 'harbour.jpg' }).waitFor({ state: 'detached' });
+  await checkScreen(t, 'media-deleted', p);
+
+  t.deepEqual(pageErrors, [], 'no script error on the rights screens');
+  t.log(`rights screens: ${((Date.now() - started) / 1000).toFixed(1)} s; axe: ${JSON.stringify(Object.fromEntries(['settings-licensee', 'match-licensed', 'match-evidence', 'case', 'case-notice', 'cases', 'press-ingested', 'media-deleted'].map((k) => [k, axeReport[k]])))}`);
 });

@@ -7,7 +7,19 @@ import { promisify } from 'node:util';
 import { validate, type GraphQLSchema } from 'graphql';
 import { startTestServer, type TestAccount, type TestServer } from '@filigrane/testing';
 import { defaultPlugins } from '@filigrane/gateway';
-import { GENERATED_FILE, generateClientTypes, introspect, operationDocuments } from '../support/graphql-codegen.js';
+import {
+  CONSOLE_GENERATED_FILE,
+  CONSOLE_OPERATIONS_DIR,
+  CONSOLE_PERSISTED_FILE,
+  consoleDocument,
+  consoleOperationTexts,
+  consolePersistedDocuments,
+  GENERATED_FILE,
+  generateClientTypes,
+  generateConsoleTypes,
+  introspect,
+  operationDocuments,
+} from '../support/graphql-codegen.js';
 
 // Client types generated from the schema for the representative operations (graphql/operations/,
 // which the console reuses): current, compiling with tsc, and every operation valid and running.
@@ -26,6 +38,31 @@ test.after.always(async () => server?.close());
 test('the committed client types are what the schema and the operations generate (npm run graphql:codegen)', async (t) => {
   const generated = await generateClientTypes(schema);
   t.is(readFileSync(GENERATED_FILE, 'utf8'), generated, 'stale: run npm run graphql:codegen and commit the file');
+});
+
+test("the console's generated client and trusted documents are current, and every console operation validates", async (t) => {
+  t.deepEqual(validate(schema, consoleDocument()).map((e) => e.message), [], 'packages/console/src/graphql/operations');
+  t.is(readFileSync(CONSOLE_GENERATED_FILE, 'utf8'), await generateConsoleTypes(schema), 'stale: run npm run graphql:codegen and commit the file');
+  t.is(readFileSync(CONSOLE_PERSISTED_FILE, 'utf8'), consolePersistedDocuments(), 'stale: run npm run graphql:codegen and commit the file');
+  // Static documents only: no operation is assembled in the console's code.
+  const operations = consoleOperationTexts();
+  t.true(operations.length >= 40, `${operations.length} operations`);
+  t.true(operationDocuments(CONSOLE_OPERATIONS_DIR).every((d) => d.document.definitions.every((def) => def.kind !== 'OperationDefinition' || !!def.name)));
+});
+
+test("the console's persisted documents as GRAPHQL_TRUSTED_DOCUMENTS: the console's texts run, anything else is refused", async (t) => {
+  const locked = await startTestServer({ plugins: defaultPlugins(), workers: false, env: { GRAPHQL_TRUSTED_DOCUMENTS: CONSOLE_PERSISTED_FILE } });
+  try {
+    const bob = await locked.createAccount('console-only');
+    const me = consoleOperationTexts().find((o) => o.name === 'Me')!;
+    const res = await bob.call('POST', '/graphql', { json: { query: me.text } });
+    t.is(res.json.errors, undefined, res.text.slice(0, 300));
+    t.is(res.json.data.account.username, 'console-only');
+    const other = await bob.call('POST', '/graphql', { json: { query: '{ account { username email } }' } });
+    t.regex(JSON.stringify(other.json), /untrusted_document/);
+  } finally {
+    await locked.close();
+  }
 });
 
 const tsc = resolve(__dirname, '../../../node_modules/typescript/bin/tsc');

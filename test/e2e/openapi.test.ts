@@ -8,7 +8,8 @@ import { PDFDocument } from 'pdf-lib';
 import type { DataSource } from 'typeorm';
 import { TOKENS } from '@filigrane/core';
 import { syntheticPhoto } from '@filigrane/vision';
-import { configuredPlugins, defaultPlugins, mountedRoutes, openApiPath } from '@filigrane/gateway';
+import { defaultPlugins } from '@filigrane/gateway';
+import { configuredPlugins, mountedRoutes, openApiPath } from '@filigrane/server';
 import { startTestServer, type CallResult, type TestServer } from '@filigrane/testing';
 
 let server: TestServer;

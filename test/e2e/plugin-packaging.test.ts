@@ -6,7 +6,7 @@ import test from 'ava';
 import { lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { configuredPlugins } from '@filigrane/gateway';
+import { configuredPlugins } from '@filigrane/server';
 import { startTestServer } from '@filigrane/testing';
 import { copyExample, run } from '../support/packaging.js';
 

@@ -1,6 +1,7 @@
 import test from 'ava';
 import { IdentityService } from '@filigrane/plugin-auth';
-import { bootTestServer, defaultPlugins } from '@filigrane/gateway';
+import { defaultPlugins } from '@filigrane/gateway';
+import { bootTestServer } from '@filigrane/server';
 import { startTestServer, type TestServer } from '@filigrane/testing';
 import { homePermission } from '@filigrane/core';
 import { greetingPlugin } from '../support/greeting.plugin.js';

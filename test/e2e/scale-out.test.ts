@@ -10,7 +10,7 @@ import { gunzipSync } from 'node:zlib';
 import { createBlobStore, createTestDatabase, startTestS3Server, type TestDatabase, type TestS3Server } from '@filigrane/db';
 import { FFMPEG } from '@filigrane/video';
 import { getSharp, syntheticPhoto } from '@filigrane/vision';
-import { selectQueues } from '@filigrane/gateway';
+import { selectQueues } from '@filigrane/server';
 
 // The many-machine shape on one host: two API-only processes and a worker on one real PostgreSQL
 // and a real S3 server (s3rver), each process with its own DATA_DIR (they share no folder), the

@@ -2,7 +2,8 @@ import test from 'ava';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bootTestServer, configuredPlugins, defaultPlugins, settingsDocument } from '@filigrane/gateway';
+import { defaultPlugins, settingsDocument } from '@filigrane/gateway';
+import { bootTestServer, configuredPlugins } from '@filigrane/server';
 import { CORE_API_VERSION, PLUGIN_API_VERSION } from '@filigrane/core';
 
 // Modules an operator might name in FILIGRANE_PLUGINS, written as plain CommonJS packages.

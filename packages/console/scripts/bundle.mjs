@@ -1,7 +1,7 @@
 // Bundles the console (src/main.tsx) into dist/app: hashed script and style, index.html naming
 // them, and manifest.json with their gzip sizes. Run by the root `npm run build`, offline.
 import { build } from 'esbuild';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -37,5 +37,7 @@ const sizes = Object.fromEntries(
   }),
 );
 writeFileSync(join(out, 'manifest.json'), JSON.stringify({ script, style, sizes }, null, 2));
+// The console's operations as trusted documents (GRAPHQL_TRUSTED_DOCUMENTS), beside the app, not served.
+copyFileSync(join(root, 'src', 'graphql', 'persisted-documents.json'), join(root, 'dist', 'persisted-documents.json'));
 const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
 if (process.env.CONSOLE_BUNDLE_REPORT) console.log(`console: ${script} ${kb(sizes[script].gzip)} gzip, ${style} ${kb(sizes[style].gzip)} gzip (${Date.now() - started} ms)`);

@@ -43,9 +43,19 @@ async function errorOf(res: Response): Promise<ConsoleError> {
   return new ConsoleError(retry ? `${text} (${retry} s)` : text, res.status, body.code ?? 'http_error', fields);
 }
 
+import type { TypedDocument } from './graphql/generated';
+
 const headers = (extra: Record<string, string> = {}) => ({ ...(csrfToken ? { 'x-csrf-token': csrfToken } : {}), ...extra });
 
-export async function gql<T>(query: string, variables?: Record<string, unknown>): Promise<T> {
+/**
+ * The data of an answer without errors. The gateway makes every root field nullable so that one
+ * failing field keeps the others' data; gql throws on any error, so the root fields it resolves
+ * with are set (accountApiKey, null when the account has no key, is the one nullable by nature).
+ */
+export type Answer<T> = { [K in keyof T]: NonNullable<T[K]> };
+
+/** Runs one of the generated operations (graphql/operations/*.graphql): its variables and answer are typed from the schema. */
+export async function gql<T, V>(query: TypedDocument<T, V>, variables?: V): Promise<Answer<T>> {
   let res: Response;
   try {
     res = await fetch('/graphql', { method: 'POST', headers: headers({ 'content-type': 'application/json' }), body: JSON.stringify({ query, variables }) });
@@ -53,7 +63,7 @@ export async function gql<T>(query: string, variables?: Record<string, unknown>)
     throw new ConsoleError('offline', 0, 'network');
   }
   if (res.status === 401) onSignedOut();
-  const body = (await res.json().catch(() => null)) as { data?: T; errors?: { message: string; extensions?: { code?: string; status_code?: number; details?: unknown } }[] } | null;
+  const body = (await res.json().catch(() => null)) as { data?: Answer<T>; errors?: { message: string; extensions?: { code?: string; status_code?: number; details?: unknown } }[] } | null;
   if (!body) throw await errorOf(res);
   if (body.errors?.length) {
     const e = body.errors[0]!;
@@ -61,7 +71,7 @@ export async function gql<T>(query: string, variables?: Record<string, unknown>)
     const { message, fields } = detailsText(e.extensions?.details);
     throw new ConsoleError(message || e.message, e.extensions?.status_code ?? res.status, e.extensions?.code ?? 'graphql_error', fields);
   }
-  return body.data as T;
+  return body.data as Answer<T>;
 }
 
 export async function rest<T>(method: string, path: string, json?: unknown): Promise<T> {

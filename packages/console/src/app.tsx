@@ -1,24 +1,21 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { currentSession, gql, rest, setCsrf, whenSignedOut } from './api';
+import { MeDocument, type MeQuery } from './graphql/generated';
 import { browserLang, I18n, translator, type Lang } from './i18n';
 import { href, useRoute } from './router';
 import { CrawlsScreen } from './screens/crawls';
 import { MatchesScreen } from './screens/matches';
 import { MediaScreen } from './screens/media';
 import { OverviewScreen } from './screens/overview';
+import { CasesScreen } from './screens/cases';
 import { PressScreen } from './screens/press';
 import { SettingsScreen } from './screens/settings';
 import { SignIn } from './screens/sign-in';
 import { Loading } from './ui';
 
-export interface Me {
-  username: string;
-  fullName: string;
-  home: string;
-  permissions: string[];
-}
+export type Me = NonNullable<MeQuery['account']>;
 
-const SCREENS = ['overview', 'media', 'matches', 'crawls', 'press', 'settings'] as const;
+const SCREENS = ['overview', 'media', 'matches', 'cases', 'crawls', 'press', 'settings'] as const;
 type Screen = (typeof SCREENS)[number];
 
 export function App() {
@@ -28,7 +25,7 @@ export function App() {
   const i18n = useMemo(() => ({ lang, t: translator(lang) }), [lang]);
 
   const enter = async () => {
-    const data = await gql<{ account: Me; accountSettings: { lang: string } }>('{ account { username fullName home permissions } accountSettings { lang } }');
+    const data = await gql(MeDocument);
     setMe(data.account);
     setLang(data.accountSettings.lang === 'fr' ? 'fr' : 'en');
     setPhase('in');
@@ -110,6 +107,7 @@ function Shell({ me, onLang, onSignOut }: { me: Me; onLang: (l: Lang) => void; o
               {screen === 'overview' && <OverviewScreen />}
               {screen === 'media' && <MediaScreen me={me} route={route} />}
               {screen === 'matches' && <MatchesScreen route={route} />}
+              {screen === 'cases' && <CasesScreen route={route} />}
               {screen === 'crawls' && <CrawlsScreen route={route} />}
               {screen === 'press' && <PressScreen me={me} />}
               {screen === 'settings' && <SettingsScreen me={me} onLang={onLang} />}

@@ -10,7 +10,7 @@ import { requireIngest } from './press-permission.js';
 @ObjectType('PressIssuePages')
 class PressIssuePages {
   @Field(() => Int) done!: number;
-  @Field(() => Int) total!: number;
+  @Field(() => Int, { nullable: true, description: 'null until the PDF is opened (pending)' }) total!: number | null;
 }
 
 @ObjectType('PressIssue', { description: 'An ingested press issue and its analysis (GET /api/v4/press/issues/<id>/).' })

@@ -7,7 +7,8 @@
  * Prints one JSON line; peak RSS is the kernel's VmHWM for this process.
  */
 import { readFileSync } from 'node:fs';
-import { bootTestServer, defaultPlugins } from '@filigrane/gateway';
+import { defaultPlugins } from '@filigrane/gateway';
+import { bootTestServer } from '@filigrane/server';
 import { IdentificationService, VisualIndexService } from '@filigrane/plugin-search';
 import { prepareQuery, queryFingerprint, VisualIndex, type GeometricModel } from '@filigrane/vision';
 

@@ -365,7 +365,7 @@ export type PressIssuesQueryVariables = Exact<{
 }>;
 
 
-export type PressIssuesQuery = { pressIssues: { nodes: Array<{ id: number, name: string, date: string, status: string, matchesFound: number, error: string | null, pages: { done: number, total: number } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } | null };
+export type PressIssuesQuery = { pressIssues: { nodes: Array<{ id: number, name: string, date: string, status: string, matchesFound: number, error: string | null, pages: { done: number, total: number | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } | null };
 
 export type TagMatchMutationVariables = Exact<{
   id: string;

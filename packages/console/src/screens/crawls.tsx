@@ -1,40 +1,24 @@
 import { useState } from 'preact/hooks';
 import { gql } from '../api';
+import {
+  CrawlAgainDocument,
+  CrawlSessionDocument,
+  CrawlSessionsDocument,
+  DeleteCrawlSessionDocument,
+  PauseCrawlSessionDocument,
+  ResumeCrawlSessionDocument,
+  StartCrawlSessionDocument,
+  type CrawlSessionFieldsFragment,
+  type CrawlSessionQuery,
+} from '../graphql/generated';
 import { formatDate, formatNumber, useLang, useT } from '../i18n';
 import { go, href, type Route } from '../router';
 import { ErrorBox, Field, InlineForm, ListState, Loading, Section, Table, useAction, useLoad, usePolling } from '../ui';
 
-interface Count {
-  count: number;
-  log: string | null;
-  tar: string | null;
-  warc: string | null;
-}
-interface Batch {
-  id: number;
-  ctime: string;
-  crawlCycle: number;
-  images: Count;
-  pages: Count;
-  videos: Count;
-  documents: Count;
-}
-interface Session {
-  id: number;
-  url: string;
-  ctime: string;
-  state: string;
-  cycleCount: number;
-  search: boolean;
-  startUrls: string[];
-  reason: string | null;
-  nextCrawl: string | null;
-  progress: { pages: number; images: number };
-  batches?: { nodes: Batch[] };
-}
+type Session = CrawlSessionFieldsFragment;
+type Detail = NonNullable<CrawlSessionQuery['crawlSession']>;
 
-const SESSION_FIELDS = 'id url ctime state cycleCount search startUrls reason nextCrawl progress { pages images }';
-const BATCH_FIELDS = (k: string) => `${k} { count log tar warc }`;
+
 const active = (s: Session) => s.state === 'running' || s.state === 'pending';
 
 export function CrawlsScreen({ route }: { route: Route }) {
@@ -44,12 +28,12 @@ export function CrawlsScreen({ route }: { route: Route }) {
 function CrawlList() {
   const t = useT();
   const lang = useLang();
-  const list = useLoad(() => gql<{ crawlSessions: { nodes: Session[] } }>(`{ crawlSessions(first: 100) { nodes { ${SESSION_FIELDS} } } }`).then((d) => d.crawlSessions.nodes));
+  const list = useLoad(() => gql(CrawlSessionsDocument).then((d) => d.crawlSessions.nodes));
   usePolling(Boolean(list.data?.some(active)), list.reload);
   const [url, setUrl] = useState('');
   const [search, setSearch] = useState(true);
   const start = useAction(async () => {
-    const { startCrawlSession } = await gql<{ startCrawlSession: Session }>(`mutation($url: String!, $search: Boolean) { startCrawlSession(url: $url, search: $search) { id } }`, { url, search });
+    const { startCrawlSession } = await gql(StartCrawlSessionDocument, { url, search });
     go(['crawls', String(startCrawlSession.id)]);
   });
   return (
@@ -99,15 +83,16 @@ function State({ state }: { state: string }) {
 function CrawlDetail({ id }: { id: number }) {
   const t = useT();
   const lang = useLang();
-  const q = `query($id: Int!) { crawlSession(id: $id) { ${SESSION_FIELDS} batches(first: 100) { nodes { id ctime crawlCycle ${['images', 'pages', 'videos', 'documents'].map(BATCH_FIELDS).join(' ')} } } } }`;
-  const s = useLoad(() => gql<{ crawlSession: Session }>(q, { id }).then((d) => d.crawlSession), [id]);
+  const s = useLoad(() => gql(CrawlSessionDocument, { id }).then((d): Detail | null => d.crawlSession), [id]);
   usePolling(Boolean(s.data && active(s.data)), s.reload);
-  const act = useAction(async (mutation: string) => {
-    if (mutation === 'deleteCrawlSession') {
-      await gql(`mutation($id: Int!) { deleteCrawlSession(id: $id) }`, { id });
+  const act = useAction(async (what: 'pause' | 'resume' | 'again' | 'delete') => {
+    if (what === 'delete') {
+      await gql(DeleteCrawlSessionDocument, { id });
       return go(['crawls']);
     }
-    await gql(`mutation($id: Int!) { ${mutation}(id: $id) { id } }`, { id });
+    if (what === 'pause') await gql(PauseCrawlSessionDocument, { id });
+    else if (what === 'resume') await gql(ResumeCrawlSessionDocument, { id });
+    else await gql(CrawlAgainDocument, { id });
     s.reload();
   });
   const data = s.data;
@@ -142,22 +127,22 @@ function CrawlDetail({ id }: { id: number }) {
           )}
           <div class="actions">
             {active(data) ? (
-              <button type="button" disabled={act.busy} onClick={() => act.call('pauseCrawlSession')}>
+              <button type="button" disabled={act.busy} onClick={() => act.call('pause')}>
                 {t('crawls.pause')}
               </button>
             ) : data.state === 'paused' ? (
-              <button type="button" disabled={act.busy} onClick={() => act.call('resumeCrawlSession')}>
+              <button type="button" disabled={act.busy} onClick={() => act.call('resume')}>
                 {t('crawls.resume')}
               </button>
             ) : (
-              <button type="button" disabled={act.busy} onClick={() => act.call('crawlAgain')}>
+              <button type="button" disabled={act.busy} onClick={() => act.call('again')}>
                 {t('crawls.again')}
               </button>
             )}
             <a class="button" href={href(['matches'])}>
               {t('nav.matches')}
             </a>
-            <button type="button" class="danger" disabled={act.busy} onClick={() => confirm(t('crawls.confirmDelete')) && act.call('deleteCrawlSession')}>
+            <button type="button" class="danger" disabled={act.busy} onClick={() => confirm(t('crawls.confirmDelete')) && act.call('delete')}>
               {t('common.delete')}
             </button>
           </div>

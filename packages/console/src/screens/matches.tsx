@@ -1,13 +1,13 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ConsoleError, gql } from '../api';
-import { matchView, MATCH_SELECTION, REVIEWED_MATCH_SELECTION, REVIEW_STATES, type MatchFilterInput, type MatchView, type ReviewState } from '../graph';
+import { matchView, REVIEW_STATES, type MatchFilterInput, type MatchView, type ReviewState } from '../graph';
+import { CaptureEvidenceDocument, CasesDocument, CreateCaseDocument, EvidencePacksDocument, MatchDetailDocument, MatchPageDocument, ReviewMatchesDocument, UpdateMatchDocument } from '../graphql/generated';
 import { formatDate, formatNumber, useLang, useT } from '../i18n';
 import { go, href, type Route } from '../router';
-import { ErrorBox, InlineForm, Loading, useAction, useLoad } from '../ui';
+import { ErrorBox, InlineForm, Loading, Section, bytes, useAction, useLoad, usePolling } from '../ui';
 import { ImageSearch } from './image-search';
 
 const ROW = 72;
-const PAGE = 100;
 const OVERSCAN = 8;
 
 /** The filter form's fields, kept in the address (so a filtered list can be bookmarked and shared). */
@@ -29,13 +29,7 @@ let lastList: string[] = [];
 let lastQuery = '';
 
 export function MatchesScreen({ route }: { route: Route }) {
-  return route.path[1] ? <MatchDetail id={route.path[1]} /> : <MatchList query={route.query} />;
-}
-
-interface Page {
-  count: number;
-  next: string | null;
-  results: Record<string, unknown>[];
+  return route.path[1] ? <MatchDetail key={route.path[1]} id={route.path[1]} /> : <MatchList query={route.query} />;
 }
 
 function ReviewBadge({ state }: { state: ReviewState | undefined }) {
@@ -66,13 +60,10 @@ function MatchList({ query }: { query: URLSearchParams }) {
     setLoading(true);
     setError(null);
     try {
-      const { matches } = await gql<{ matches: Page }>(`query($filter: MatchFilter, $cursor: String) { matches(pageSize: ${PAGE}, cursor: $cursor, filter: $filter) { count next results ${REVIEWED_MATCH_SELECTION} } }`, {
-        filter,
-        cursor,
-      });
+      const { matches } = await gql(MatchPageDocument, { filter, cursor });
       if (gen !== generation.current) return;
       const more = matches.results.map(matchView);
-      const states = matches.results.map((r, i) => [more[i]!.id, (r.review as { state: ReviewState } | null)?.state ?? 'NEW'] as const);
+      const states = matches.results.map((r) => [r.id, r.review.state] as const);
       setReviews((old) => new Map([...(reset ? [] : old), ...states]));
       setRows((r) => (reset ? more : [...r, ...more]));
       setCount(matches.count);
@@ -247,9 +238,7 @@ function MatchDetail({ id }: { id: string }) {
   const lang = useLang();
   const { data, error, loading, reload, set } = useLoad(
     () =>
-      gql<{ match: (Record<string, unknown> & { review: { state: ReviewState } | null }) | null }>(`query($id: String!) { match(id: $id) ${REVIEWED_MATCH_SELECTION} }`, { id }).then((d) =>
-        d.match ? { ...matchView(d.match), review: d.match.review?.state ?? ('NEW' as ReviewState) } : null,
-      ),
+      gql(MatchDetailDocument, { id }).then((d) => (d.match ? { ...matchView(d.match), review: d.match.review.state } : null)),
     [id],
   );
   const heading = useRef<HTMLHeadingElement>(null);
@@ -270,29 +259,28 @@ function MatchDetail({ id }: { id: string }) {
     return () => removeEventListener('keydown', onKey);
   }, [id, index, data]);
   const review = useAction(async (state: ReviewState) => {
-    await gql('mutation($ids: [ID!], $state: ReviewState!) { reviewMatches(matchIds: $ids, state: $state) { changed } }', { ids: [id], state });
+    await gql(ReviewMatchesDocument, { ids: [id], state });
     set({ ...data!, review: state });
     return true;
   });
   const rights = useAction(async (what: 'evidence' | 'case') => {
     if (what === 'evidence') {
-      const { captureEvidence } = await gql<{ captureEvidence: { id: string; status: string } }>('mutation($ids: [ID!]!) { captureEvidence(matchIds: $ids) { id status } }', { ids: [id] });
-      return t('rights.evidenceQueued', { id: captureEvidence.id, status: captureEvidence.status });
+      const { captureEvidence } = await gql(CaptureEvidenceDocument, { ids: [id] });
+      setPacksVersion((v) => v + 1);
+      return { text: t('rights.evidenceQueued', { id: captureEvidence.id, status: captureEvidence.status }) };
     }
-    const { createCase } = await gql<{ createCase: { id: string } }>('mutation($ids: [ID!]!, $title: String) { createCase(matchIds: $ids, title: $title) { id } }', {
-      ids: [id],
-      title: data?.site?.domain ?? undefined,
-    });
-    return t('rights.caseCreated', { id: createCase.id });
+    const { createCase } = await gql(CreateCaseDocument, { ids: [id], title: data?.site?.domain ?? undefined });
+    cases.reload();
+    return { text: t('rights.caseCreated', { id: createCase.id }), link: href(['cases', createCase.id]) };
   });
-  const [rightsDone, setRightsDone] = useState<string | null>(null);
+  // The case already holding this match (a match is in one case at a time; infringing matches may join their site's case on their own).
+  const cases = useLoad(() => gql(CasesDocument).then((d) => d.cases.find((c) => c.state !== 'closed' && c.matches.some((m) => m.id === id)) ?? null), [id]);
+  const [rightsDone, setRightsDone] = useState<{ text: string; link?: string } | null>(null);
+  const [packsVersion, setPacksVersion] = useState(0);
   const [tags, setTags] = useState('');
   useEffect(() => setTags(data?.tags.join(', ') ?? ''), [data]);
   const save = useAction(async (patch: { tags?: string[]; export?: boolean }) => {
-    const { updateMatch } = await gql<{ updateMatch: Record<string, unknown> }>(`mutation($id: String!, $tags: [String!], $export: Boolean) { updateMatch(id: $id, tags: $tags, export: $export) ${MATCH_SELECTION} }`, {
-      id,
-      ...patch,
-    });
+    const { updateMatch } = await gql(UpdateMatchDocument, { id, ...patch });
     set({ ...matchView(updateMatch), review: data!.review });
   });
   return (
@@ -402,16 +390,61 @@ function MatchDetail({ id }: { id: string }) {
             <button type="button" disabled={rights.busy} onClick={() => rights.call('evidence').then((m) => m && setRightsDone(m))}>
               {t('rights.capture')}
             </button>
-            <button type="button" disabled={rights.busy} onClick={() => rights.call('case').then((m) => m && setRightsDone(m))}>
-              {t('rights.openCase')}
-            </button>
+            {cases.data ? (
+              <a href={href(['cases', cases.data.id])}>{t('rights.inCase', { title: cases.data.title, state: t(`cases.state.${cases.data.state}` as 'cases.state.open') })}</a>
+            ) : (
+              <button type="button" disabled={rights.busy || cases.loading} onClick={() => rights.call('case').then((m) => m && setRightsDone(m))}>
+                {t('rights.openCase')}
+              </button>
+            )}
           </div>
-          {rightsDone && <p role="status">{rightsDone}</p>}
+          {rightsDone && (
+            <p role="status">
+              {rightsDone.text} {rightsDone.link && <a href={rightsDone.link}>{t('cases.open')}</a>}
+            </p>
+          )}
           <ErrorBox error={rights.error} />
+          <MatchEvidence id={id} version={packsVersion} />
           <p class="muted">{t('matches.shortcuts')} {t('review.shortcuts')}</p>
         </article>
       )}
     </>
+  );
+}
+
+/** The evidence packs holding this match: status, SHA-256, size and the WACZ download once complete. */
+function MatchEvidence({ id, version }: { id: string; version: number }) {
+  const t = useT();
+  const lang = useLang();
+  const packs = useLoad(() => gql(EvidencePacksDocument).then((d) => d.evidencePacks.filter((p) => p.matchIds.includes(id))), [id, version]);
+  usePolling(Boolean(packs.data?.some((p) => p.status === 'pending')), packs.reload);
+  return (
+    <Section title={t('rights.packs')} id="match-evidence">
+      <ErrorBox error={packs.error} onRetry={packs.reload} />
+      {packs.data && packs.data.length === 0 && <p>{t('common.none')}</p>}
+      <ul class="plain packs">
+        {packs.data?.map((p) => (
+          <li key={p.id}>
+            {t('rights.pack', { id: p.id })} — {formatDate(lang, p.createdAt)} — <span class={`badge pack-${p.status}`}>{t(`rights.status.${p.status}` as 'rights.status.pending')}</span>
+            {p.downloadUrl && (
+              <>
+                {' '}
+                <a href={p.downloadUrl} download>
+                  {t('rights.download')} (WACZ{p.size != null ? `, ${bytes(p.size)}` : ''})
+                </a>
+              </>
+            )}
+            {p.sha256 && (
+              <>
+                {' '}
+                <code title={p.sha256}>sha256 {p.sha256.slice(0, 12)}…</code>
+              </>
+            )}
+            {p.error && <span class="field-error"> {p.error}</span>}
+          </li>
+        ))}
+      </ul>
+    </Section>
   );
 }
 

@@ -1,29 +1,14 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql, upload } from '../api';
+import { DeleteMediaDocument, MediaFolderDocument, RegisterMediaDocument, SubFoldersDocument, UpdateMediaMetadataDocument, WatermarkingJobDocument, type MediaFieldsFragment } from '../graphql/generated';
 import type { Me } from '../app';
 import { formatDate, useLang, useT } from '../i18n';
 import { go, href, type Route } from '../router';
 import { ErrorBox, InlineForm, Loading, Progress, Section, bytes, explain, useAction, useLoad } from '../ui';
 
-interface MediaItem {
-  id: string;
-  path: string;
-  name: string;
-  type: string;
-  created: string;
-  diskUsage: number;
-  watermarked: boolean;
-  metadata: Record<string, unknown>;
-  image: { thumbnail: string | null; url: string; width: number | null; height: number | null } | null;
-  video: { thumbnail: string } | null;
-}
-interface Folder {
-  folder: MediaItem;
-  children: MediaItem[];
-  childrenCount: number;
-}
+type MediaItem = MediaFieldsFragment;
 
-const MEDIA_FIELDS = 'id path name type created diskUsage watermarked metadata image { thumbnail url width height } video { thumbnail }';
+/** The page size of the MediaFolder operation. */
 const PAGE_SIZE = 60;
 const parentOf = (path: string) => path.replace(/\/[^/]+$/, '') || path;
 /** The REST file path of a media (each segment encoded). */
@@ -35,7 +20,7 @@ export function MediaScreen({ me, route }: { me: Me; route: Route }) {
   const page = Number(route.query.get('page') ?? 1) || 1;
   const selected = route.query.get('media');
   const folder = useLoad(
-    () => gql<{ mediaFolder: Folder }>(`query($path: String, $page: Int) { mediaFolder(path: $path, page: $page, pageSize: ${PAGE_SIZE}) { folder { ${MEDIA_FIELDS} } children { ${MEDIA_FIELDS} } childrenCount } }`, { path, page }).then((d) => d.mediaFolder),
+    () => gql(MediaFolderDocument, { path, page }).then((d) => d.mediaFolder),
     [path, page],
   );
   const pages = Math.max(1, Math.ceil((folder.data?.childrenCount ?? 0) / PAGE_SIZE));
@@ -119,7 +104,7 @@ function TreeNode({ path, name, current, open: initiallyOpen = false }: { path: 
   const [children, setChildren] = useState<{ path: string; name: string }[] | null>(null);
   useEffect(() => {
     if (!open || children) return;
-    void gql<{ mediaFolder: Folder }>('query($path: String) { mediaFolder(path: $path, pageSize: 100) { children { path name type } } }', { path }).then(
+    void gql(SubFoldersDocument, { path }).then(
       (d) => setChildren(d.mediaFolder.children.filter((c) => c.type === 'folder')),
       () => setChildren([]),
     );
@@ -154,13 +139,6 @@ interface Upload {
   error?: unknown;
 }
 
-interface WatermarkingJob {
-  id: string;
-  status: string;
-  result: { watermarked: string; registration: string; original: string } | null;
-  error: { details?: string } | null;
-}
-
 let uploadIds = 0;
 
 /** Drag-and-drop (or chosen) files: images are watermarked, .lmk files registered in the folder. */
@@ -187,10 +165,7 @@ function Uploads({ folder, onRegistered }: { folder: string; onRegistered: () =>
       const job = await upload<{ id: string }>('POST', '/api/v4/watermarking/?sync=false', file, type, (f) => patch(id, { progress: f }));
       patch(id, { phase: 'working', progress: null });
       for (let wait = 500; ; wait = Math.min(3000, wait * 1.5)) {
-        const { watermarkingJob: j } = await gql<{ watermarkingJob: WatermarkingJob }>(
-          'query($id: String!) { watermarkingJob(id: $id) { id status result { watermarked registration original } error { code details } } }',
-          { id: job.id },
-        );
+        const { watermarkingJob: j } = await gql(WatermarkingJobDocument, { id: job.id });
         if (j.status === 'complete' && j.result) return patch(id, { phase: 'done', result: j.result });
         if (j.status === 'failed') return patch(id, { phase: 'failed', error: new Error(j.error?.details ?? 'failed') });
         await new Promise((r) => setTimeout(r, wait));
@@ -204,10 +179,7 @@ function Uploads({ folder, onRegistered }: { folder: string; onRegistered: () =>
     const name = u.name.replace(/\.[^.]+$/, '') + (u.name.match(/\.[^.]+$/)?.[0] ?? '');
     patch(u.id, { phase: 'working' });
     try {
-      const { registerMedia } = await gql<{ registerMedia: { path: string } }>('mutation($path: String!, $url: String!) { registerMedia(path: $path, url: $url) { path } }', {
-        path: `${folder}/${name}`,
-        url: u.result!.registration,
-      });
+      const { registerMedia } = await gql(RegisterMediaDocument, { path: `${folder}/${name}`, url: u.result!.registration });
       patch(u.id, { phase: 'done', registered: registerMedia.path });
       onRegistered();
     } catch (error) {
@@ -305,15 +277,12 @@ function Details({ media, onChanged, onClose }: { media: MediaItem; onChanged: (
   useEffect(() => heading.current?.focus(), []);
   const save = useAction(async (next: [string, string][]) => {
     const removed = meta.filter(([k]) => !next.some(([n]) => n === k)).map(([k]) => [k, null] as const);
-    await gql('mutation($path: String!, $metadata: JSONObject!) { updateMediaMetadata(path: $path, metadata: $metadata) }', {
-      path: media.path,
-      metadata: Object.fromEntries([...removed, ...next]),
-    });
+    await gql(UpdateMediaMetadataDocument, { path: media.path, metadata: Object.fromEntries([...removed, ...next]) });
     setMeta(next);
     setSaved(true);
   });
   const remove = useAction(async () => {
-    await gql('mutation($path: String!) { deleteMedia(path: $path) }', { path: media.path });
+    await gql(DeleteMediaDocument, { path: media.path });
     onClose();
     onChanged();
   });

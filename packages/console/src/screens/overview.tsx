@@ -1,5 +1,6 @@
 import { gql } from '../api';
-import { matchView, MATCH_SELECTION, type MatchView } from '../graph';
+import { matchView, type MatchView } from '../graph';
+import { OverviewDocument } from '../graphql/generated';
 import { formatDate, formatNumber, useLang, useT } from '../i18n';
 import { href } from '../router';
 import { ErrorBox, Loading, Section, useLoad } from '../ui';
@@ -21,20 +22,9 @@ async function load(): Promise<Data> {
   today.setUTCHours(0, 0, 0, 0);
   const day = (offset: number) => new Date(today.getTime() + offset * 86_400_000).toISOString().slice(0, 10);
   // The matches per day are one histogram (UTC days, zeros included) from DAYS - 1 days ago to today.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const data = await gql<Record<string, any>>(
-    `query($from: String!, $to: String!) {
-    account { imageCount }
-    all: matches(pageSize: 6) { count results ${MATCH_SELECTION} }
-    wm: matches(pageSize: 1, filter: { watermarked: { equals: true } }) { count }
-    crawlSessions(first: 100) { nodes { id } }
-    sites: aggregations(name: "group-site-path", pageSize: 100) { results { site { domain } matchCount } }
-    perDay: matchHistogram(interval: DAY, from: $from, to: $to) { buckets { start count } }
-  }`,
-    { from: day(1 - DAYS), to: day(1) },
-  );
+  const data = await gql(OverviewDocument, { from: day(1 - DAYS), to: day(1) });
   const bySite = new Map<string, number>();
-  for (const r of data.sites.results as { site: { domain: string | null } | null; matchCount: number }[]) {
+  for (const r of data.sites.results) {
     const domain = r.site?.domain;
     if (domain) bySite.set(domain, (bySite.get(domain) ?? 0) + r.matchCount);
   }
@@ -44,7 +34,7 @@ async function load(): Promise<Data> {
     watermarked: data.wm.count,
     crawls: data.crawlSessions.nodes.length,
     recent: data.all.results.map(matchView),
-    days: (data.perDay.buckets as { start: string; count: number }[]).map((b) => ({ day: b.start.slice(0, 10), count: b.count })),
+    days: data.perDay.buckets.map((b) => ({ day: (b.start ?? '').slice(0, 10), count: b.count })),
     sites: [...bySite].map(([domain, count]) => ({ domain, count })).sort((a, b) => b.count - a.count).slice(0, 8),
   };
 }

@@ -1,24 +1,15 @@
 import { useRef, useState } from 'preact/hooks';
 import { gql, upload } from '../api';
+import { PressIssuesDocument } from '../graphql/generated';
 import type { Me } from '../app';
 import { formatDate, useLang, useT } from '../i18n';
 import { ErrorBox, InlineForm, ListState, Progress, Section, Table, useAction, useLoad, usePolling } from '../ui';
-
-interface Issue {
-  id: number;
-  name: string;
-  date: string;
-  status: string;
-  pages: { done: number; total: number | null };
-  matchesFound: number;
-  created: string;
-}
 
 export function PressScreen({ me }: { me: Me }) {
   const t = useT();
   const lang = useLang();
   const allowed = me.permissions.includes('press:ingest');
-  const list = useLoad(() => (allowed ? gql<{ pressIssues: { nodes: Issue[] } }>('{ pressIssues(first: 100) { nodes { id name date status pages { done total } matchesFound created } } }').then((d) => d.pressIssues.nodes) : Promise.resolve([])), [allowed]);
+  const list = useLoad(() => (allowed ? gql(PressIssuesDocument).then((d) => d.pressIssues.nodes) : Promise.resolve([])), [allowed]);
   usePolling(Boolean(list.data?.some((i) => i.status === 'pending' || i.status === 'running')), list.reload);
   const [name, setName] = useState('');
   const [date, setDate] = useState('');
@@ -32,6 +23,10 @@ export function PressScreen({ me }: { me: Me }) {
     setProgress(0);
     try {
       await upload('POST', '/api/v4/press/issues/', form, null, setProgress);
+      // Ready for the next issue.
+      setName('');
+      setDate('');
+      file.current!.value = '';
     } finally {
       setProgress(null);
     }

@@ -1,14 +1,32 @@
 import { useState } from 'preact/hooks';
 import { gql } from '../api';
+import {
+  AccountApiKeyDocument,
+  BrowserSessionsDocument,
+  ChangePasswordDocument,
+  CreateLicenseeDocument,
+  CreateOAuthApplicationDocument,
+  CreateWebhookEndpointDocument,
+  DeleteLicenseeDocument,
+  DeleteOAuthApplicationDocument,
+  DeleteWebhookEndpointDocument,
+  LicenseesDocument,
+  OAuthApplicationsDocument,
+  ProfileDocument,
+  RevokeBrowserSessionDocument,
+  RevokeOtherBrowserSessionsDocument,
+  RotateAccountApiKeyDocument,
+  TestWebhookEndpointDocument,
+  UpdateAccountSettingsDocument,
+  WebhookDeliveriesDocument,
+  WebhookEndpointsDocument,
+  type AccountSettingsInput,
+  type SettingsFieldsFragment,
+} from '../graphql/generated';
 import type { Me } from '../app';
 import { formatDate, useLang, useT, type Key, type Lang } from '../i18n';
 import { ErrorBox, Field, InlineForm, Loading, SecretOnce, Section, useAction, useLoad } from '../ui';
 
-interface Settings {
-  lang: string;
-  notifications: Record<string, boolean | null>;
-  notifSiteCountries: string[];
-}
 const NOTIFICATIONS = [
   'notifyUpload',
   'notifyPdf',
@@ -23,7 +41,7 @@ const NOTIFICATIONS = [
   'notifyFavorite',
   'notifyNewsletter',
   'notifyOffers',
-] as const;
+] as const satisfies readonly (keyof SettingsFieldsFragment['notifications'])[];
 
 export function SettingsScreen({ me, onLang }: { me: Me; onLang: (l: Lang) => void }) {
   const t = useT();
@@ -46,18 +64,13 @@ export function SettingsScreen({ me, onLang }: { me: Me; onLang: (l: Lang) => vo
 function Profile({ me, onLang }: { me: Me; onLang: (l: Lang) => void }) {
   const t = useT();
   const data = useLoad(() =>
-    gql<{ account: { email: string; imageCount: number; imageQuota: number | null }; accountSettings: Settings }>(
-      `{ account { email imageCount imageQuota } accountSettings { lang notifSiteCountries notifications { ${NOTIFICATIONS.join(' ')} } } }`,
-    ),
+    gql(ProfileDocument),
   );
   const [countries, setCountries] = useState<string | null>(null);
   const [saved, setSaved] = useState(false);
-  const save = useAction(async (input: Record<string, unknown>) => {
+  const save = useAction(async (input: AccountSettingsInput) => {
     setSaved(false);
-    const { updateAccountSettings } = await gql<{ updateAccountSettings: Settings }>(
-      `mutation($input: AccountSettingsInput!) { updateAccountSettings(input: $input) { lang notifSiteCountries notifications { ${NOTIFICATIONS.join(' ')} } } }`,
-      { input },
-    );
+    const { updateAccountSettings } = await gql(UpdateAccountSettingsDocument, { input });
     data.set({ ...data.data!, accountSettings: updateAccountSettings });
     if (input.lang) onLang(updateAccountSettings.lang === 'fr' ? 'fr' : 'en');
     setSaved(true);
@@ -135,7 +148,7 @@ function Password() {
   const [done, setDone] = useState(false);
   const change = useAction(async () => {
     setDone(false);
-    await gql('mutation($n: String!, $c: String) { changePassword(newPassword: $n, currentPassword: $c) }', { n: next, c: current || null });
+    await gql(ChangePasswordDocument, { next, current: current || null });
     setCurrent('');
     setNext('');
     setDone(true);
@@ -168,8 +181,8 @@ function Password() {
 function ApiKey() {
   const t = useT();
   const [key, setKey] = useState<string | null>(null);
-  const show = useAction(async () => setKey((await gql<{ accountApiKey: string | null }>('{ accountApiKey }')).accountApiKey));
-  const rotate = useAction(async () => setKey((await gql<{ rotateAccountApiKey: string }>('mutation { rotateAccountApiKey }')).rotateAccountApiKey));
+  const show = useAction(async () => setKey((await gql(AccountApiKeyDocument)).accountApiKey));
+  const rotate = useAction(async () => setKey((await gql(RotateAccountApiKeyDocument)).rotateAccountApiKey));
   return (
     <Section title={t('settings.apiKey')} id="api-key">
       {key && (
@@ -195,17 +208,17 @@ function ApiKey() {
 function OAuthApps() {
   const t = useT();
   const lang = useLang();
-  const apps = useLoad(() => gql<{ oauthApplications: { id: number; name: string; clientId: string; created: string }[] }>('{ oauthApplications { id name clientId created } }').then((d) => d.oauthApplications));
+  const apps = useLoad(() => gql(OAuthApplicationsDocument).then((d) => d.oauthApplications));
   const [name, setName] = useState('');
   const [secret, setSecret] = useState<string | null>(null);
   const create = useAction(async () => {
-    const { createOAuthApplication } = await gql<{ createOAuthApplication: { clientSecret: string } }>('mutation($name: String!) { createOAuthApplication(name: $name) { id clientSecret } }', { name });
+    const { createOAuthApplication } = await gql(CreateOAuthApplicationDocument, { name });
     setSecret(createOAuthApplication.clientSecret);
     setName('');
     apps.reload();
   });
   const remove = useAction(async (id: number) => {
-    await gql('mutation($id: ID!) { deleteOAuthApplication(id: $id) }', { id: String(id) });
+    await gql(DeleteOAuthApplicationDocument, { id: String(id) });
     apps.reload();
   });
   return (
@@ -235,37 +248,20 @@ function OAuthApps() {
   );
 }
 
-interface Endpoint {
-  id: number;
-  url: string;
-  events: string[];
-  enabled: boolean;
-  disabledReason: string | null;
-}
-interface Delivery {
-  id: string;
-  eventType: string;
-  status: string;
-  attempts: number;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  created: string;
-}
-
 function Webhooks() {
   const t = useT();
   const lang = useLang();
-  const list = useLoad(() => gql<{ webhookEndpoints: Endpoint[] }>('{ webhookEndpoints { id url events enabled disabledReason } }').then((d) => d.webhookEndpoints));
+  const list = useLoad(() => gql(WebhookEndpointsDocument).then((d) => d.webhookEndpoints));
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState('match.created');
   const [secret, setSecret] = useState<string | null>(null);
   const [open, setOpen] = useState<number | null>(null);
   const deliveries = useLoad(
-    () => (open === null ? Promise.resolve([]) : gql<{ webhookDeliveries: Delivery[] }>('query($id: ID!) { webhookDeliveries(endpointId: $id, first: 20) { id eventType status attempts lastStatusCode lastError created } }', { id: String(open) }).then((d) => d.webhookDeliveries)),
+    () => (open === null ? Promise.resolve([]) : gql(WebhookDeliveriesDocument, { id: String(open) }).then((d) => d.webhookDeliveries)),
     [open],
   );
   const create = useAction(async () => {
-    const { createWebhookEndpoint } = await gql<{ createWebhookEndpoint: { secret: string } }>('mutation($url: String!, $events: [String!]!) { createWebhookEndpoint(url: $url, events: $events) { id secret } }', {
+    const { createWebhookEndpoint } = await gql(CreateWebhookEndpointDocument, {
       url,
       events: events.split(',').map((e) => e.trim()).filter(Boolean),
     });
@@ -274,8 +270,8 @@ function Webhooks() {
     list.reload();
   });
   const act = useAction(async (kind: 'delete' | 'test', id: number) => {
-    if (kind === 'delete') await gql('mutation($id: ID!) { deleteWebhookEndpoint(id: $id) }', { id: String(id) });
-    else await gql('mutation($id: ID!) { testWebhookEndpoint(id: $id) { id } }', { id: String(id) });
+    if (kind === 'delete') await gql(DeleteWebhookEndpointDocument, { id: String(id) });
+    else await gql(TestWebhookEndpointDocument, { id: String(id) });
     list.reload();
     if (kind === 'test') (setOpen(id), deliveries.reload());
   });
@@ -340,11 +336,11 @@ function Sessions() {
   const t = useT();
   const lang = useLang();
   const list = useLoad(() =>
-    gql<{ browserSessions: { id: number; current: boolean; userAgent: string; address: string; lastSeen: string }[] }>('{ browserSessions { id current userAgent address lastSeen } }').then((d) => d.browserSessions),
+    gql(BrowserSessionsDocument).then((d) => d.browserSessions),
   );
   const act = useAction(async (id: number | 'others') => {
-    if (id === 'others') await gql('mutation { revokeOtherBrowserSessions }');
-    else await gql('mutation($id: Int!) { revokeBrowserSession(id: $id) }', { id });
+    if (id === 'others') await gql(RevokeOtherBrowserSessionsDocument);
+    else await gql(RevokeBrowserSessionDocument, { id });
     list.reload();
   });
   return (
@@ -375,17 +371,17 @@ function Sessions() {
 
 function Licensees() {
   const t = useT();
-  const list = useLoad(() => gql<{ licensees: { results: { id: string; name: string; domain: string; includeSubdomains: boolean }[] } }>('{ licensees(pageSize: 100) { results { id name domain includeSubdomains } } }').then((d) => d.licensees.results));
+  const list = useLoad(() => gql(LicenseesDocument).then((d) => d.licensees.results));
   const [name, setName] = useState('');
   const [domain, setDomain] = useState('');
   const add = useAction(async () => {
-    await gql('mutation($input: LicenseeInput!) { createLicensee(input: $input) { id } }', { input: { name, domain } });
+    await gql(CreateLicenseeDocument, { input: { name, domain } });
     setName('');
     setDomain('');
     list.reload();
   });
   const remove = useAction(async (id: string) => {
-    await gql('mutation($id: ID!) { deleteLicensee(id: $id) }', { id });
+    await gql(DeleteLicenseeDocument, { id });
     list.reload();
   });
   return (
