@@ -252,5 +252,16 @@ test.serial('GraphQL: ingest and follow an issue, press matches, document search
   t.like(found, { type: 'document', status: 'complete', name: 'mine', query: { name: 'mine', searchPath: rest.query.search_path, sync: false }, error: null });
   t.true(found.matches.length > 0, JSON.stringify(rest));
   t.deepEqual(found.matches, camelCaseKeys(rest.matches));
+  // A document that cannot be read: the stored search fails, its error a typed ApiErrorBody (REST's {code, details}).
+  const broken = `data:application/pdf;base64,${Buffer.from('%PDF-1.7\nthis is not the rest of a PDF').toString('base64')}`;
+  const failing = await gql(bob.apiKey, 'mutation($u: String!) { documentSearch(url: $u) { id status } }', { u: broken });
+  let failed = failing.data.documentSearch;
+  for (let i = 0; i < 240 && (failed.status === 'pending' || failed.status === 'running'); i++) {
+    await new Promise((r) => setTimeout(r, 250));
+    failed = (await gql(bob.apiKey, 'query($id: String!) { search(id: $id) { id status matches { id } error { statusCode code details errors { field } } } }', { id: failed.id })).data.search;
+  }
+  const restFailed = (await server.call('GET', `/api/v4/searches/${failed.id}/`, { key: bob.apiKey })).json;
+  t.is(restFailed.status, 'failed', JSON.stringify(restFailed));
+  t.deepEqual(failed, { id: restFailed.id, status: 'failed', matches: null, error: { statusCode: null, code: restFailed.error.code, details: restFailed.error.details, errors: [] } });
   t.true((await gql(ops.apiKey, 'mutation($id: Int!) { deletePressIssue(id: $id) }', { id })).data.deletePressIssue);
 });

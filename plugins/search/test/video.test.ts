@@ -3,7 +3,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TOKENS, type MatchPipeline } from '@filigrane/core';
+import { camelCaseKeys, TOKENS, type MatchPipeline } from '@filigrane/core';
 import { startTestServer, type TestServer } from '@filigrane/testing';
 import { FFMPEG } from '@filigrane/video';
 import { getSharp, syntheticPhoto } from '@filigrane/vision';
@@ -117,6 +117,18 @@ test.serial('a re-encoded, half-size clip is found with both time ranges; anothe
   t.true(Math.abs(m.matched_video_end_time! - 14) <= 1, `matched end ${m.matched_video_end_time}`);
   t.true(m.query_video_start_time! <= 1 && Math.abs(m.query_video_end_time! - 6) <= 1, `query ${m.query_video_start_time}-${m.query_video_end_time}`);
   t.true(m.matched_video_match_duration! >= 4);
+  // GraphQL: the same match as a typed SearchMatch (every REST key a camelCase field; `error` is null when REST leaves it out).
+  const gql = await server.call('POST', '/graphql', {
+    key,
+    json: {
+      query: `query($id: String!) { search(id: $id) { type status matches { id created type watermarked
+        video { url type width height thumbnail duration format streamingUrl status error mediaPath mediaUrl metadata }
+        queryVideoStartTime queryVideoEndTime queryVideoMatchDuration matchedVideoStartTime matchedVideoEndTime matchedVideoMatchDuration } } }`,
+      variables: { id: res.json.id },
+    },
+  });
+  const typed = camelCaseKeys<Record<string, Record<string, unknown>>[]>(matches);
+  t.deepEqual(gql.json.data?.search, { type: 'video', status: 'complete', matches: typed.map((x) => ({ ...x, video: { error: null, ...x.video } })) }, gql.text);
 
   const theirs = await server.call('POST', '/api/v4/searches/', { key: other, json: { file: dataUri('clip.mp4', 'video/mp4') } });
   t.deepEqual((await poll(theirs.json.url, other)).matches, []);
