@@ -330,7 +330,7 @@ function MatchDetail({ id }: { id: string }) {
             <figure>
               <figcaption>{t('matches.copy')}</figcaption>
               {data.page.imageUrl ? (
-                <Outlined src={data.page.imageUrl} alt={`${t('matches.copy')}: ${data.page.imageUrl}`} outline={data.region?.copy} label={t('matches.regionCopy')} />
+                <Outlined src={data.page.imageUrl} alt={`${t('matches.copy')}: ${data.page.imageUrl}`} outline={data.region?.copy} label={t('matches.regionCopy')} missing={t('matches.imageMissing')} />
               ) : (
                 <p>{t('matches.noCopy')}</p>
               )}
@@ -449,11 +449,15 @@ function MatchEvidence({ id, version }: { id: string; version: number }) {
 }
 
 /** An image with the matched region drawn over it (corners in fractions of the image's size). */
-function Outlined({ src, alt, outline, label }: { src: string; alt: string; outline?: number[]; label: string }) {
+function Outlined({ src, alt, outline, label, missing }: { src: string; alt: string; outline?: number[]; label: string; missing?: string }) {
+  // A copy on another site may be gone (or refuse us): say so instead of a broken image.
+  const [failed, setFailed] = useState(false);
+  useEffect(() => setFailed(false), [src]);
   const points = outline && outline.length === 8 ? [0, 1, 2, 3].map((i) => `${outline[2 * i]},${outline[2 * i + 1]}`).join(' ') : null;
+  if (failed && missing) return <p class="muted image-missing">{missing}</p>;
   return (
     <div class="outlined">
-      <img src={src} alt={alt} referrerpolicy="no-referrer" />
+      <img src={src} alt={alt} referrerpolicy="no-referrer" onError={() => setFailed(true)} />
       {points && (
         <svg viewBox="0 0 1 1" preserveAspectRatio="none" role="img" aria-label={label}>
           <polygon points={points} vector-effect="non-scaling-stroke" />
