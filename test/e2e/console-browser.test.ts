@@ -354,6 +354,14 @@ run('the console rights screens: licensee, evidence pack, case and notice, media
   await p.getByRole('link', { name: domain, exact: true }).waitFor();
   await p.getByRole('link', { name: 'harbour-weekly.fr', exact: true }).waitFor();
   await checkScreen(t, 'cases', p);
+  // The cases and a case at phone width: nothing wider than the screen.
+  await p.setViewportSize({ width: 375, height: 800 });
+  t.true((await p.evaluate('document.documentElement.scrollWidth')) as number <= 376, 'cases: no horizontal scrolling at 375 px');
+  await p.goto(`${base}/#/cases/${opened[0]!.id}`);
+  await p.getByRole('heading', { name: 'Takedown notices' }).waitFor();
+  t.true((await p.evaluate('document.documentElement.scrollWidth')) as number <= 376, 'a case: no horizontal scrolling at 375 px');
+  await checkScreen(t, 'phone-case', p);
+  await p.setViewportSize({ width: 1280, height: 900 });
 
   // Press: a one-page PDF ingested from the press screen, listed, and known to REST.
   const doc = await PDFDocument.create();
@@ -380,5 +388,5 @@ run('the console rights screens: licensee, evidence pack, case and notice, media
   await checkScreen(t, 'media-deleted', p);
 
   t.deepEqual(pageErrors, [], 'no script error on the rights screens');
-  t.log(`rights screens: ${((Date.now() - started) / 1000).toFixed(1)} s; axe: ${JSON.stringify(Object.fromEntries(['settings-licensee', 'match-licensed', 'match-evidence', 'case', 'case-notice', 'cases', 'press-ingested', 'media-deleted'].map((k) => [k, axeReport[k]])))}`);
+  t.log(`rights screens: ${((Date.now() - started) / 1000).toFixed(1)} s; axe: ${JSON.stringify(Object.fromEntries(['settings-licensee', 'match-licensed', 'match-evidence', 'case', 'case-notice', 'cases', 'phone-case', 'press-ingested', 'media-deleted'].map((k) => [k, axeReport[k]])))}`);
 });

@@ -451,8 +451,8 @@ function MatchEvidence({ id, version }: { id: string; version: number }) {
 /** An image with the matched region drawn over it (corners in fractions of the image's size). */
 function Outlined({ src, alt, outline, label, missing }: { src: string; alt: string; outline?: number[]; label: string; missing?: string }) {
   // A copy on another site may be gone (or refuse us): say so instead of a broken image.
+  // (MatchDetail is keyed by match, so a new match starts afresh.)
   const [failed, setFailed] = useState(false);
-  useEffect(() => setFailed(false), [src]);
   const points = outline && outline.length === 8 ? [0, 1, 2, 3].map((i) => `${outline[2 * i]},${outline[2 * i + 1]}`).join(' ') : null;
   if (failed && missing) return <p class="muted image-missing">{missing}</p>;
   return (
