@@ -298,6 +298,14 @@ run('the console rights screens: licensee, evidence pack, case and notice, media
   t.is(licensees.json.results?.[0]?.domain, 'harbour-weekly.fr', licensees.text.slice(0, 300));
   const licensed = await until(() => alice.call('GET', '/api/v4/matches/?review_state=licensed'), (r) => r.json.count === 1, 'the match licensed by the rule');
   t.is(String(licensed.json.results[0].id), String(seen.id));
+  // The rights holder notices name by default, in the settings' cases section; REST reads it back.
+  const caseSettings = p.locator('section[aria-labelledby=case-settings]');
+  await p.getByLabel('Rights holder name').fill('Alice Martin Photo');
+  await p.getByLabel('Rights holder e-mail').fill('rights@alice.example');
+  await caseSettings.getByRole('button', { name: 'Save' }).click();
+  await caseSettings.getByText('Saved.').waitFor();
+  const holderBack = await alice.call('GET', '/api/v4/cases/settings/');
+  t.like(holderBack.json.rights_holder, { name: 'Alice Martin Photo', email: 'rights@alice.example' }, holderBack.text.slice(0, 300));
   await checkScreen(t, 'settings-licensee', p);
   await p.goto(`${base}/#/matches/${seen.id}`);
   await p.locator('.review button[aria-pressed=true]', { hasText: 'Licensed' }).waitFor();
@@ -350,6 +358,42 @@ run('the console rights screens: licensee, evidence pack, case and notice, media
   const [pdf] = await Promise.all([p.waitForEvent('download'), pdfLink.click()]);
   t.is(readFileSync((await pdf.path())!).subarray(0, 5).toString('latin1'), '%PDF-', 'the notice PDF downloads');
   await checkScreen(t, 'case-notice', p);
+
+  // Sending the notice: this server has no SMTP, so e-mailing it is refused in words with what to do;
+  // recorded as sent by other means, the case is notice_sent, and deleting it is refused in words.
+  const caseId = opened[0]!.id;
+  await p.getByLabel('Host’s e-mail (abuse or legal address)').fill('abuse@harbour-weekly.fr');
+  await p.getByRole('button', { name: 'Send by e-mail' }).click();
+  await p.getByText('This server sends no e-mail. Download the notice (PDF), send it yourself').waitFor();
+  t.is((await alice.call('GET', `/api/v4/cases/${caseId}/`)).json.state, 'open', 'a refused mail changes nothing');
+  await p.getByLabel('Sent another way (where: web form, letter…)').fill('harbour-weekly.fr contact form');
+  await p.getByRole('button', { name: 'Record as sent' }).click();
+  await p.locator('dd .badge', { hasText: 'Notice sent' }).waitFor();
+  const sent = await alice.call('GET', `/api/v4/cases/${caseId}/`);
+  t.is(sent.json.state, 'notice_sent', sent.text.slice(0, 300));
+  t.like(sent.json.notices[0], { sent_via: 'manual', sent_to: 'harbour-weekly.fr contact form' });
+  await p.getByText('sent by other means (harbour-weekly.fr contact form)').waitFor();
+  await p.getByRole('button', { name: 'Delete the case' }).click();
+  await p.getByText('cannot be deleted. Close it instead.').waitFor();
+  t.is((await alice.call('GET', `/api/v4/cases/${caseId}/`)).status, 200, 'the case is still there');
+  await checkScreen(t, 'case-notice-sent', p);
+  // Resolved (the copy was removed), then closed: REST's history has both moves.
+  const moves = async () =>
+    ((await alice.call('GET', `/api/v4/cases/${caseId}/`)).json.history as { action: string; from_state: string; to_state: string; resolution: string | null }[])
+      .filter((h) => h.action === 'transition')
+      .map((h) => [h.from_state, h.to_state, h.resolution]);
+  await p.getByLabel('Resolution').selectOption('removed');
+  await p.getByLabel('Note (kept in the history)').fill('Removed by the site after the notice');
+  await p.getByRole('button', { name: 'Mark resolved' }).click();
+  await p.locator('dd .badge', { hasText: 'Resolved' }).waitFor();
+  t.deepEqual(await moves(), [['notice_sent', 'resolved', 'removed']]);
+  await checkScreen(t, 'case-resolved', p);
+  await p.getByRole('button', { name: 'Close the case' }).click();
+  await p.locator('dd .badge', { hasText: 'Closed' }).waitFor();
+  t.deepEqual(await moves(), [['notice_sent', 'resolved', 'removed'], ['resolved', 'closed', null]]);
+  t.is((await alice.call('GET', `/api/v4/cases/${caseId}/`)).json.state, 'closed');
+  await p.getByText('This case is closed').waitFor();
+  await checkScreen(t, 'case-closed', p);
   await p.goto(`${base}/#/cases`);
   await p.getByRole('link', { name: domain, exact: true }).waitFor();
   await p.getByRole('link', { name: 'harbour-weekly.fr', exact: true }).waitFor();
@@ -361,6 +405,13 @@ run('the console rights screens: licensee, evidence pack, case and notice, media
   await p.getByRole('heading', { name: 'Takedown notices' }).waitFor();
   t.true((await p.evaluate('document.documentElement.scrollWidth')) as number <= 376, 'a case: no horizontal scrolling at 375 px');
   await checkScreen(t, 'phone-case', p);
+  // An open case with every action's form, at phone width too.
+  const [openCase] = (await alice.call('GET', '/api/v4/cases/?state=open')).json.results as { id: string }[];
+  t.truthy(openCase, 'the crawled site\'s case is open');
+  await p.goto(`${base}/#/cases/${openCase!.id}`);
+  await p.getByRole('button', { name: 'Mark resolved' }).waitFor();
+  t.true((await p.evaluate('document.documentElement.scrollWidth')) as number <= 376, 'an open case: no horizontal scrolling at 375 px');
+  await checkScreen(t, 'phone-case-open', p);
   await p.setViewportSize({ width: 1280, height: 900 });
 
   // Press: a one-page PDF ingested from the press screen, listed, and known to REST.
@@ -388,5 +439,5 @@ run('the console rights screens: licensee, evidence pack, case and notice, media
   await checkScreen(t, 'media-deleted', p);
 
   t.deepEqual(pageErrors, [], 'no script error on the rights screens');
-  t.log(`rights screens: ${((Date.now() - started) / 1000).toFixed(1)} s; axe: ${JSON.stringify(Object.fromEntries(['settings-licensee', 'match-licensed', 'match-evidence', 'case', 'case-notice', 'cases', 'phone-case', 'press-ingested', 'media-deleted'].map((k) => [k, axeReport[k]])))}`);
+  t.log(`rights screens: ${((Date.now() - started) / 1000).toFixed(1)} s; axe: ${JSON.stringify(Object.fromEntries(['settings-licensee', 'match-licensed', 'match-evidence', 'case', 'case-notice', 'case-notice-sent', 'case-resolved', 'case-closed', 'cases', 'phone-case', 'phone-case-open', 'press-ingested', 'media-deleted'].map((k) => [k, axeReport[k]])))}`);
 });

@@ -1,14 +1,25 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ConsoleError } from './api';
-import { useT, type T } from './i18n';
+import { useT, type Key, type T } from './i18n';
+
+/** Errors whose code says more than their status: what to do instead, in the interface language. */
+const BY_CODE: Partial<Record<string, Key>> = {
+  case_has_sent_notices: 'error.caseHasSentNotices',
+  mail_not_configured: 'error.mailNotConfigured',
+  mail_failed: 'error.mailFailed',
+  invalid_transition: 'error.invalidTransition',
+  case_not_active: 'error.caseNotActive',
+};
 
 /** What went wrong and what to do, in the interface language, with the server's own words beside. */
 export function explain(t: T, err: unknown): { title: string; detail: string } {
   if (!(err instanceof ConsoleError)) return { title: t('error.5xx'), detail: String((err as Error)?.message ?? err) };
   const s = err.status;
-  const title =
-    s === 0 ? t('error.offline') : s === 401 ? t('error.401') : s === 403 ? t('error.403') : s === 404 ? t('error.404') : s === 429 ? t('error.429') : s >= 500 ? t('error.5xx') : t('error.400');
+  const byCode = BY_CODE[err.code];
+  const title = byCode
+    ? t(byCode)
+    : s === 0 ? t('error.offline') : s === 401 ? t('error.401') : s === 403 ? t('error.403') : s === 404 ? t('error.404') : s === 429 ? t('error.429') : s >= 500 ? t('error.5xx') : t('error.400');
   return { title, detail: s === 0 ? '' : err.message };
 }
 

@@ -168,6 +168,13 @@ export type TakedownNoticeInput = {
   explanation?: string | null | undefined;
 };
 
+export type CaseRightsHolderInput = {
+  name?: string | null | undefined;
+  email?: string | null | undefined;
+  address?: string | null | undefined;
+  phone?: string | null | undefined;
+};
+
 export type MeQueryVariables = Exact<{ [key: string]: never; }>;
 
 
@@ -335,19 +342,21 @@ export type CaptureEvidenceMutationVariables = Exact<{
 
 export type CaptureEvidenceMutation = { captureEvidence: { id: string, status: string, matchIds: Array<string>, createdAt: string, completedAt: string | null, sha256: string | null, size: number | null, downloadUrl: string | null, error: string | null } | null };
 
-export type NoticeFieldsFragment = { id: string, type: string, lang: string, created: string, pdfUrl: string, textUrl: string, pdfSha256: string, sentAt: string | null };
+export type NoticeFieldsFragment = { id: string, type: string, lang: string, created: string, pdfUrl: string, textUrl: string, pdfSha256: string, sentAt: string | null, sentTo: string | null, sentVia: string | null };
 
 export type CasesQueryVariables = Exact<{ [key: string]: never; }>;
 
 
 export type CasesQuery = { cases: Array<{ id: string, title: string, site: string | null, state: string, matchCount: number, created: string, updated: string, matches: Array<{ id: string }> }> | null };
 
+export type CaseDetailFieldsFragment = { id: string, title: string, site: string | null, state: string, resolution: string | null, matchCount: number, created: string, updated: string, matches: Array<{ id: string, site: string | null, pageUrl: string | null, imageUrl: string | null, added: string }>, evidence: Array<{ packId: string, status: string, error: string | null, sha256: string | null, size: number | null, captured: string | null }>, notices: Array<{ id: string, type: string, lang: string, created: string, pdfUrl: string, textUrl: string, pdfSha256: string, sentAt: string | null, sentTo: string | null, sentVia: string | null }>, history: Array<{ at: string, action: string, fromState: string | null, toState: string | null, resolution: string | null, note: string | null, matchIds: Array<string>, noticeId: string | null, packId: string | null }> };
+
 export type CaseQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type CaseQuery = { case: { id: string, title: string, site: string | null, state: string, resolution: string | null, matchCount: number, created: string, updated: string, matches: Array<{ id: string, site: string | null, pageUrl: string | null, imageUrl: string | null, added: string }>, evidence: Array<{ packId: string, status: string, sha256: string | null, size: number | null, captured: string | null }>, notices: Array<{ id: string, type: string, lang: string, created: string, pdfUrl: string, textUrl: string, pdfSha256: string, sentAt: string | null }> } | null };
+export type CaseQuery = { case: { id: string, title: string, site: string | null, state: string, resolution: string | null, matchCount: number, created: string, updated: string, matches: Array<{ id: string, site: string | null, pageUrl: string | null, imageUrl: string | null, added: string }>, evidence: Array<{ packId: string, status: string, error: string | null, sha256: string | null, size: number | null, captured: string | null }>, notices: Array<{ id: string, type: string, lang: string, created: string, pdfUrl: string, textUrl: string, pdfSha256: string, sentAt: string | null, sentTo: string | null, sentVia: string | null }>, history: Array<{ at: string, action: string, fromState: string | null, toState: string | null, resolution: string | null, note: string | null, matchIds: Array<string>, noticeId: string | null, packId: string | null }> } | null };
 
 export type CreateCaseMutationVariables = Exact<{
   ids: Array<string | number> | string | number;
@@ -363,7 +372,81 @@ export type CreateTakedownNoticeMutationVariables = Exact<{
 }>;
 
 
-export type CreateTakedownNoticeMutation = { createTakedownNotice: { id: string, type: string, lang: string, created: string, pdfUrl: string, textUrl: string, pdfSha256: string, sentAt: string | null } | null };
+export type CreateTakedownNoticeMutation = { createTakedownNotice: { id: string, type: string, lang: string, created: string, pdfUrl: string, textUrl: string, pdfSha256: string, sentAt: string | null, sentTo: string | null, sentVia: string | null } | null };
+
+export type TransitionCaseMutationVariables = Exact<{
+  id: string | number;
+  state: string;
+  resolution?: string | null | undefined;
+  note?: string | null | undefined;
+}>;
+
+
+export type TransitionCaseMutation = { transitionCase: { id: string, title: string, site: string | null, state: string, resolution: string | null, matchCount: number, created: string, updated: string, matches: Array<{ id: string, site: string | null, pageUrl: string | null, imageUrl: string | null, added: string }>, evidence: Array<{ packId: string, status: string, error: string | null, sha256: string | null, size: number | null, captured: string | null }>, notices: Array<{ id: string, type: string, lang: string, created: string, pdfUrl: string, textUrl: string, pdfSha256: string, sentAt: string | null, sentTo: string | null, sentVia: string | null }>, history: Array<{ at: string, action: string, fromState: string | null, toState: string | null, resolution: string | null, note: string | null, matchIds: Array<string>, noticeId: string | null, packId: string | null }> } | null };
+
+export type RenameCaseMutationVariables = Exact<{
+  id: string | number;
+  title: string;
+}>;
+
+
+export type RenameCaseMutation = { updateCase: { id: string, title: string, site: string | null, state: string, resolution: string | null, matchCount: number, created: string, updated: string, matches: Array<{ id: string, site: string | null, pageUrl: string | null, imageUrl: string | null, added: string }>, evidence: Array<{ packId: string, status: string, error: string | null, sha256: string | null, size: number | null, captured: string | null }>, notices: Array<{ id: string, type: string, lang: string, created: string, pdfUrl: string, textUrl: string, pdfSha256: string, sentAt: string | null, sentTo: string | null, sentVia: string | null }>, history: Array<{ at: string, action: string, fromState: string | null, toState: string | null, resolution: string | null, note: string | null, matchIds: Array<string>, noticeId: string | null, packId: string | null }> } | null };
+
+export type DeleteCaseMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DeleteCaseMutation = { deleteCase: boolean | null };
+
+export type RemoveCaseMatchesMutationVariables = Exact<{
+  id: string | number;
+  remove: Array<string | number> | string | number;
+}>;
+
+
+export type RemoveCaseMatchesMutation = { updateCaseMatches: { id: string, title: string, site: string | null, state: string, resolution: string | null, matchCount: number, created: string, updated: string, matches: Array<{ id: string, site: string | null, pageUrl: string | null, imageUrl: string | null, added: string }>, evidence: Array<{ packId: string, status: string, error: string | null, sha256: string | null, size: number | null, captured: string | null }>, notices: Array<{ id: string, type: string, lang: string, created: string, pdfUrl: string, textUrl: string, pdfSha256: string, sentAt: string | null, sentTo: string | null, sentVia: string | null }>, history: Array<{ at: string, action: string, fromState: string | null, toState: string | null, resolution: string | null, note: string | null, matchIds: Array<string>, noticeId: string | null, packId: string | null }> } | null };
+
+export type CaptureCaseEvidenceMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type CaptureCaseEvidenceMutation = { attachCaseEvidence: { id: string, title: string, site: string | null, state: string, resolution: string | null, matchCount: number, created: string, updated: string, matches: Array<{ id: string, site: string | null, pageUrl: string | null, imageUrl: string | null, added: string }>, evidence: Array<{ packId: string, status: string, error: string | null, sha256: string | null, size: number | null, captured: string | null }>, notices: Array<{ id: string, type: string, lang: string, created: string, pdfUrl: string, textUrl: string, pdfSha256: string, sentAt: string | null, sentTo: string | null, sentVia: string | null }>, history: Array<{ at: string, action: string, fromState: string | null, toState: string | null, resolution: string | null, note: string | null, matchIds: Array<string>, noticeId: string | null, packId: string | null }> } | null };
+
+export type SendTakedownNoticeMutationVariables = Exact<{
+  caseId: string | number;
+  noticeId: string | number;
+  to: string;
+}>;
+
+
+export type SendTakedownNoticeMutation = { sendTakedownNotice: { id: string, type: string, lang: string, created: string, pdfUrl: string, textUrl: string, pdfSha256: string, sentAt: string | null, sentTo: string | null, sentVia: string | null } | null };
+
+export type RecordTakedownNoticeSentMutationVariables = Exact<{
+  caseId: string | number;
+  noticeId: string | number;
+  to?: string | null | undefined;
+  note?: string | null | undefined;
+}>;
+
+
+export type RecordTakedownNoticeSentMutation = { recordTakedownNoticeSent: { id: string, type: string, lang: string, created: string, pdfUrl: string, textUrl: string, pdfSha256: string, sentAt: string | null, sentTo: string | null, sentVia: string | null } | null };
+
+export type CaseSettingsFieldsFragment = { autoGroup: boolean, rightsHolder: { name: string | null, email: string | null, address: string | null, phone: string | null } | null };
+
+export type CaseSettingsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type CaseSettingsQuery = { caseSettings: { autoGroup: boolean, rightsHolder: { name: string | null, email: string | null, address: string | null, phone: string | null } | null } | null };
+
+export type UpdateCaseSettingsMutationVariables = Exact<{
+  autoGroup?: boolean | null | undefined;
+  rightsHolder?: CaseRightsHolderInput | null | undefined;
+}>;
+
+
+export type UpdateCaseSettingsMutation = { updateCaseSettings: { autoGroup: boolean, rightsHolder: { name: string | null, email: string | null, address: string | null, phone: string | null } | null } | null };
 
 export type SettingsFieldsFragment = { lang: string, notifSiteCountries: Array<string>, notifications: { notifyUpload: boolean | null, notifyPdf: boolean | null, notifyWeb: boolean | null, notifyDownload: boolean | null, notifyPdfDaily: boolean | null, notifyPdfWeekly: boolean | null, notifyMatchUrlDaily: boolean | null, notifyMatchUrlWeekly: boolean | null, notifyMatchSiteDaily: boolean | null, notifyMatchSiteWeekly: boolean | null, notifyFavorite: boolean | null, notifyNewsletter: boolean | null, notifyOffers: boolean | null } };
 
@@ -512,9 +595,18 @@ export const PressIssuesDocument = "query PressIssues{pressIssues(first:100){nod
 export const EvidencePacksDocument = "query EvidencePacks{evidencePacks(first:100){...EvidencePackFields}}fragment EvidencePackFields on EvidencePack{id status matchIds createdAt completedAt sha256 size downloadUrl error}" as TypedDocument<EvidencePacksQuery, EvidencePacksQueryVariables>;
 export const CaptureEvidenceDocument = "mutation CaptureEvidence($ids:[ID!]!){captureEvidence(matchIds:$ids){...EvidencePackFields}}fragment EvidencePackFields on EvidencePack{id status matchIds createdAt completedAt sha256 size downloadUrl error}" as TypedDocument<CaptureEvidenceMutation, CaptureEvidenceMutationVariables>;
 export const CasesDocument = "query Cases{cases(first:100){id title site state matchCount created updated matches{id}}}" as TypedDocument<CasesQuery, CasesQueryVariables>;
-export const CaseDocument = "query Case($id:ID!){case(id:$id){id title site state resolution matchCount created updated matches{id site pageUrl imageUrl added}evidence{packId status sha256 size captured}notices{...NoticeFields}}}fragment NoticeFields on TakedownNotice{id type lang created pdfUrl textUrl pdfSha256 sentAt}" as TypedDocument<CaseQuery, CaseQueryVariables>;
+export const CaseDocument = "query Case($id:ID!){case(id:$id){...CaseDetailFields}}fragment CaseDetailFields on Case{id title site state resolution matchCount created updated matches{id site pageUrl imageUrl added}evidence{packId status error sha256 size captured}notices{...NoticeFields}history{at action fromState toState resolution note matchIds noticeId packId}}fragment NoticeFields on TakedownNotice{id type lang created pdfUrl textUrl pdfSha256 sentAt sentTo sentVia}" as TypedDocument<CaseQuery, CaseQueryVariables>;
 export const CreateCaseDocument = "mutation CreateCase($ids:[ID!]!$title:String){createCase(matchIds:$ids title:$title){id}}" as TypedDocument<CreateCaseMutation, CreateCaseMutationVariables>;
-export const CreateTakedownNoticeDocument = "mutation CreateTakedownNotice($caseId:ID!$input:TakedownNoticeInput!){createTakedownNotice(caseId:$caseId input:$input){...NoticeFields}}fragment NoticeFields on TakedownNotice{id type lang created pdfUrl textUrl pdfSha256 sentAt}" as TypedDocument<CreateTakedownNoticeMutation, CreateTakedownNoticeMutationVariables>;
+export const CreateTakedownNoticeDocument = "mutation CreateTakedownNotice($caseId:ID!$input:TakedownNoticeInput!){createTakedownNotice(caseId:$caseId input:$input){...NoticeFields}}fragment NoticeFields on TakedownNotice{id type lang created pdfUrl textUrl pdfSha256 sentAt sentTo sentVia}" as TypedDocument<CreateTakedownNoticeMutation, CreateTakedownNoticeMutationVariables>;
+export const TransitionCaseDocument = "mutation TransitionCase($id:ID!$state:String!$resolution:String$note:String){transitionCase(id:$id state:$state resolution:$resolution note:$note){...CaseDetailFields}}fragment CaseDetailFields on Case{id title site state resolution matchCount created updated matches{id site pageUrl imageUrl added}evidence{packId status error sha256 size captured}notices{...NoticeFields}history{at action fromState toState resolution note matchIds noticeId packId}}fragment NoticeFields on TakedownNotice{id type lang created pdfUrl textUrl pdfSha256 sentAt sentTo sentVia}" as TypedDocument<TransitionCaseMutation, TransitionCaseMutationVariables>;
+export const RenameCaseDocument = "mutation RenameCase($id:ID!$title:String!){updateCase(id:$id title:$title){...CaseDetailFields}}fragment CaseDetailFields on Case{id title site state resolution matchCount created updated matches{id site pageUrl imageUrl added}evidence{packId status error sha256 size captured}notices{...NoticeFields}history{at action fromState toState resolution note matchIds noticeId packId}}fragment NoticeFields on TakedownNotice{id type lang created pdfUrl textUrl pdfSha256 sentAt sentTo sentVia}" as TypedDocument<RenameCaseMutation, RenameCaseMutationVariables>;
+export const DeleteCaseDocument = "mutation DeleteCase($id:ID!){deleteCase(id:$id)}" as TypedDocument<DeleteCaseMutation, DeleteCaseMutationVariables>;
+export const RemoveCaseMatchesDocument = "mutation RemoveCaseMatches($id:ID!$remove:[ID!]!){updateCaseMatches(id:$id remove:$remove){...CaseDetailFields}}fragment CaseDetailFields on Case{id title site state resolution matchCount created updated matches{id site pageUrl imageUrl added}evidence{packId status error sha256 size captured}notices{...NoticeFields}history{at action fromState toState resolution note matchIds noticeId packId}}fragment NoticeFields on TakedownNotice{id type lang created pdfUrl textUrl pdfSha256 sentAt sentTo sentVia}" as TypedDocument<RemoveCaseMatchesMutation, RemoveCaseMatchesMutationVariables>;
+export const CaptureCaseEvidenceDocument = "mutation CaptureCaseEvidence($id:ID!){attachCaseEvidence(id:$id capture:true){...CaseDetailFields}}fragment CaseDetailFields on Case{id title site state resolution matchCount created updated matches{id site pageUrl imageUrl added}evidence{packId status error sha256 size captured}notices{...NoticeFields}history{at action fromState toState resolution note matchIds noticeId packId}}fragment NoticeFields on TakedownNotice{id type lang created pdfUrl textUrl pdfSha256 sentAt sentTo sentVia}" as TypedDocument<CaptureCaseEvidenceMutation, CaptureCaseEvidenceMutationVariables>;
+export const SendTakedownNoticeDocument = "mutation SendTakedownNotice($caseId:ID!$noticeId:ID!$to:String!){sendTakedownNotice(caseId:$caseId noticeId:$noticeId to:$to){...NoticeFields}}fragment NoticeFields on TakedownNotice{id type lang created pdfUrl textUrl pdfSha256 sentAt sentTo sentVia}" as TypedDocument<SendTakedownNoticeMutation, SendTakedownNoticeMutationVariables>;
+export const RecordTakedownNoticeSentDocument = "mutation RecordTakedownNoticeSent($caseId:ID!$noticeId:ID!$to:String$note:String){recordTakedownNoticeSent(caseId:$caseId noticeId:$noticeId to:$to note:$note){...NoticeFields}}fragment NoticeFields on TakedownNotice{id type lang created pdfUrl textUrl pdfSha256 sentAt sentTo sentVia}" as TypedDocument<RecordTakedownNoticeSentMutation, RecordTakedownNoticeSentMutationVariables>;
+export const CaseSettingsDocument = "query CaseSettings{caseSettings{...CaseSettingsFields}}fragment CaseSettingsFields on CaseSettings{autoGroup rightsHolder{name email address phone}}" as TypedDocument<CaseSettingsQuery, CaseSettingsQueryVariables>;
+export const UpdateCaseSettingsDocument = "mutation UpdateCaseSettings($autoGroup:Boolean$rightsHolder:CaseRightsHolderInput){updateCaseSettings(autoGroup:$autoGroup rightsHolder:$rightsHolder){...CaseSettingsFields}}fragment CaseSettingsFields on CaseSettings{autoGroup rightsHolder{name email address phone}}" as TypedDocument<UpdateCaseSettingsMutation, UpdateCaseSettingsMutationVariables>;
 export const ProfileDocument = "query Profile{account{email imageCount imageQuota}accountSettings{...SettingsFields}}fragment SettingsFields on AccountSettings{lang notifSiteCountries notifications{notifyUpload notifyPdf notifyWeb notifyDownload notifyPdfDaily notifyPdfWeekly notifyMatchUrlDaily notifyMatchUrlWeekly notifyMatchSiteDaily notifyMatchSiteWeekly notifyFavorite notifyNewsletter notifyOffers}}" as TypedDocument<ProfileQuery, ProfileQueryVariables>;
 export const UpdateAccountSettingsDocument = "mutation UpdateAccountSettings($input:AccountSettingsInput!){updateAccountSettings(input:$input){...SettingsFields}}fragment SettingsFields on AccountSettings{lang notifSiteCountries notifications{notifyUpload notifyPdf notifyWeb notifyDownload notifyPdfDaily notifyPdfWeekly notifyMatchUrlDaily notifyMatchUrlWeekly notifyMatchSiteDaily notifyMatchSiteWeekly notifyFavorite notifyNewsletter notifyOffers}}" as TypedDocument<UpdateAccountSettingsMutation, UpdateAccountSettingsMutationVariables>;
 export const ChangePasswordDocument = "mutation ChangePassword($next:String!$current:String){changePassword(newPassword:$next currentPassword:$current)}" as TypedDocument<ChangePasswordMutation, ChangePasswordMutationVariables>;

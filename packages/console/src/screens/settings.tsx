@@ -3,6 +3,7 @@ import { gql } from '../api';
 import {
   AccountApiKeyDocument,
   BrowserSessionsDocument,
+  CaseSettingsDocument,
   ChangePasswordDocument,
   CreateLicenseeDocument,
   CreateOAuthApplicationDocument,
@@ -17,6 +18,7 @@ import {
   RevokeOtherBrowserSessionsDocument,
   RotateAccountApiKeyDocument,
   TestWebhookEndpointDocument,
+  UpdateCaseSettingsDocument,
   UpdateAccountSettingsDocument,
   WebhookDeliveriesDocument,
   WebhookEndpointsDocument,
@@ -55,6 +57,7 @@ export function SettingsScreen({ me, onLang }: { me: Me; onLang: (l: Lang) => vo
         <OAuthApps />
         <Webhooks />
         <Licensees />
+        <CaseSettings />
         <Sessions />
       </div>
     </>
@@ -409,6 +412,63 @@ function Licensees() {
         </button>
       </InlineForm>
       <ErrorBox error={add.error ?? remove.error} />
+    </Section>
+  );
+}
+
+const HOLDER_FIELDS = [
+  ['name', 'settings.holderName', 'text', 200],
+  ['email', 'settings.holderEmail', 'email', 254],
+  ['address', 'settings.holderAddress', 'text', 500],
+  ['phone', 'settings.holderPhone', 'tel', 50],
+] as const;
+type Holder = Record<(typeof HOLDER_FIELDS)[number][0], string>;
+
+/** The cases plugin's settings: automatic grouping, and the rights holder notices name unless told otherwise. */
+function CaseSettings() {
+  const t = useT();
+  const data = useLoad(() => gql(CaseSettingsDocument).then((d) => d.caseSettings));
+  const [holder, setHolder] = useState<Holder | null>(null);
+  const [saved, setSaved] = useState(false);
+  const save = useAction(async (input: { autoGroup?: boolean; holder?: Holder }) => {
+    setSaved(false);
+    // Empty fields are left out; an all-empty holder clears it (null).
+    const filled = input.holder && Object.fromEntries(Object.entries(input.holder).map(([k, v]) => [k, v.trim()]).filter(([, v]) => v));
+    const { updateCaseSettings } = await gql(UpdateCaseSettingsDocument, {
+      autoGroup: input.autoGroup ?? null,
+      ...(filled ? { rightsHolder: Object.keys(filled).length ? filled : null } : {}),
+    });
+    data.set(updateCaseSettings);
+    setHolder(null);
+    setSaved(true);
+  });
+  const s = data.data;
+  const current: Holder = holder ?? { name: s?.rightsHolder?.name ?? '', email: s?.rightsHolder?.email ?? '', address: s?.rightsHolder?.address ?? '', phone: s?.rightsHolder?.phone ?? '' };
+  return (
+    <Section title={t('settings.cases')} id="case-settings">
+      <ErrorBox error={data.error} onRetry={data.reload} />
+      {!s && data.loading && <Loading />}
+      {s && (
+        <>
+          <label class="check">
+            <input type="checkbox" checked={s.autoGroup} disabled={save.busy} onChange={(e) => save.call({ autoGroup: e.currentTarget.checked })} />
+            {t('settings.autoGroup')}
+          </label>
+          <p class="muted">{t('settings.holderHow')}</p>
+          <InlineForm onSubmit={() => save.call({ holder: current })} label={t('settings.cases')}>
+            {HOLDER_FIELDS.map(([key, label, type, max]) => (
+              <Field key={key} label={t(label)} name={`rights_holder.${key}`} id={`holder-${key}`} error={save.error}>
+                {(id, d) => <input id={id} type={type as 'text'} maxLength={max} aria-describedby={d} value={current[key]} onInput={(e) => setHolder({ ...current, [key]: e.currentTarget.value })} />}
+              </Field>
+            ))}
+            <button type="submit" disabled={save.busy}>
+              {save.busy ? t('common.saving') : t('common.save')}
+            </button>
+          </InlineForm>
+          {saved && !save.busy && <p role="status">{t('common.saved')}</p>}
+          <ErrorBox error={save.error} />
+        </>
+      )}
     </Section>
   );
 }
