@@ -412,6 +412,11 @@ run('the console rights screens: licensee, evidence pack, case and notice, media
   await p.getByRole('button', { name: 'Mark resolved' }).waitFor();
   t.true((await p.evaluate('document.documentElement.scrollWidth')) as number <= 376, 'an open case: no horizontal scrolling at 375 px');
   await checkScreen(t, 'phone-case-open', p);
+  // Renamed from the screen; REST has the new title.
+  await p.getByLabel('Case', { exact: true }).fill('Loopback copies');
+  await p.getByRole('button', { name: 'Rename' }).click();
+  await p.getByRole('heading', { name: 'Loopback copies', level: 1 }).waitFor();
+  t.is((await alice.call('GET', `/api/v4/cases/${openCase!.id}/`)).json.title, 'Loopback copies');
   await p.setViewportSize({ width: 1280, height: 900 });
 
   // Press: a one-page PDF ingested from the press screen, listed, and known to REST.

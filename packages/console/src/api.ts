@@ -63,13 +63,14 @@ export async function gql<T, V>(query: TypedDocument<T, V>, variables?: V): Prom
     throw new ConsoleError('offline', 0, 'network');
   }
   if (res.status === 401) onSignedOut();
-  const body = (await res.json().catch(() => null)) as { data?: Answer<T>; errors?: { message: string; extensions?: { code?: string; status_code?: number; details?: unknown } }[] } | null;
+  const body = (await res.json().catch(() => null)) as { data?: Answer<T>; errors?: { message: string; extensions?: { code?: string; apiCode?: string; status_code?: number; details?: unknown } }[] } | null;
   if (!body) throw await errorOf(res);
   if (body.errors?.length) {
     const e = body.errors[0]!;
     if (e.extensions?.status_code === 401) onSignedOut();
     const { message, fields } = detailsText(e.extensions?.details);
-    throw new ConsoleError(message || e.message, e.extensions?.status_code ?? res.status, e.extensions?.code ?? 'graphql_error', fields);
+    // apiCode is the REST error body's code (mail_not_configured, …); code is GraphQL's class of error.
+    throw new ConsoleError(message || e.message, e.extensions?.status_code ?? res.status, e.extensions?.apiCode ?? e.extensions?.code ?? 'graphql_error', fields);
   }
   return body.data as Answer<T>;
 }

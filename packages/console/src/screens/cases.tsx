@@ -20,7 +20,8 @@ import { ErrorBox, Field, InlineForm, ListState, Loading, Section, Table, bytes,
 
 /** Cases (issue 21): infringing matches grouped for action, their evidence packs and their takedown notices. */
 export function CasesScreen({ route }: { route: Route }) {
-  return route.path[1] ? <CaseDetail id={route.path[1]} /> : <CaseList />;
+  // Keyed by id: another case starts from its own values, not the fields typed on the previous one.
+  return route.path[1] ? <CaseDetail key={route.path[1]} id={route.path[1]} /> : <CaseList />;
 }
 
 const stateKey = (state: string) => `cases.state.${state}` as Key;
@@ -126,12 +127,18 @@ function CaseActions({ data, onChange }: Part) {
     go(['cases']);
   });
   const busy = move.busy || rename.busy || remove.busy;
+  // One message at a time: an action that starts clears what the others said.
+  const start = (run: () => unknown) => {
+    for (const a of [move, rename, remove]) a.setError(null);
+    setDone('');
+    return run();
+  };
   return (
     <Section title={t('cases.actions')} id="case-actions">
       {data.state === 'closed' ? (
         <p>{t('cases.closedFinal')}</p>
       ) : (
-        <InlineForm onSubmit={() => move.call('resolved')} label={t('cases.move')}>
+        <InlineForm onSubmit={() => start(() => move.call('resolved'))} label={t('cases.move')}>
           {isActive(data.state) && (
             <Field label={t('cases.resolution')} name="resolution" id="case-resolution" error={move.error}>
               {(fid, d) => (
@@ -154,25 +161,25 @@ function CaseActions({ data, onChange }: Part) {
             </button>
           )}
           {data.state === 'resolved' && (
-            <button type="button" disabled={busy} onClick={() => move.call('open')}>
+            <button type="button" disabled={busy} onClick={() => start(() => move.call('open'))}>
               {t('cases.reopen')}
             </button>
           )}
-          <button type="button" disabled={busy} onClick={() => move.call('closed')}>
+          <button type="button" disabled={busy} onClick={() => start(() => move.call('closed'))}>
             {t('cases.close')}
           </button>
         </InlineForm>
       )}
       {move.busy && <Loading />}
       <ErrorBox error={move.error} />
-      <InlineForm onSubmit={() => rename.call()} label={t('cases.rename')}>
+      <InlineForm onSubmit={() => start(() => rename.call())} label={t('cases.rename')}>
         <Field label={t('cases.caseTitle')} name="title" id="case-title" error={rename.error}>
           {(fid, d) => <input id={fid} required maxLength={200} aria-describedby={d} value={title} onInput={(e) => setTitle(e.currentTarget.value)} />}
         </Field>
         <button type="submit" disabled={busy || !title.trim() || title === data.title}>
           {t('cases.rename')}
         </button>
-        <button type="button" class="danger" disabled={busy} onClick={() => remove.call()}>
+        <button type="button" class="danger" disabled={busy} onClick={() => start(() => remove.call())}>
           {t('cases.delete')}
         </button>
       </InlineForm>
@@ -345,10 +352,15 @@ function CaseHistory({ data }: { data: CaseDetailFieldsFragment }) {
         {data.history.map((h, i) => (
           <li key={i}>
             {formatDate(lang, h.at)} — {t(`cases.action.${h.action}` as Key)}
-            {h.toState && h.fromState !== h.toState && ` · ${h.fromState ? `${t(stateKey(h.fromState))} → ` : ''}${t(stateKey(h.toState))}`}
+            {h.fromState && h.toState && h.fromState !== h.toState && ` · ${t(stateKey(h.fromState))} → ${t(stateKey(h.toState))}`}
             {h.resolution && ` (${t(`cases.resolution.${h.resolution}` as Key)})`}
             {h.matchIds.length > 0 && ` #${h.matchIds.join(', #')}`}
-            {h.note && <q class="muted"> {h.note}</q>}
+            {h.note && (
+              <>
+                {' '}
+                <q class="muted">{h.note}</q>
+              </>
+            )}
           </li>
         ))}
       </ol>
