@@ -45,6 +45,27 @@ const NOTIFICATIONS = [
   'notifyOffers',
 ] as const satisfies readonly (keyof SettingsFieldsFragment['notifications'])[];
 
+/** A settings form's save button (it says when it is saving). */
+function SaveButton({ busy }: { busy: boolean }) {
+  const t = useT();
+  return (
+    <button type="submit" disabled={busy}>
+      {busy ? t('common.saving') : t('common.save')}
+    </button>
+  );
+}
+
+/** What came of a save: "Saved.", or the error in words. */
+function SaveOutcome({ saved, action }: { saved: boolean; action: { busy: boolean; error: unknown } }) {
+  const t = useT();
+  return (
+    <>
+      {saved && !action.busy && <p role="status">{t('common.saved')}</p>}
+      <ErrorBox error={action.error} />
+    </>
+  );
+}
+
 export function SettingsScreen({ me, onLang }: { me: Me; onLang: (l: Lang) => void }) {
   const t = useT();
   return (
@@ -132,12 +153,9 @@ function Profile({ me, onLang }: { me: Me; onLang: (l: Lang) => void }) {
             <Field label={t('settings.countries')} name="notifSiteCountries" error={save.error}>
               {(id, d) => <input id={id} aria-describedby={d} value={countries ?? s.notifSiteCountries.join(', ')} onInput={(e) => setCountries(e.currentTarget.value)} />}
             </Field>
-            <button type="submit" disabled={save.busy}>
-              {save.busy ? t('common.saving') : t('common.save')}
-            </button>
+            <SaveButton busy={save.busy} />
           </InlineForm>
-          {saved && !save.busy && <p role="status">{t('common.saved')}</p>}
-          <ErrorBox error={save.error} />
+          <SaveOutcome saved={saved} action={save} />
         </>
       )}
     </Section>
@@ -461,12 +479,9 @@ function CaseSettings() {
                 {(id, d) => <input id={id} type={type as 'text'} maxLength={max} aria-describedby={d} value={current[key]} onInput={(e) => setHolder({ ...current, [key]: e.currentTarget.value })} />}
               </Field>
             ))}
-            <button type="submit" disabled={save.busy}>
-              {save.busy ? t('common.saving') : t('common.save')}
-            </button>
+            <SaveButton busy={save.busy} />
           </InlineForm>
-          {saved && !save.busy && <p role="status">{t('common.saved')}</p>}
-          <ErrorBox error={save.error} />
+          <SaveOutcome saved={saved} action={save} />
         </>
       )}
     </Section>
