@@ -417,6 +417,10 @@ run('the console rights screens: licensee, evidence pack, case and notice, media
   await p.getByRole('button', { name: 'Rename' }).click();
   await p.getByRole('heading', { name: 'Loopback copies', level: 1 }).waitFor();
   t.is((await alice.call('GET', `/api/v4/cases/${openCase!.id}/`)).json.title, 'Loopback copies');
+  // A match taken out of the open case; REST's case no longer holds it.
+  await p.getByRole('button', { name: `Take out match #${match!.id}` }).click();
+  await p.getByRole('heading', { name: 'Matches (0)' }).waitFor();
+  t.deepEqual((await alice.call('GET', `/api/v4/cases/${openCase!.id}/`)).json.matches, []);
   await p.setViewportSize({ width: 1280, height: 900 });
 
   // Press: a one-page PDF ingested from the press screen, listed, and known to REST.
