@@ -143,11 +143,16 @@ const queryFingerprints = new WeakMap<PreparedQuery, Promise<VisualFingerprint>>
  * canonical size (so an uncropped copy is analysed at the scale of the reference) and ORB runs
  * with QUERY_FEATURES; the 4000-feature ORB of the full proxy stays reserved for detection.
  */
+/** Size of the grid queryFingerprint analyses for `query` (its proxy, area-reduced to the canonical size). */
+export function queryGridSize(query: PreparedQuery): { width: number; height: number } {
+  return gridSize(query.image.width, query.image.height, INDEX_GRID);
+}
+
 export function queryFingerprint(query: PreparedQuery): Promise<VisualFingerprint> {
   let f = queryFingerprints.get(query);
   if (!f) {
     const { luma, width, height } = query.image;
-    const size = gridSize(width, height, INDEX_GRID);
+    const size = queryGridSize(query);
     const grid = { luma: areaReduce(luma, width, height, size.width, size.height), ...size };
     f = (async () => ({
       features: await computeOrbFeatures(toGray8(grid.luma), grid.width, grid.height, { maxFeatures: QUERY_FEATURES }),

@@ -97,6 +97,34 @@ export function queryRanges(descriptors: Uint8Array, count: number, bits: number
   return { lo, hi: lo.map((l) => l + (1 << shift)), askers: lo.map((l) => ranges.get(l)!) };
 }
 
+export interface MergedRanges {
+  /** Distinct ranges [lo, hi) asked by any of the queries, ascending. */
+  lo: number[];
+  hi: number[];
+  /** For each merged range, the (query, that query's range) pairs asking it. */
+  askers: [number, number][][];
+  /** Each query's own ranges (VoteTally's input). */
+  ranges: BucketRanges[];
+}
+
+/**
+ * The ranges of several queries (an image and its mirror, its reductions) read in one statement:
+ * a range asked by several is read once, and ranges come in bucket order so that neighbouring
+ * index probes share the B-tree's pages.
+ */
+export function mergedRanges(ranges: BucketRanges[]): MergedRanges {
+  const byLo = new Map<number, { hi: number; askers: [number, number][] }>();
+  ranges.forEach((r, k) =>
+    r.lo.forEach((lo, i) => {
+      const m = byLo.get(lo);
+      if (m) m.askers.push([k, i]);
+      else byLo.set(lo, { hi: r.hi[i]!, askers: [[k, i]] });
+    }),
+  );
+  const lo = [...byLo.keys()].sort((a, b) => a - b);
+  return { lo, hi: lo.map((l) => byLo.get(l)!.hi), askers: lo.map((l) => byLo.get(l)!.askers), ranges };
+}
+
 function popcount32(x: number): number {
   x -= (x >>> 1) & 0x55555555;
   x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);

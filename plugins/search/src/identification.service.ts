@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import { TOKENS, type MediaReader, type MediaRecord } from '@filigrane/core';
-import { matchedRegion, prepareQuery, PreparedQuery, queryFingerprint, registerQuery, transformPlausibility, unmirroredRegion, type GeometricModel, type VisualFingerprint } from '@filigrane/vision';
+import { matchedRegion, prepareQuery, PreparedQuery, queryFingerprint, queryGridSize, registerQuery, transformPlausibility, unmirroredRegion, type Candidate, type GeometricModel, type VisualFingerprint } from '@filigrane/vision';
 import { detectAmong, type DetectionReference, type EmbeddingParams, type ReducedOriginal } from '@filigrane/watermark';
 import { VisualIndexService } from './visual-index.service.js';
 
@@ -73,19 +73,25 @@ export class IdentificationService {
     const models = ORDER.filter((m) => (options.transforms.length ? options.transforms : ['scale']).includes(m));
     const prepared = query instanceof PreparedQuery ? query : await prepareQuery(query);
     const fp = await queryFingerprint(prepared);
-    const found = await this.validated(accountId, fp, options, models, limit, true);
-    // Copies the straight pass cannot see: a mirror, and a small crop whose part of the original is
-    // beyond ORB's scale range at the canonical grid (see PreparedQuery.reduced). Each fallback is
-    // one more fingerprint of the proxy (no new decode), tried only while nothing is validated:
-    // searches that find their original, the common case, never pay for them.
-    // A reduction keeps the fractions the region is given in; the mirror's region is flipped back
-    // into the copy's own coordinates.
-    for (const fallback of [() => prepared.mirrored(), ...CROP_REDUCTIONS.map((f) => () => prepared.reduced(f)?.query)]) {
-      if (found.length) break;
-      const q = fallback();
-      if (!q) continue;
-      const more = await this.validated(accountId, await queryFingerprint(q), options, models, limit, false);
-      found.push(...(q.isMirror === prepared.isMirror ? more : more.map((f) => ({ ...f, region: f.region && unmirroredRegion(f.region) }))));
+    const max = Math.max(VERIFIED[options.mode], limit);
+    const straight = await this.index.candidates(accountId, fp, max);
+    const found = await this.validated(accountId, fp, straight.exact, straight.voted, options, models);
+    if (!found.length) {
+      // Copies the straight pass cannot see: a mirror, and a small crop whose part of the original is
+      // beyond ORB's scale range at the canonical grid (see PreparedQuery.reduced). Each fallback is
+      // one more fingerprint of the proxy (no new decode), tried only when nothing is validated:
+      // searches that find their original, the common case, never pay for them. Crawled images that
+      // identify nothing (most of a crawl) pay for them all: their votes are read in one statement.
+      const fallbacks = this.fallbacks(prepared);
+      const fps = await Promise.all(fallbacks.map((q) => queryFingerprint(q)));
+      const votes = await this.index.votes(accountId, fps, max);
+      for (const [k, q] of fallbacks.entries()) {
+        const more = await this.validated(accountId, fps[k]!, [], votes[k]!, options, models);
+        // A reduction keeps the fractions the region is given in; the mirror's region is flipped
+        // back into the copy's own coordinates.
+        found.push(...(q.isMirror === prepared.isMirror ? more : more.map((f) => ({ ...f, region: f.region && unmirroredRegion(f.region) }))));
+        if (found.length) break;
+      }
     }
     found.push(...(await this.samePixels(accountId, found, options)));
     if (options.detect && options.mode !== 'similar') {
@@ -100,12 +106,25 @@ export class IdentificationService {
   }
 
   /**
+   * The fallback queries, in the order they are tried: the mirror, then the reductions. A reduction
+   * whose grid is the straight query's (a proxy of 1024 px reduced by 0.5 is area-reduced to the
+   * same 512-px grid) has the straight query's fingerprint and can find nothing it did not.
+   */
+  private fallbacks(prepared: PreparedQuery): PreparedQuery[] {
+    const grid = queryGridSize(prepared);
+    const reductions = CROP_REDUCTIONS.map((f) => prepared.reduced(f)?.query).filter((q): q is PreparedQuery => {
+      if (!q) return false;
+      const g = queryGridSize(q);
+      return g.width !== grid.width || g.height !== grid.height;
+    });
+    return [prepared.mirrored(), ...reductions];
+  }
+
+  /**
    * Exact copies (straight pass only: a mirror is never an exact copy) and the RANSAC-validated
    * candidates of one fingerprint's votes.
    */
-  private async validated(accountId: number, fp: VisualFingerprint, options: IdentifyOptions, models: GeometricModel[], limit: number, withExact: boolean): Promise<Identified[]> {
-    const { exact: exactHits, voted } = await this.index.candidates(accountId, fp, Math.max(VERIFIED[options.mode], limit));
-    const exact = withExact ? exactHits : [];
+  private async validated(accountId: number, fp: VisualFingerprint, exact: number[], voted: Candidate[], options: IdentifyOptions, models: GeometricModel[]): Promise<Identified[]> {
     // One round trip loads the candidates' rows; a media deleted by any process has none any more.
     const ids = [...new Set([...exact, ...voted.map((c) => c.id)])];
     const rows = await this.mediaReader.byIds(ids, accountId);

@@ -11,6 +11,7 @@ import {
   fingerprintGrid,
   fingerprintPool,
   hamming64,
+  mergedRanges,
   queryRanges,
   sameThumbnail,
   sharedBits,
@@ -186,8 +187,19 @@ export class VisualIndexService implements MediaEventsListener {
   /** Exact-copy hits and vote candidates of a query fingerprint. */
   async candidates(accountId: number, query: VisualFingerprint, max: number): Promise<{ exact: number[]; voted: Candidate[] }> {
     await this.backfill(accountId);
-    const [exact, voted] = await Promise.all([this.exact(accountId, query), this.vote(accountId, query.features, max)]);
-    return { exact, voted };
+    const [exact, [voted]] = await Promise.all([this.exact(accountId, query), this.vote(accountId, [query.features], max)]);
+    return { exact, voted: voted! };
+  }
+
+  /**
+   * Vote candidates of several query fingerprints (an identification's fallbacks: mirror,
+   * reductions) in one statement: each bucket range is read once whichever fingerprints ask it,
+   * and each fingerprint gets its own votes. No exact-copy lookup (fallbacks are never exact).
+   */
+  async votes(accountId: number, queries: VisualFingerprint[], max: number): Promise<Candidate[][]> {
+    if (!queries.length) return [];
+    await this.backfill(accountId);
+    return this.vote(accountId, queries.map((q) => q.features), max);
   }
 
   /** Still images whose dHash is within 4 bits and whose thumbnails agree (VisualIndex.exact). */
@@ -203,45 +215,49 @@ export class VisualIndexService implements MediaEventsListener {
   }
 
   /**
-   * Index votes (VisualIndex.vote): the postings of the buckets the query's descriptors fall in,
-   * skipping stop-word buckets, read in one statement; entries resolved to their keys by a second,
-   * which also drops any entry whose row is gone.
+   * Index votes (VisualIndex.vote) of each query: the postings of the buckets its descriptors fall
+   * in, skipping stop-word buckets, read for all the queries in one statement; entries resolved to
+   * their keys by a second, which also drops any entry whose row is gone.
    */
-  private async vote(accountId: number, f: Pick<OrbFeatures, 'descriptors' | 'count'>, max: number): Promise<Candidate[]> {
+  private async vote(accountId: number, queries: Pick<OrbFeatures, 'descriptors' | 'count'>[], max: number): Promise<Candidate[][]> {
     const n = await this.entries(accountId);
-    if (!n || !f.count) return [];
+    if (!n || !queries.some((f) => f.count)) return queries.map(() => []);
     const bits = sharedBits(n);
-    const ranges = queryRanges(f.descriptors, f.count, bits);
+    const merged = mergedRanges(queries.map((f) => queryRanges(f.descriptors, f.count, bits)));
     // JIT off: the planner cannot know a range holds a handful of rows and would spend more time
     // compiling the statement (~0.9 s measured) than running it.
     const rows: { r: number; postings: Buffer }[] = await this.db.transaction(async (m) => {
       await m.query('SET LOCAL jit = off');
       return m.query(
-      // One index probe per range; a range's total is a window over its rows, and the postings of a
-      // stop-word range are never read (TOASTed values are only fetched for the rows returned).
+      // One index probe per range, in bucket order (neighbouring probes share the B-tree's pages); a
+      // range's total is a window over its rows, and the postings of a stop-word range are never
+      // read (TOASTed values are only fetched for the rows returned).
       `SELECT r, postings FROM (
          SELECT q.r::int - 1 AS r, p.postings, sum(p.n_postings) OVER (PARTITION BY q.r) AS total
          FROM unnest($2::int[], $3::int[]) WITH ORDINALITY AS q(lo, hi, r)
          JOIN visual_postings p ON p.account_id = $1 AND p.bucket >= q.lo AND p.bucket < q.hi) x
        WHERE total <= $4`,
-      [accountId, ranges.lo, ranges.hi, sharedCap(n, bits)],
+      [accountId, merged.lo, merged.hi, sharedCap(n, bits)],
       );
     });
-    const tally = new VoteTally(f.descriptors, f.count, ranges);
-    for (const row of rows) tally.add(row.r, row.postings);
+    const tallies = queries.map((f, k) => new VoteTally(f.descriptors, f.count, merged.ranges[k]!));
+    for (const row of rows) for (const [k, i] of merged.askers[row.r]!) tallies[k]!.add(i, row.postings);
     // A few more than asked: entries of rows deleted since are dropped by the resolution.
-    const top = tally.top(MIN_VOTES, max * 2 + 8);
-    if (!top.length) return [];
+    const tops = tallies.map((t) => t.top(MIN_VOTES, max * 2 + 8));
+    const entries = [...new Set(tops.flatMap((top) => top.map((t) => t.entry)))];
+    if (!entries.length) return queries.map(() => []);
     const keys: { entry: string; media_id: string; frame: number }[] = await this.db.query(
       'SELECT entry, media_id, frame FROM visual_index WHERE entry = ANY($2::bigint[]) AND account_id = $1',
-      [accountId, top.map((t) => t.entry)],
+      [accountId, entries],
     );
     const keyOf = new Map(keys.map((k) => [Number(k.entry), frameKey(Number(k.media_id), k.frame)]));
-    return top
-      .filter((t) => keyOf.has(t.entry))
-      .map((t) => ({ id: keyOf.get(t.entry)!, votes: t.votes }))
-      .sort((a, b) => b.votes - a.votes || a.id - b.id)
-      .slice(0, max);
+    return tops.map((top) =>
+      top
+        .filter((t) => keyOf.has(t.entry))
+        .map((t) => ({ id: keyOf.get(t.entry)!, votes: t.votes }))
+        .sort((a, b) => b.votes - a.votes || a.id - b.id)
+        .slice(0, max),
+    );
   }
 
   /** Stored features of candidates that still exist (deleted ones have no row any more). */
