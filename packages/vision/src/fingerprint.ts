@@ -7,6 +7,7 @@
 import { AreaReducer, areaReduce } from './area-reduce';
 import { decodeRaw, probeImage, type DecodeLimits } from './decode';
 import { lumaRow, toGray8 } from './luma';
+import { fingerprintPool } from './fingerprint-pool';
 import { computeOrbFeatures, type OrbFeatures } from './orb';
 import type { PreparedQuery } from './query';
 
@@ -42,6 +43,8 @@ export interface FingerprintOptions {
    * are the strongest corners either way, and far fewer candidates are scored (half the time).
    */
   fastThreshold?: number;
+  /** Features kept (default REFERENCE_FEATURES; a query keeps QUERY_FEATURES). */
+  maxFeatures?: number;
 }
 
 const gridSize = (w: number, h: number, long: number) => {
@@ -128,10 +131,11 @@ export function sameThumbnail(a: Uint8Array, b: Uint8Array): boolean {
 /** Everything the index stores for one original, from its canonical grid. */
 export async function fingerprintGrid(grid: LumaGrid, options: FingerprintOptions = {}): Promise<VisualFingerprint> {
   const gray = toGray8(grid.luma);
-  let features = await computeOrbFeatures(gray, grid.width, grid.height, { maxFeatures: REFERENCE_FEATURES, fastThreshold: options.fastThreshold });
+  const maxFeatures = options.maxFeatures ?? REFERENCE_FEATURES;
+  let features = await computeOrbFeatures(gray, grid.width, grid.height, { maxFeatures, fastThreshold: options.fastThreshold });
   // A feature-poor (dark, flat) frame under a high threshold: the default threshold finds what there is.
-  if (options.fastThreshold !== undefined && features.count < REFERENCE_FEATURES / 2) {
-    features = await computeOrbFeatures(gray, grid.width, grid.height, { maxFeatures: REFERENCE_FEATURES });
+  if (options.fastThreshold !== undefined && features.count < maxFeatures / 2) {
+    features = await computeOrbFeatures(gray, grid.width, grid.height, { maxFeatures });
   }
   return { features, dhash: dHash64(grid), thumb: thumbnail16(grid), aspect: grid.width / grid.height };
 }
@@ -148,14 +152,22 @@ export function queryGridSize(query: PreparedQuery): { width: number; height: nu
   return gridSize(query.image.width, query.image.height, INDEX_GRID);
 }
 
-export function queryFingerprint(query: PreparedQuery): Promise<VisualFingerprint> {
+export function queryFingerprint(query: PreparedQuery, options: { threaded?: boolean } = {}): Promise<VisualFingerprint> {
   let f = queryFingerprints.get(query);
   if (!f) {
     const { luma, width, height } = query.image;
     const size = queryGridSize(query);
     const grid = { luma: areaReduce(luma, width, height, size.width, size.height), ...size };
+    const gray = toGray8(grid.luma);
+    // Threaded: ORB runs in a fingerprint thread (the same OpenCV on the same bytes, the same
+    // features), leaving this thread free for the database's answers meanwhile.
+    const features = options.threaded
+      ? fingerprintPool()
+          .fingerprint({ luma: gray, ...size }, { maxFeatures: QUERY_FEATURES })
+          .then((fp) => fp.features, () => computeOrbFeatures(gray, grid.width, grid.height, { maxFeatures: QUERY_FEATURES }))
+      : computeOrbFeatures(gray, grid.width, grid.height, { maxFeatures: QUERY_FEATURES });
     f = (async () => ({
-      features: await computeOrbFeatures(toGray8(grid.luma), grid.width, grid.height, { maxFeatures: QUERY_FEATURES }),
+      features: await features,
       dhash: dHash64(grid),
       thumb: thumbnail16(grid),
       aspect: grid.width / grid.height,

@@ -73,17 +73,20 @@ export class IdentificationService {
     const models = ORDER.filter((m) => (options.transforms.length ? options.transforms : ['scale']).includes(m));
     const prepared = query instanceof PreparedQuery ? query : await prepareQuery(query);
     const fp = await queryFingerprint(prepared);
+    // Copies the straight pass cannot see: a mirror, and a small crop whose part of the original is
+    // beyond ORB's scale range at the canonical grid (see PreparedQuery.reduced). Each fallback is
+    // one more fingerprint of the proxy (no new decode), validated only when nothing else is.
+    // Crawled images that identify nothing (most of a crawl) need them all: their ORB starts at
+    // once in the fingerprint threads, while the straight pass waits for the database, and their
+    // votes are read in one statement. A search that finds its original only spent a thread's time.
+    const fallbacks = this.fallbacks(prepared);
+    const pending = Promise.all(fallbacks.map((q) => queryFingerprint(q, { threaded: true })));
+    pending.catch(() => undefined);
     const max = Math.max(VERIFIED[options.mode], limit);
     const straight = await this.index.candidates(accountId, fp, max);
     const found = await this.validated(accountId, fp, straight.exact, straight.voted, options, models);
     if (!found.length) {
-      // Copies the straight pass cannot see: a mirror, and a small crop whose part of the original is
-      // beyond ORB's scale range at the canonical grid (see PreparedQuery.reduced). Each fallback is
-      // one more fingerprint of the proxy (no new decode), tried only when nothing is validated:
-      // searches that find their original, the common case, never pay for them. Crawled images that
-      // identify nothing (most of a crawl) pay for them all: their votes are read in one statement.
-      const fallbacks = this.fallbacks(prepared);
-      const fps = await Promise.all(fallbacks.map((q) => queryFingerprint(q)));
+      const fps = await pending;
       const votes = await this.index.votes(accountId, fps, max);
       for (const [k, q] of fallbacks.entries()) {
         const more = await this.validated(accountId, fps[k]!, [], votes[k]!, options, models);
