@@ -33,7 +33,8 @@ export interface GatewayConfig extends AppConfig {
 /** Never in the deprecated `extra` bag: plugins that need a secret get it through a typed setting or a token. */
 const NOT_FOR_PLUGINS = ['FILIGRANE_MASTER_KEY', 'DATABASE_URL', 'METRICS_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN'];
 
-const REPO_ROOT = resolve(__dirname, '..', '..', '..');
+/** The checkout's root, from packages/server/dist/src: its package.json's version, packages/tool/release. */
+const REPO_ROOT = resolve(__dirname, '..', '..', '..', '..');
 
 /** The gateway's own settings; with CORE_SETTINGS and every plugin's, one generated table (docs/configuration.md). */
 export const GATEWAY_SETTINGS = defineSettings('gateway', {
