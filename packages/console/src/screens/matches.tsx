@@ -52,6 +52,8 @@ function MatchList({ query }: { query: URLSearchParams }) {
   const [scrollTop, setScrollTop] = useState(0);
   const [height, setHeight] = useState(600);
   const [active, setActive] = useState(0);
+  /** A row asked for (End) that is not loaded yet: focused once its page arrives. */
+  const [target, setTarget] = useState<number | null>(null);
   const box = useRef<HTMLDivElement>(null);
   const generation = useRef(0);
 
@@ -78,6 +80,7 @@ function MatchList({ query }: { query: URLSearchParams }) {
   useEffect(() => {
     setRows([]);
     setActive(0);
+    setTarget(null);
     box.current?.scrollTo(0, 0);
     void load(null, true);
   }, [key]);
@@ -102,8 +105,18 @@ function MatchList({ query }: { query: URLSearchParams }) {
     if (next && !loading && !error && (scrollTop + height) / ROW > rows.length - OVERSCAN * 2) void load(next, false);
   }, [scrollTop, height, rows.length, next, loading]);
 
+  // The list is as tall as the whole result (not only the pages loaded), so the scrollbar and End
+  // reach the last row: the effect above then pages by cursor until the rows on screen are there.
+  const total = Math.max(rows.length, count ?? 0);
+  useEffect(() => {
+    if (target !== null && target < rows.length) {
+      setTarget(null);
+      focusRow(target);
+    }
+  }, [target, rows.length]);
+
   const first = Math.max(0, Math.floor(scrollTop / ROW) - OVERSCAN);
-  const last = Math.min(rows.length, Math.ceil((scrollTop + height) / ROW) + OVERSCAN);
+  const last = Math.min(total, Math.ceil((scrollTop + height) / ROW) + OVERSCAN);
 
   const focusRow = (i: number) => {
     const clamped = Math.max(0, Math.min(rows.length - 1, i));
@@ -119,7 +132,13 @@ function MatchList({ query }: { query: URLSearchParams }) {
     if (e.key === 'j' || e.key === 'ArrowDown') (e.preventDefault(), focusRow(active + 1));
     else if (e.key === 'k' || e.key === 'ArrowUp') (e.preventDefault(), focusRow(active - 1));
     else if (e.key === 'Home') (e.preventDefault(), focusRow(0));
-    else if (e.key === 'End') (e.preventDefault(), focusRow(rows.length - 1));
+    else if (e.key === 'End') {
+      e.preventDefault();
+      if (total > rows.length) {
+        setTarget(total - 1);
+        box.current!.scrollTop = total * ROW;
+      } else focusRow(rows.length - 1);
+    }
   };
 
   return (
@@ -129,11 +148,12 @@ function MatchList({ query }: { query: URLSearchParams }) {
       <Filters query={query} />
       <p class="muted" role="status">
         {count !== null && t(count === 1 ? 'matches.countOne' : 'matches.count', { count: formatNumber(lang, count) })} · {t('matches.shortcuts')}
+        {last > rows.length && count !== null && ` · ${t('matches.loadingTo', { loaded: formatNumber(lang, rows.length), count: formatNumber(lang, count) })}`}
       </p>
       <ErrorBox error={error} onRetry={() => load(rows.length ? next : null, rows.length === 0)} />
       <div class="vlist" ref={box} onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)} onKeyDown={onKey}>
-        <ul aria-label={t('matches.listLabel')} style={{ height: `${rows.length * ROW}px` }}>
-          {rows.slice(first, last).map((m, j) => {
+        <ul aria-label={t('matches.listLabel')} style={{ height: `${total * ROW}px` }}>
+          {rows.slice(first, Math.min(last, rows.length)).map((m, j) => {
             const i = first + j;
             return (
               <li key={m.id} style={{ top: `${i * ROW}px`, height: `${ROW}px` }} aria-setsize={count ?? -1} aria-posinset={i + 1}>
