@@ -10,7 +10,7 @@ import sharp from 'sharp';
 import { TOKENS, type DataSource } from '@filigrane/plugin-api';
 import { MatchRecorder } from '@filigrane/plugin-matches';
 import { syntheticPhoto } from '@filigrane/vision';
-import { startTestServer } from '@filigrane/testing';
+import { eventually, startTestServer } from '@filigrane/testing';
 import { evidencePlugin } from '../src/index.js';
 import { startTimeStampAuthority } from './support/time-stamp-authority.js';
 
@@ -23,16 +23,6 @@ import { startTimeStampAuthority } from './support/time-stamp-authority.js';
 
 const CLI = resolve(__dirname, '..', '..', '..', '..', 'gateway', 'bin', 'filigrane.js');
 const LEASE_SECONDS = 2;
-
-async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined | false>, ms: number): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const filesUnder = (dir: string): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name)) : [join(dir, e.name)]));
@@ -102,7 +92,7 @@ const filesUnder = (dir: string): string[] =>
 
   // Worker 1 takes the build; Chromium asks for the stylesheet: the build is under way. kill -9.
   const first = worker('worker 1');
-  await waitFor('Chromium rendering the page (the stylesheet asked for)', async () => held.length > 0, 60_000);
+  await eventually('Chromium rendering the page (the stylesheet asked for)', async () => held.length > 0, 60_000);
   t.like(await row(), { status: 'pending', attempts: 1 });
   t.is((await alice.call('GET', `/api/v4/evidence/${packId}/`)).json.status, 'pending');
   const exited = new Promise((r) => first.once('exit', r));
@@ -111,11 +101,11 @@ const filesUnder = (dir: string): string[] =>
   const killedAt = Date.now();
 
   // The dead worker's heartbeat goes stale (no sleep: the database says so), then worker 2 starts on the same database and folder.
-  await waitFor('the dead build\'s heartbeat to go stale', async () =>
+  await eventually('the dead build\'s heartbeat to go stale', async () =>
     ((await db.query(`SELECT heartbeat < now() - make_interval(secs => $2) AS stale FROM evidence_packs WHERE id = $1`, [packId, LEASE_SECONDS]))[0] as { stale: boolean }).stale, 30_000);
   const restartedAt = Date.now();
   worker('worker 2');
-  const pack = await waitFor('the pack to complete', async () => {
+  const pack = await eventually('the pack to complete', async () => {
     const p = (await alice.call('GET', `/api/v4/evidence/${packId}/`)).json;
     return p.status !== 'pending' ? p : null;
   }, 90_000);
