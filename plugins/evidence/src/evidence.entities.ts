@@ -27,6 +27,10 @@ export class EvidencePack {
   @Column({ type: 'integer', default: 0 })
   attempts!: number;
 
+  /** Refreshed while a worker builds the pack: a stale one means its worker died (kill -9), and another takes the build over. */
+  @Column({ type: 'timestamptz', nullable: true })
+  heartbeat!: Date | null;
+
   @Column({ type: 'text', nullable: true })
   error!: string | null;
 

@@ -45,3 +45,16 @@ export class EvidenceInit1795642745777 implements MigrationInterface {
     await q.query('DROP TABLE evidence_packs');
   }
 }
+
+/** The build's heartbeat: a build whose worker died is noticed and taken over. */
+export class EvidenceBuildHeartbeat1795900000000 implements MigrationInterface {
+  name = 'EvidenceBuildHeartbeat1795900000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query('ALTER TABLE evidence_packs ADD COLUMN heartbeat timestamptz');
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('ALTER TABLE evidence_packs DROP COLUMN heartbeat');
+  }
+}

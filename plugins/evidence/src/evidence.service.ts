@@ -9,9 +9,12 @@ import { PackBuilder } from './pack-builder.service.js';
 import { sha256 } from './wacz-writer.js';
 
 export const BUILD_QUEUE = 'evidence.build';
+export const RECOVER_QUEUE = 'evidence.recover';
 /** Matches in one pack: each one is fetched, rendered and screenshotted. */
 export const MAX_MATCHES = 20;
 const ATTEMPTS = 3;
+/** Builds started at most: a pack whose build kills its worker every time (a page that exhausts memory) ends failed, not retried forever. */
+const MAX_RUNS = ATTEMPTS + 2;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const summaryOf = (p: EvidencePack): EvidencePackSummary => ({
@@ -83,8 +86,25 @@ export class EvidencePackService implements EvidenceService {
     if (pack?.status === 'pending') await this.queue(pack.id, this.config.autoCaptureDelaySeconds);
   }
 
-  private async queue(id: string, startAfterSeconds = 0): Promise<void> {
-    await this.jobs.send(BUILD_QUEUE, { packId: id }, { singletonKey: id, retryLimit: ATTEMPTS - 1, retryDelaySeconds: 30, ...(startAfterSeconds ? { startAfterSeconds } : {}) });
+  private async queue(id: string, startAfterSeconds = 0, singletonKey = id): Promise<void> {
+    await this.jobs.send(BUILD_QUEUE, { packId: id }, { singletonKey, retryLimit: ATTEMPTS - 1, retryDelaySeconds: 30, ...(startAfterSeconds ? { startAfterSeconds } : {}) });
+  }
+
+  /**
+   * Queues again the builds whose worker died: pending packs whose heartbeat is older than the lease.
+   * The dead worker's pg-boss job stays active until its expiry (15 min), so the new job gets a key of
+   * its own per run (two recoveries of one run send one job); the build's claim stops double builds.
+   */
+  async recover(): Promise<number> {
+    const stale = await this.db.query(
+      `SELECT id, attempts FROM evidence_packs WHERE status = 'pending' AND heartbeat < now() - make_interval(secs => $1)`,
+      [this.config.buildLeaseSeconds],
+    ) as { id: string; attempts: number }[];
+    for (const p of stale) {
+      this.log.warn(`evidence pack ${p.id}: its build (run ${p.attempts}) stopped without finishing (no heartbeat for ${this.config.buildLeaseSeconds} s); built again`);
+      await this.queue(p.id, 0, `${p.id}:after-run-${p.attempts}`);
+    }
+    return stale.length;
   }
 
   async get(accountId: number, packId: string): Promise<EvidencePackSummary | null> {
@@ -115,13 +135,27 @@ export class EvidencePackService implements EvidenceService {
 
   /** The build job: the WACZ into the blob store, the row complete, `evidence.captured` through the outbox. */
   async build(packId: string): Promise<void> {
+    // The claim: one build at a time per pack, taken from a worker whose heartbeat stopped (kill -9).
     const claimed = returnedRows<{ attempts: number }>(await this.db.query(
-      `UPDATE evidence_packs SET attempts = attempts + 1 WHERE id = $1 AND status = 'pending' RETURNING attempts`,
-      [packId],
+      `UPDATE evidence_packs SET attempts = attempts + 1, heartbeat = now()
+       WHERE id = $1 AND status = 'pending' AND (heartbeat IS NULL OR heartbeat < now() - make_interval(secs => $2)) RETURNING attempts`,
+      [packId, this.config.buildLeaseSeconds],
     ));
     const attempt = claimed[0]?.attempts;
     const pack = await this.db.getRepository(EvidencePack).findOneBy({ id: packId });
-    if (!pack || pack.status !== 'pending' || attempt === undefined) return;
+    if (!pack || pack.status !== 'pending') return;
+    // Another worker builds it now, or did until a moment ago: the job is retried after its backoff, by when either the pack is done or that build is stale.
+    if (attempt === undefined) throw new Error(`evidence pack ${packId} is being built by another worker (heartbeat within ${this.config.buildLeaseSeconds} s)`);
+    if (attempt > MAX_RUNS) {
+      this.log.error(`evidence pack ${pack.id} failed: its build was started ${attempt - 1} times and never finished`);
+      await this.finish(pack, { status: 'failed', blobKey: null, sha256: null, size: null, summary: {}, error: `The build was started ${attempt - 1} times and its worker stopped each time (killed or out of memory).` });
+      return;
+    }
+    const beat = setInterval(() => {
+      this.db.query(`UPDATE evidence_packs SET heartbeat = now() WHERE id = $1 AND status = 'pending'`, [packId])
+        .catch((err: Error) => this.log.warn(`evidence pack ${packId}: heartbeat failed (${err.message})`));
+    }, Math.max(250, (this.config.buildLeaseSeconds * 1000) / 4));
+    beat.unref();
     try {
       const started = Date.now();
       const built = await this.builder.build({ id: pack.id, accountId: pack.accountId, matchIds: pack.matchIds, baseUrl: pack.baseUrl });
@@ -134,10 +168,14 @@ export class EvidencePackService implements EvidenceService {
       const message = ((err as Error).message ?? String(err)).slice(0, 500);
       if (attempt < ATTEMPTS) {
         this.log.warn(`evidence pack ${pack.id}: attempt ${attempt} failed (${message}); retried`);
+        // The job's retry claims it again without waiting for the lease.
+        await this.db.query('UPDATE evidence_packs SET heartbeat = NULL WHERE id = $1', [pack.id]);
         throw err;
       }
       this.log.error(`evidence pack ${pack.id} failed: ${message}`);
       await this.finish(pack, { status: 'failed', blobKey: null, sha256: null, size: null, summary: {}, error: message });
+    } finally {
+      clearInterval(beat);
     }
   }
 

@@ -23,6 +23,13 @@ export const EVIDENCE_SETTINGS = defineSettings('evidence', {
     min: 1000,
     description: "Deadline of one page's capture (fetches and screenshot) in an evidence pack",
   }),
+  buildLeaseSeconds: setting.integer({
+    env: 'EVIDENCE_BUILD_LEASE_SECONDS',
+    default: 60,
+    min: 1,
+    max: 3600,
+    description: 'Seconds without a heartbeat after which a pack build is taken as dead (its worker killed) and built again by another worker',
+  }),
 });
 
 export type EvidenceSettings = SettingValues<typeof EVIDENCE_SETTINGS.specs>;
