@@ -80,13 +80,14 @@ export async function run(args: string[]): Promise<void> {
     // by End from a row on screen, checked every 25 ms until the row is in the DOM. A step is repeated
     // only when the list is no longer where the last one left it (it grew under it: a list only as
     // tall as what it loaded needs one step per page; one as tall as the whole result needs one).
+    // The list's bottom is its <ul>'s: the loading indicator under it comes and goes.
     const reach = async (target: number, by: 'scroll' | 'End') => {
       const start = performance.now();
       let steps = 0;
       if (by === 'End') await page.locator('.vlist [data-row]').first().focus();
       for (;;) {
         if (await page.locator(`[data-row="${target}"]`).count()) return { ms: performance.now() - start, steps };
-        const there = by === 'End' ? 'l.scrollTop + l.clientHeight >= l.scrollHeight - 1' : `l.scrollTop >= Math.min(${target} * 72, l.scrollHeight - l.clientHeight) - 1`;
+        const there = by === 'End' ? 'l.scrollTop + l.clientHeight >= l.querySelector("ul").offsetHeight - 1' : `l.scrollTop >= Math.min(${target} * 72, l.scrollHeight - l.clientHeight) - 1`;
         if (steps === 0 || !(await page.evaluate(`(l => ${there})(document.querySelector('.vlist'))`))) {
           if (by === 'End') await page.keyboard.press('End');
           else await page.evaluate(`document.querySelector('.vlist').scrollTop = ${target} * 72`);
