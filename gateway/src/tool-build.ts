@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, closeSync, readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { GatewayConfig } from '@filigrane/server';
+import { CHECKOUT } from './checkout.js';
 
 export const TOOL_NAME = 'filigrane-mark-linux-x64';
-const BUILD_SCRIPT = resolve(__dirname, '..', '..', '..', 'packages', 'tool', 'scripts', 'build-sea.js');
+const BUILD_SCRIPT = join(CHECKOUT, 'packages', 'tool', 'scripts', 'build-sea.js');
 
 export interface ToolBuild {
   /** Resolves when the build ends (true: the executable is in the tool folder). */

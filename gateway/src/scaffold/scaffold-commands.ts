@@ -1,11 +1,10 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { join, resolve } from 'node:path';
+import { CHECKOUT } from '../checkout.js';
 import { packPackages } from './packed-packages.js';
 import { scaffoldPlugin } from './plugin-scaffold.js';
 
-/** The checkout this CLI runs from (gateway/dist/src/scaffold -> repository root). */
-const CHECKOUT = resolve(__dirname, '..', '..', '..', '..');
 
 /**
  * `filigrane plugin new <name> --dir <folder> [--packages <folder> | --registry]`. From a checkout
