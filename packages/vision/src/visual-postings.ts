@@ -138,12 +138,18 @@ function popcount32(x: number): number {
 export class VoteTally {
   /** Query descriptors as 32-bit words. */
   private readonly query: Uint32Array;
-  private readonly voted = new Set<number>();
+  /**
+   * Entries each query descriptor has voted for: a descriptor asks one range per LSH table, so it
+   * can meet an entry at most that many times; its own short list is far cheaper to check than one
+   * set of (entry, descriptor) pairs for the whole query.
+   */
+  private readonly voted: (number[] | undefined)[];
   private readonly votes = new Map<number, number>();
 
   constructor(descriptors: Uint8Array, count: number, private readonly ranges: BucketRanges) {
     this.query = new Uint32Array(count * 8);
     new Uint8Array(this.query.buffer).set(descriptors.subarray(0, count * DESCRIPTOR_BYTES));
+    this.voted = new Array<number[] | undefined>(count);
   }
 
   /** The postings of range `range` (one or several stored rows). */
@@ -161,9 +167,10 @@ export class VoteTally {
         let d = 0;
         for (let w = 0; w < 8 && d <= MAX_VOTE_DISTANCE; w++) d += popcount32(words[base + 1 + w]! ^ q[i * 8 + w]!);
         if (d > MAX_VOTE_DISTANCE) continue;
-        const mark = entry * 4096 + (i & 4095);
-        if (this.voted.has(mark)) continue;
-        this.voted.add(mark);
+        let mine = this.voted[i];
+        if (!mine) this.voted[i] = mine = [];
+        else if (mine.includes(entry)) continue;
+        mine.push(entry);
         this.votes.set(entry, (this.votes.get(entry) ?? 0) + 1);
       }
     }
