@@ -6,7 +6,7 @@
  * descriptor is small, exactly as in memory. A query reads only the buckets its descriptors fall in, at the
  * resolution the collection's size calls for (a coarse bucket is a range of fine keys).
  */
-import { DESCRIPTOR_BYTES } from './orb';
+import { DESCRIPTOR_BYTES, type OrbFeatures } from './orb';
 import { bucketCap, LOAD, LSH_TABLES, lshKey, MAX_BITS, spreadSelection } from './visual-index';
 
 /** Entry number (u32 LE) + the 32-byte descriptor. */
@@ -71,6 +71,25 @@ export function entryPostings(entry: number, features: { descriptors: Uint8Array
     }
   }
   return { buckets, counts, offsets, postings };
+}
+
+/**
+ * At most `max` of a query's descriptors for the vote, chosen as the index chooses the ones it
+ * stores (spreadSelection: round-robin over a 4x4 grid, so a crop keeps its share). Each descriptor
+ * costs one index probe per table and ORB's later points add few votes; registration (RANSAC)
+ * still uses all the query's features.
+ */
+export function votingSubset<F extends Pick<OrbFeatures, 'count' | 'descriptors' | 'points'>>(features: F, max: number): F {
+  if (features.count <= max) return features;
+  const chosen = spreadSelection(features.count, max, features.points);
+  const descriptors = new Uint8Array(chosen.length * DESCRIPTOR_BYTES);
+  const points = new Float32Array(chosen.length * 2);
+  for (const [k, j] of chosen.entries()) {
+    descriptors.set(features.descriptors.subarray(j * DESCRIPTOR_BYTES, (j + 1) * DESCRIPTOR_BYTES), k * DESCRIPTOR_BYTES);
+    points[2 * k] = features.points[2 * j]!;
+    points[2 * k + 1] = features.points[2 * j + 1]!;
+  }
+  return { ...features, count: chosen.length, descriptors, points };
 }
 
 export interface BucketRanges {
