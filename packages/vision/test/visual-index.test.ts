@@ -1,7 +1,8 @@
 import test from 'ava';
 import { DESCRIPTOR_BYTES } from '../src/orb';
 import { transformPlausibility } from '../src/plausibility';
-import { spreadSelection, VisualIndex, type IndexEntry } from '../src/visual-index';
+import { MAX_BITS, spreadSelection, VisualIndex, type IndexEntry } from '../src/visual-index';
+import { entryPostings, POSTING_BYTES, queryRanges, votingSubset, VoteTally } from '../src/visual-postings';
 
 function rng(seed: number) {
   let s = seed >>> 0 || 1;
@@ -70,6 +71,28 @@ test('spread selection covers every cell of the image', (t) => {
   const chosen = spreadSelection(1000, 160, points);
   t.is(chosen.length, 160);
   t.true(chosen.filter((i) => i >= 900).length >= 60);
+});
+
+test('a query descriptor votes once per entry, whichever of its tables meet it; votingSubset keeps the index selection', (t) => {
+  const e = entry(11, 400);
+  const p = entryPostings(7, e);
+  const rows = new Map(p.buckets.map((b, k) => [b, p.postings.subarray(p.offsets[k]!, p.offsets[k]! + p.counts[k]! * POSTING_BYTES)]));
+  // The entry's own descriptors as the query, at full resolution: each indexed one meets its
+  // posting in all 4 tables and must still vote once.
+  const ranges = queryRanges(e.descriptors, e.count, MAX_BITS);
+  const tally = new VoteTally(e.descriptors, e.count, ranges);
+  ranges.lo.forEach((lo, r) => {
+    const postings = rows.get(lo);
+    if (postings) tally.add(r, Buffer.from(postings));
+  });
+  t.deepEqual(tally.top(4, 10), [{ entry: 7, votes: 256 }]);
+
+  const sub = votingSubset(e, 100);
+  const chosen = spreadSelection(400, 100, e.points);
+  t.is(sub.count, 100);
+  t.deepEqual([...sub.descriptors], chosen.flatMap((j) => [...e.descriptors.subarray(j * DESCRIPTOR_BYTES, (j + 1) * DESCRIPTOR_BYTES)]));
+  t.deepEqual([...sub.points], chosen.flatMap((j) => [e.points[2 * j]!, e.points[2 * j + 1]!]));
+  t.is(votingSubset(e, 400), e, 'a fingerprint within the limit is used as is');
 });
 
 test('plausibility rejects mirrored, folded, tiny and stretched transforms', (t) => {
