@@ -44,12 +44,12 @@ const ORDER: GeometricModel[] = ['scale', 'affine', 'perspective'];
 /** Reductions of the query proxy tried for a small crop when nothing else was found. */
 const CROP_REDUCTIONS = [0.5, 0.25];
 /**
- * Query descriptors that vote (votingSubset), of the fingerprint's 1,000: each costs one index probe
- * per LSH table, and the votes of a copy's original come mostly from the first ones. Measured on
- * 221 attacked copies at 10,000 media (docs/visual-index.md, session 8): 750 straight keeps every
- * original among its candidates, 500 loses some that only a fallback then finds; the fallbacks
- * (mirror, reductions: copies whose originals collect hundreds of votes, or reductions that have
- * fewer points anyway) keep all their finds at 500.
+ * Query descriptors that vote, of the fingerprint's 1,000 (votingSubset: the index's own spread
+ * selection): each costs one index probe per LSH table, and ORB's first points in each cell, the
+ * kind the index keeps, carry most of an original's votes. On 221 attacked copies at 10,000 media
+ * (docs/visual-index.md, session 8), 750 find every copy the full vote found, 500 lose originals
+ * that only a fallback then finds; the fallbacks (a mirror collects hundreds of votes, a reduction
+ * has fewer points anyway) find the same copies with 500.
  */
 const STRAIGHT_VOTERS = 750;
 const FALLBACK_VOTERS = 500;
