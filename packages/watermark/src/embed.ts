@@ -21,8 +21,7 @@ import {
   type ImageFormat,
   type RawImage,
 } from '@filigrane/vision';
-import { applyBandRgb8 } from './apply-rows';
-import { type ApplyHelper, sharedCopy, startApplyHelper } from './apply-helper';
+import { applyBand, sseRgb8 } from './wasm-kernels';
 import { jndMask, maskBlurRadius, maskGrid, type RowSource } from './jnd';
 import { assertMediaKey } from './key';
 import { ALGORITHM_VERSION, canonicalGrid, DEFAULTS, type EmbeddingParams } from './params';
@@ -40,12 +39,6 @@ export interface EmbedOptions {
   transactional?: boolean;
   /** Refuse images with more pixels (default 40 MP). */
   maxPixels?: number;
-  /**
-   * A second thread for the apply pass of a large image (default true: the offline tool owns the
-   * machine). False where the caller already spreads embeddings over the cores (EmbedRunner); the
-   * bytes are the same either way.
-   */
-  applyHelper?: boolean;
 }
 
 export interface EmbedReport {
@@ -224,12 +217,11 @@ function solveGain(h: ShapedHistogram, total: number, mseTarget: number, depth: 
 }
 
 /**
- * applyDelta for 8-bit RGB or RGBA, the usual case, with monomorphic byte arrays (the general loop
- * sees Uint8Array and Uint16Array and V8 then compiles slower element access). Same arithmetic.
+ * applyDelta for 8-bit RGB or RGBA, the usual case, in WebAssembly (wasm-kernels.ts). Same arithmetic.
  * Returns the sum of squared differences over the colour channels.
  */
 function applyRgb8(data: Uint8Array, out: Uint8Array, W: number, H: number, channels: number, shaped: PlaneUpsampler, a: number): number {
-  return applyBandRgb8(data, out, { ...shaped.parts(), W, channels, a }, 0, H);
+  return applyBand(data, out, { ...shaped.parts(), W, channels, a }, 0, H);
 }
 
 /** Writes original + round(alpha * M * P) into `out` (colour channels only); returns the PSNR in dB. */
@@ -408,59 +400,6 @@ function applyPlan(plan: EmbedPlan, raw: RawImage, targetPsnr: number, out?: Uin
   return { out: target, psnr: step.value.psnr, passes: step.value.passes };
 }
 
-/**
- * Rows from `split` on are the helper's. Both threads mark `shared`, a copy of the original in
- * shared memory, in place; `dirty` once it holds marked rows (restored from the original before
- * another pass).
- */
-interface SplitApply {
-  helper: ApplyHelper;
-  split: number;
-  shared?: Uint8Array;
-  dirty?: boolean;
-}
-
-/**
- * applyPlan with the rows shared between this thread and the helper (8-bit RGB(A) only): the same
- * kernels on both sides, so the bytes equal applyPlan's. The result is in shared memory, marked in
- * place (one copy of the image, not an input copy and an output). Falls back to this thread alone
- * when the helper fails.
- */
-async function applyPlanSplit(plan: EmbedPlan, raw: RawImage, targetPsnr: number, split: SplitApply): Promise<Applied> {
-  const { width: W, height: H, channels } = raw;
-  const data = raw.data as Uint8Array;
-  const rowBytes = W * channels;
-  const cut = split.split * rowBytes;
-  const stage = stageTimer();
-  split.shared ??= sharedCopy(data);
-  stage('shareCopy');
-  const target = split.shared;
-  const parts = plan.shaped.parts();
-  const steps = gainSteps(plan, 8, targetPsnr);
-  let step = steps.next();
-  while (!step.done) {
-    if (split.dirty) target.set(data);
-    split.dirty = true;
-    const band = { ...parts, W, channels, a: step.value };
-    const lower = split.helper.run({ out: target.subarray(cut), band, y0: split.split, y1: H });
-    const upper = applyBandRgb8(target, target, band, 0, split.split);
-    let sse: number;
-    try {
-      sse = upper + (await lower);
-    } catch {
-      // The helper failed, maybe half-way: this thread redoes its rows from the original (same kernels, same bytes).
-      target.set(data.subarray(cut), cut);
-      sse = upper + applyBandRgb8(target.subarray(cut), target.subarray(cut), band, split.split, H);
-    }
-    const mse = sse / (W * H * 3);
-    step = steps.next(mse > 0 ? 10 * Math.log10((255 * 255) / mse) : Infinity);
-  }
-  lastEmbedStages.helperBand = split.helper.lastMs;
-  stage('apply');
-  lastEmbedStages.applyPasses = step.value.passes;
-  return { out: target, psnr: step.value.psnr, passes: step.value.passes };
-}
-
 function registrationOf(
   plan: EmbedPlan,
   raw: RawImage,
@@ -557,7 +496,7 @@ async function codecLoss(
     const original = data.subarray(y0 * rowBytes, (y0 + bandRows) * rowBytes);
     marked.set(original, o);
     const band = marked.subarray(o, o + bandRows * rowBytes);
-    applyBandRgb8(original, band, parts, y0, y0 + bandRows);
+    applyBand(original, band, parts, y0, y0 + bandRows);
   }
   const sampleInfo: ImageInfo = { ...info, height: bands * bandRows };
   const sample: RawImage = { ...raw, data: marked, height: bands * bandRows };
@@ -565,25 +504,22 @@ async function codecLoss(
   let sse = 0;
   let n = 0;
   for (let i = 0; i < bands; i++) {
-    for (let y = edge; y < bandRows - edge; y++) {
-      const p = (i * bandRows + y) * rowBytes;
-      sse += rowSse(marked, decoded, p, W, channels);
-      n += 3 * W;
-    }
+    const from = (i * bandRows + edge) * rowBytes;
+    const to = ((i + 1) * bandRows - edge) * rowBytes;
+    sse += sseRgb8(marked.subarray(from, to), decoded.subarray(from, to), channels);
+    n += 3 * W * (bandRows - 2 * edge);
   }
   return sse / n;
 }
 
-/** Squared differences of the colour channels of one 8-bit row. */
-function rowSse(a: Uint8Array, b: Uint8Array, p: number, W: number, channels: number): number {
-  let sse = 0;
-  for (let x = 0; x < W; x++, p += channels) {
-    const d0 = a[p] - b[p];
-    const d1 = a[p + 1] - b[p + 1];
-    const d2 = a[p + 2] - b[p + 2];
-    sse += d0 * d0 + d1 * d1 + d2 * d2;
+/** PSNR of the written file's pixels against the original's: psnrOf, with the usual 8-bit colour case in WebAssembly. */
+function filePsnr(original: RawImage, written: RawImage): number {
+  const { width: W, height: H, channels } = original;
+  if (original.depth !== 8 || written.depth !== 8 || channels < 3 || written.channels !== channels || written.width !== W || written.height !== H) {
+    return psnrOf(original, written);
   }
-  return sse;
+  const mse = sseRgb8(original.data as Uint8Array, written.data as Uint8Array, channels) / (W * H * 3);
+  return mse > 0 ? 10 * Math.log10((255 * 255) / mse) : Infinity;
 }
 
 /**
@@ -603,13 +539,7 @@ export async function embed(input: Uint8Array, key: Uint8Array, options: EmbedOp
   const limits = { maxPixels: options.maxPixels ?? DEFAULT_MAX_PIXELS };
   const info = await probeImage(input, limits);
   mark('probe', t0);
-  // Started now, so its start-up overlaps the decode; 8-bit colour only (the usual JPEG).
-  const helper = options.applyHelper === false ? undefined : startApplyHelper(info.width * info.height);
-  try {
-    return await embedWith(input, key, options, info, limits, t0, helper);
-  } finally {
-    helper?.close();
-  }
+  return embedWith(input, key, options, info, limits, t0);
 }
 
 async function embedWith(
@@ -619,7 +549,6 @@ async function embedWith(
   info: ImageInfo,
   limits: { maxPixels: number },
   t0: number,
-  helper: ApplyHelper | undefined,
 ): Promise<EmbedResult> {
   // libvips decodes on its own thread while this one makes the keyed pattern (key and size only).
   const decoding = decodeRaw(input, info, limits);
@@ -639,17 +568,9 @@ async function embedWith(
   embedMs += performance.now() - t;
   mark('plan', t0);
   let internal = info.format === 'jpeg' ? target + JPEG_START_MARGIN : target;
-  const split: SplitApply | undefined =
-    helper?.usable && raw.depth === 8 && raw.channels >= 3 ? { helper, split: Math.floor(raw.height / 2) } : undefined;
-  // The split pass's shared copy is made while libvips codes the codec sample, or now when there is none.
-  const share = (): void => {
-    if (split) split.shared ??= sharedCopy(raw.data as Uint8Array);
-  };
   if (correctable && ladder.length) {
     const alpha = solveGain(plan.histogram, plan.sampled, mseOf(internal), raw.depth);
-    const sample = codecLoss(plan, raw, input, info, ladder[0], alpha);
-    share();
-    let mse = await sample;
+    let mse = await codecLoss(plan, raw, input, info, ladder[0], alpha);
     while (mse !== undefined && mse > mseOf(target) / 3 && rung + 1 < ladder.length) {
       rung++;
       mse = await codecLoss(plan, raw, input, info, ladder[rung], alpha);
@@ -662,14 +583,13 @@ async function embedWith(
   }
   const write = async (marked: Uint8Array | Uint16Array): Promise<{ image: Buffer; psnr: number }> => {
     const image = await encodeLike({ ...raw, data: marked }, input, info, ladder.length ? { jpeg: ladder[rung] } : {});
-    return { image, psnr: psnrOf(raw, await decodeRaw(image, info, limits)) };
+    return { image, psnr: filePsnr(raw, await decodeRaw(image, info, limits)) };
   };
   let hash: Buffer | undefined;
   let out: Uint8Array | Uint16Array | undefined;
-  share();
   for (let attempt = 0; ; attempt++) {
     t = performance.now();
-    const applied = split ? await applyPlanSplit(plan, raw, internal, split) : applyPlan(plan, raw, internal, out);
+    const applied = applyPlan(plan, raw, internal, out);
     out = applied.out;
     embedMs += performance.now() - t;
     mark('apply', t0);
@@ -685,7 +605,7 @@ async function embedWith(
     mark('encode', t0);
     const written = await decodeRaw(image, info, limits);
     mark('verifyDecode', t0);
-    let file = { image, psnr: psnrOf(raw, written) };
+    let file = { image, psnr: filePsnr(raw, written) };
     mark('verifyPsnr', t0);
     // Error the codec adds on top of the mark (the two are nearly uncorrelated).
     const codecMse = (): number => Math.max(0, mseOf(file.psnr) - mseOf(applied.psnr));
