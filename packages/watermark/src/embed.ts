@@ -576,6 +576,7 @@ async function embedWith(
       mse = await codecLoss(plan, raw, input, info, ladder[rung], alpha);
     }
     if (mse !== undefined) {
+      lastEmbedStages.codecMse = mse;
       const room = mseOf(target) - 1.1 * mse;
       internal = Math.min(target + MAX_CODEC_MARGIN, room > 0 ? Math.max(target, psnrOfMse(room)) + 0.05 : Infinity);
     }
