@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import {
   AreaReducer,
   DEFAULT_MAX_PIXELS,
+  decodeJpegShrunk,
   decodeRaw,
   encodeLike,
   jpegLadder,
@@ -296,6 +297,8 @@ interface EmbedPlan {
   histogram: ShapedHistogram;
   sampled: number;
   reduced?: ReducedOriginal;
+  /** The reduced original is still to be made from the full-resolution pixels (see reduceCanonical). */
+  canonicalPending: boolean;
   canonicalSize: number;
   w0: number;
   h0: number;
@@ -316,19 +319,26 @@ function patternFor(key: Uint8Array, W: number, H: number, L: number, out?: Floa
   return canonicalPattern(key, w0, h0, DEFAULTS.bandLow, DEFAULTS.bandHigh, out ?? new Float32Array(w0 * h0));
 }
 
-function planEmbed(raw: RawImage, key: Uint8Array, options: EmbedOptions, pattern?: Float32Array): EmbedPlan {
+/**
+ * The plan of an embedding into a W x H image. The mask comes from `maskInput`: the image itself, or
+ * a shrunk decode of it (decodeJpegShrunk) at least as large as the mask grid, which lets the plan
+ * run beside the full decode; the reduced original is then left for reduceCanonical.
+ */
+function planEmbed(size: { width: number; height: number }, key: Uint8Array, options: EmbedOptions, maskInput: RawImage, pattern?: Float32Array): EmbedPlan {
   const stage = stageTimer();
   const L = options.canonicalSize ?? DEFAULTS.canonicalSize;
-  const { width: W, height: H } = raw;
+  const { width: W, height: H } = size;
   const { gridWidth: w0, gridHeight: h0 } = canonicalGrid(W, H, L);
   const { maskWidth: wm, maskHeight: hm } = maskGrid(W, H, L);
+  const full = maskInput.width === W && maskInput.height === H;
   // A transactional registration keeps no reduced copy: the canonical reduction is skipped.
-  const planes = reducePlanes(raw, options.transactional === true ? undefined : { w0, h0 }, wm, hm);
+  const wantCanonical = options.transactional !== true;
+  const planes = reducePlanes(maskInput, wantCanonical && full ? { w0, h0 } : undefined, wm, hm);
   const reduced = planes.canonical ? floatToReduced(planes.canonical, w0, h0) : undefined;
   stage('reduce');
   const maskSource: RowSource = planes.maskLuma
     ? (y, out) => out.set(planes.maskLuma!.subarray(y * wm, (y + 1) * wm))
-    : (y, out) => lumaRow(raw, y, out);
+    : (y, out) => lumaRow(maskInput, y, out);
   const maskPlane = jndMask(wm, hm, maskSource, maskBlurRadius(wm, w0), DEFAULTS.laCap, scratch);
   stage('mask');
   const p0 = pattern ?? patternFor(key, W, H, L, scratch.float32('pattern', w0 * h0));
@@ -351,7 +361,29 @@ function planEmbed(raw: RawImage, key: Uint8Array, options: EmbedOptions, patter
     sampled += W;
   }
   stage('histogram');
-  return { shaped, histogram, sampled, reduced, canonicalSize: L, w0, h0 };
+  return { shaped, histogram, sampled, reduced, canonicalPending: wantCanonical && !full, canonicalSize: L, w0, h0 };
+}
+
+/** The reduced original of a plan made from a shrunk decode: one pass over the full-resolution pixels. */
+function reduceCanonical(plan: EmbedPlan, raw: RawImage): void {
+  if (!plan.canonicalPending) return;
+  const planes = reducePlanes(raw, { w0: plan.w0, h0: plan.h0 }, raw.width, raw.height);
+  plan.reduced = floatToReduced(planes.canonical!, plan.w0, plan.h0);
+  plan.canonicalPending = false;
+}
+
+/**
+ * The shrink (2, 4 or 8) at which libjpeg can decode a JPEG for its mask: the largest whose image
+ * still covers the mask grid. Undefined when the mask grid is too close to full size to gain from it,
+ * or for other formats.
+ */
+function maskShrink(info: ImageInfo, canonicalSize: number): 2 | 4 | 8 | undefined {
+  if (info.format !== 'jpeg' || info.depth !== 8 || info.width * info.height < SHRUNK_MASK_MIN_PIXELS) return undefined;
+  const { maskWidth: wm, maskHeight: hm } = maskGrid(info.width, info.height, canonicalSize);
+  for (const s of [8, 4, 2] as const) {
+    if (Math.ceil(info.width / s) >= wm && Math.ceil(info.height / s) >= hm) return s;
+  }
+  return undefined;
 }
 
 interface Applied {
@@ -436,7 +468,7 @@ export function embedRaw(raw: RawImage, key: Uint8Array, options: EmbedOptions =
   assertMediaKey(key);
   const t0 = performance.now();
   const targetPsnr = options.targetPsnr ?? DEFAULTS.targetPsnr;
-  const plan = planEmbed(raw, key, options);
+  const plan = planEmbed(raw, key, options, raw);
   const { out, psnr } = applyPlan(plan, raw, targetPsnr);
   const registration = registrationOf(plan, raw, key, options, targetPsnr, psnr, format, pixelHash(raw));
   const ms = performance.now() - t0;
@@ -446,6 +478,9 @@ export function embedRaw(raw: RawImage, key: Uint8Array, options: EmbedOptions =
     registration,
   };
 }
+
+/** Below this many pixels a JPEG's mask is made from its full decode (a shrunk one would not pay for itself). */
+const SHRUNK_MASK_MIN_PIXELS = 4_000_000;
 
 /** Largest raise of the internal target PSNR used to absorb the output codec's loss (dB). */
 const MAX_CODEC_MARGIN = 2;
@@ -550,23 +585,43 @@ async function embedWith(
   limits: { maxPixels: number },
   t0: number,
 ): Promise<EmbedResult> {
-  // libvips decodes on its own thread while this one makes the keyed pattern (key and size only).
+  // libvips decodes on its own thread while this one makes the keyed pattern (key and size only). A
+  // large JPEG is also decoded shrunk on another libvips thread, and the plan made from that while the
+  // full decode goes on; the reduced original is then made later, while libvips encodes and verifies.
+  const canonicalSize = options.canonicalSize ?? DEFAULTS.canonicalSize;
+  const shrink = maskShrink(info, canonicalSize);
   const decoding = decodeRaw(input, info, limits);
+  const shrunk = shrink ? decodeJpegShrunk(input, info, shrink, limits) : undefined;
+  // Settled at once: when the shrunk decode fails, the full decode's error is the one reported.
+  shrunk?.catch(() => undefined);
   let embedMs = 0;
   let t = performance.now();
-  const pattern = patternFor(key, info.width, info.height, options.canonicalSize ?? DEFAULTS.canonicalSize);
+  const pattern = patternFor(key, info.width, info.height, canonicalSize);
   embedMs += performance.now() - t;
   mark('pattern', t0);
-  const raw = await decoding;
-  mark('decode', t0);
-  t = performance.now();
   const target = options.targetPsnr ?? DEFAULTS.targetPsnr;
   const correctable = info.format === 'jpeg' || (info.format === 'png' && !info.palette);
   const ladder = info.format === 'jpeg' ? jpegLadder(info) : [];
   let rung = 0;
-  const plan = planEmbed(raw, key, options, pattern);
-  embedMs += performance.now() - t;
-  mark('plan', t0);
+  let plan: EmbedPlan | undefined;
+  if (shrunk) {
+    const small = await shrunk.catch(() => undefined);
+    if (small) {
+      mark('shrunkDecode', t0);
+      t = performance.now();
+      plan = planEmbed(info, key, options, small, pattern);
+      embedMs += performance.now() - t;
+      mark('plan', t0);
+    }
+  }
+  const raw = await decoding;
+  mark('decode', t0);
+  if (!plan) {
+    t = performance.now();
+    plan = planEmbed(raw, key, options, raw, pattern);
+    embedMs += performance.now() - t;
+    mark('plan', t0);
+  }
   let internal = info.format === 'jpeg' ? target + JPEG_START_MARGIN : target;
   if (correctable && ladder.length) {
     const alpha = solveGain(plan.histogram, plan.sampled, mseOf(internal), raw.depth);
@@ -604,7 +659,13 @@ async function embedWith(
     }
     const image = await encoding;
     mark('encode', t0);
-    const written = await decodeRaw(image, info, limits);
+    const verifying = decodeRaw(image, info, limits);
+    // The reduced original (when the plan came from a shrunk decode) is made while libvips decodes.
+    t = performance.now();
+    reduceCanonical(plan, raw);
+    embedMs += performance.now() - t;
+    mark('canonical', t0);
+    const written = await verifying;
     mark('verifyDecode', t0);
     let file = { image, psnr: filePsnr(raw, written) };
     mark('verifyPsnr', t0);
