@@ -270,7 +270,7 @@ export function psnrOf(a: RawImage, b: RawImage): number {
 }
 
 /** Sum of squared differences of the colour channels of two 8-bit RGB(A) sample arrays. */
-function sseRgb8(x: Uint8Array, y: Uint8Array, channels: number): number {
+export function sseRgb8(x: Uint8Array, y: Uint8Array, channels: number): number {
   let sse = 0;
   for (let p = 0; p < x.length; p += channels) {
     const d0 = x[p] - y[p];

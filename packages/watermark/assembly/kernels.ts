@@ -125,9 +125,7 @@ function addDeltaRow(data: usize, out: usize, delta: usize, n: i32): f64 {
         i16x8.add(hi, v128.load(delta + (<usize>i << 1), 16)),
       );
       v128.store(out + <usize>i, r);
-      const el = i16x8.sub(i16x8.extend_low_i8x16_u(r), lo);
-      const eh = i16x8.sub(i16x8.extend_high_i8x16_u(r), hi);
-      acc = i32x4.add(acc, i32x4.add(i32x4.dot_i16x8_s(el, el), i32x4.dot_i16x8_s(eh, eh)));
+      acc = i32x4.add(acc, squares16(r, v, ALL));
     }
     sse += lanes(acc);
   }
@@ -142,6 +140,17 @@ function addDeltaRow(data: usize, out: usize, delta: usize, n: i32): f64 {
   return <f64>sse;
 }
 
+/** Every bit set: a mask that keeps all lanes. */
+const ALL = i16x8.splat(-1);
+
+/** The squared differences a - b of 16 bytes (16-bit lanes masked by `mask`), summed pairwise into four 32-bit lanes. */
+// @ts-ignore: decorator
+@inline function squares16(a: v128, b: v128, mask: v128): v128 {
+  const dl = v128.and(i16x8.sub(i16x8.extend_low_i8x16_u(a), i16x8.extend_low_i8x16_u(b)), mask);
+  const dh = v128.and(i16x8.sub(i16x8.extend_high_i8x16_u(a), i16x8.extend_high_i8x16_u(b)), mask);
+  return i32x4.add(i32x4.dot_i16x8_s(dl, dl), i32x4.dot_i16x8_s(dh, dh));
+}
+
 /** Sum of the four 32-bit lanes, as a 64-bit integer. */
 // @ts-ignore: decorator
 @inline function lanes(acc: v128): i64 {
@@ -151,7 +160,7 @@ function addDeltaRow(data: usize, out: usize, delta: usize, n: i32): f64 {
 /** Sum of squared differences of two 8-bit sample runs of n bytes (RGB, or RGBA with alpha left out). */
 export function sseRgb8(x: usize, y: usize, n: i32, channels: i32): f64 {
   // RGBA: the alpha byte of every pixel masked out of the differences.
-  const mask = channels == 4 ? i16x8(-1, -1, -1, 0, -1, -1, -1, 0) : i16x8.splat(-1);
+  const mask = channels == 4 ? i16x8(-1, -1, -1, 0, -1, -1, -1, 0) : ALL;
   let sse: i64 = 0;
   let i = 0;
   while (i + 16 <= n) {
@@ -159,11 +168,7 @@ export function sseRgb8(x: usize, y: usize, n: i32, channels: i32): f64 {
     let acc = i32x4.splat(0);
     const end = min(n - 15, i + 4096 * 16);
     for (; i < end; i += 16) {
-      const a = v128.load(x + <usize>i);
-      const b = v128.load(y + <usize>i);
-      const dl = v128.and(i16x8.sub(i16x8.extend_low_i8x16_u(a), i16x8.extend_low_i8x16_u(b)), mask);
-      const dh = v128.and(i16x8.sub(i16x8.extend_high_i8x16_u(a), i16x8.extend_high_i8x16_u(b)), mask);
-      acc = i32x4.add(acc, i32x4.add(i32x4.dot_i16x8_s(dl, dl), i32x4.dot_i16x8_s(dh, dh)));
+      acc = i32x4.add(acc, squares16(v128.load(x + <usize>i), v128.load(y + <usize>i), mask));
     }
     sse += lanes(acc);
   }

@@ -5,6 +5,7 @@
  * WebAssembly SIMD is unavailable. Same arithmetic, so the same bytes either way. Images are streamed
  * through a window of the module's memory, which therefore stays a few MB whatever the image size.
  */
+import { sseRgb8 as sseRgb8Js } from '@filigrane/vision';
 import { applyBandRgb8, type ApplyBand } from './apply-rows';
 import { KERNELS_WASM } from './kernels-wasm';
 
@@ -151,17 +152,6 @@ export function sseRgb8(x: Uint8Array, y: Uint8Array, channels: number): number 
     mem.set(x.subarray(o, o + n), a);
     mem.set(y.subarray(o, o + n), b);
     sse += k.sseRgb8(a, b, n, channels);
-  }
-  return sse;
-}
-
-function sseRgb8Js(x: Uint8Array, y: Uint8Array, channels: number): number {
-  let sse = 0;
-  for (let p = 0; p < x.length; p += channels) {
-    const d0 = x[p] - y[p];
-    const d1 = x[p + 1] - y[p + 1];
-    const d2 = x[p + 2] - y[p + 2];
-    sse += d0 * d0 + d1 * d1 + d2 * d2;
   }
   return sse;
 }
