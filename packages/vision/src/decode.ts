@@ -122,6 +122,32 @@ export async function decodeRaw(bytes: Uint8Array, info: ImageInfo, limits: Deco
   }
 }
 
+/**
+ * A JPEG decoded at 1/shrink of its size (rounded up) by libjpeg's scaled inverse DCT: the codec skips
+ * most of its work, for analyses that only need a reduced picture (embedding's perceptual mask) and can
+ * run beside the full decode. Same colour handling as decodeRaw (stored interpretation, 8-bit).
+ */
+export async function decodeJpegShrunk(bytes: Uint8Array, info: ImageInfo, shrink: 2 | 4 | 8, limits: DecodeLimits = {}): Promise<RawImage> {
+  if (info.format !== 'jpeg' || info.depth !== 8) throw new Error('decodeJpegShrunk: 8-bit JPEG only');
+  const width = Math.ceil(info.width / shrink);
+  const height = Math.ceil(info.height / shrink);
+  try {
+    const { data, info: out } = await getSharp()(asBuffer(bytes), { limitInputPixels: limits.maxPixels ?? DEFAULT_MAX_PIXELS, failOn: 'error', ignoreIcc: true })
+      // Exactly the shrink-on-load size: libvips then resamples nothing after the codec.
+      .resize(width, height, { fit: 'fill', kernel: 'nearest', fastShrinkOnLoad: true })
+      .toColourspace(info.channels <= 2 ? 'b-w' : 'srgb')
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    if (out.width !== width || out.height !== height || out.channels !== info.channels) {
+      throw new CorruptImageError(`decoded ${out.width}x${out.height}x${out.channels} at 1/${shrink}, expected ${width}x${height}x${info.channels}`);
+    }
+    return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width, height, channels: info.channels, depth: 8 };
+  } catch (err) {
+    if (err instanceof CorruptImageError) throw err;
+    throw new CorruptImageError(`cannot decode the jpeg image: ${(err as Error).message}`);
+  }
+}
+
 export interface JpegEncodeSettings {
   quality: number;
   chromaSubsampling: '4:2:0' | '4:4:4';
@@ -244,7 +270,7 @@ export function psnrOf(a: RawImage, b: RawImage): number {
 }
 
 /** Sum of squared differences of the colour channels of two 8-bit RGB(A) sample arrays. */
-function sseRgb8(x: Uint8Array, y: Uint8Array, channels: number): number {
+export function sseRgb8(x: Uint8Array, y: Uint8Array, channels: number): number {
   let sse = 0;
   for (let p = 0; p < x.length; p += channels) {
     const d0 = x[p] - y[p];

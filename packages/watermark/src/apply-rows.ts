@@ -1,7 +1,6 @@
 /**
- * The apply pass's row kernels for 8-bit RGB(A), self-contained (no imports, no module state) so that
- * apply-helper.ts can also run them in a worker thread from their source text: the same code on both
- * threads, so a split pass writes exactly the bytes a single-threaded one does.
+ * The apply pass's row kernels for 8-bit RGB(A) in JavaScript: the definition the WebAssembly kernels
+ * (wasm-kernels.ts) must equal byte for byte, and what runs where WebAssembly SIMD does not.
  */
 
 /** delta[x] = round(a * M * P) with M * P upsampled and rounded to float32 as a Float32Array row would hold it. */

@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import {
   AreaReducer,
   DEFAULT_MAX_PIXELS,
+  decodeJpegShrunk,
   decodeRaw,
   encodeLike,
   jpegLadder,
@@ -21,8 +22,7 @@ import {
   type ImageFormat,
   type RawImage,
 } from '@filigrane/vision';
-import { applyBandRgb8 } from './apply-rows';
-import { type ApplyHelper, sharedCopy, startApplyHelper } from './apply-helper';
+import { applyBand, sseRgb8 } from './wasm-kernels';
 import { jndMask, maskBlurRadius, maskGrid, type RowSource } from './jnd';
 import { assertMediaKey } from './key';
 import { ALGORITHM_VERSION, canonicalGrid, DEFAULTS, type EmbeddingParams } from './params';
@@ -40,12 +40,6 @@ export interface EmbedOptions {
   transactional?: boolean;
   /** Refuse images with more pixels (default 40 MP). */
   maxPixels?: number;
-  /**
-   * A second thread for the apply pass of a large image (default true: the offline tool owns the
-   * machine). False where the caller already spreads embeddings over the cores (EmbedRunner); the
-   * bytes are the same either way.
-   */
-  applyHelper?: boolean;
 }
 
 export interface EmbedReport {
@@ -224,12 +218,11 @@ function solveGain(h: ShapedHistogram, total: number, mseTarget: number, depth: 
 }
 
 /**
- * applyDelta for 8-bit RGB or RGBA, the usual case, with monomorphic byte arrays (the general loop
- * sees Uint8Array and Uint16Array and V8 then compiles slower element access). Same arithmetic.
+ * applyDelta for 8-bit RGB or RGBA, the usual case, in WebAssembly (wasm-kernels.ts). Same arithmetic.
  * Returns the sum of squared differences over the colour channels.
  */
 function applyRgb8(data: Uint8Array, out: Uint8Array, W: number, H: number, channels: number, shaped: PlaneUpsampler, a: number): number {
-  return applyBandRgb8(data, out, { ...shaped.parts(), W, channels, a }, 0, H);
+  return applyBand(data, out, { ...shaped.parts(), W, channels, a }, 0, H);
 }
 
 /** Writes original + round(alpha * M * P) into `out` (colour channels only); returns the PSNR in dB. */
@@ -304,6 +297,8 @@ interface EmbedPlan {
   histogram: ShapedHistogram;
   sampled: number;
   reduced?: ReducedOriginal;
+  /** The reduced original is still to be made from the full-resolution pixels (see reduceCanonical). */
+  canonicalPending: boolean;
   canonicalSize: number;
   w0: number;
   h0: number;
@@ -324,19 +319,26 @@ function patternFor(key: Uint8Array, W: number, H: number, L: number, out?: Floa
   return canonicalPattern(key, w0, h0, DEFAULTS.bandLow, DEFAULTS.bandHigh, out ?? new Float32Array(w0 * h0));
 }
 
-function planEmbed(raw: RawImage, key: Uint8Array, options: EmbedOptions, pattern?: Float32Array): EmbedPlan {
+/**
+ * The plan of an embedding into a W x H image. The mask comes from `maskInput`: the image itself, or
+ * a shrunk decode of it (decodeJpegShrunk) at least as large as the mask grid, which lets the plan
+ * run beside the full decode; the reduced original is then left for reduceCanonical.
+ */
+function planEmbed(size: { width: number; height: number }, key: Uint8Array, options: EmbedOptions, maskInput: RawImage, pattern?: Float32Array): EmbedPlan {
   const stage = stageTimer();
   const L = options.canonicalSize ?? DEFAULTS.canonicalSize;
-  const { width: W, height: H } = raw;
+  const { width: W, height: H } = size;
   const { gridWidth: w0, gridHeight: h0 } = canonicalGrid(W, H, L);
   const { maskWidth: wm, maskHeight: hm } = maskGrid(W, H, L);
+  const full = maskInput.width === W && maskInput.height === H;
   // A transactional registration keeps no reduced copy: the canonical reduction is skipped.
-  const planes = reducePlanes(raw, options.transactional === true ? undefined : { w0, h0 }, wm, hm);
+  const wantCanonical = options.transactional !== true;
+  const planes = reducePlanes(maskInput, wantCanonical && full ? { w0, h0 } : undefined, wm, hm);
   const reduced = planes.canonical ? floatToReduced(planes.canonical, w0, h0) : undefined;
   stage('reduce');
   const maskSource: RowSource = planes.maskLuma
     ? (y, out) => out.set(planes.maskLuma!.subarray(y * wm, (y + 1) * wm))
-    : (y, out) => lumaRow(raw, y, out);
+    : (y, out) => lumaRow(maskInput, y, out);
   const maskPlane = jndMask(wm, hm, maskSource, maskBlurRadius(wm, w0), DEFAULTS.laCap, scratch);
   stage('mask');
   const p0 = pattern ?? patternFor(key, W, H, L, scratch.float32('pattern', w0 * h0));
@@ -359,7 +361,29 @@ function planEmbed(raw: RawImage, key: Uint8Array, options: EmbedOptions, patter
     sampled += W;
   }
   stage('histogram');
-  return { shaped, histogram, sampled, reduced, canonicalSize: L, w0, h0 };
+  return { shaped, histogram, sampled, reduced, canonicalPending: wantCanonical && !full, canonicalSize: L, w0, h0 };
+}
+
+/** The reduced original of a plan made from a shrunk decode: one pass over the full-resolution pixels. */
+function reduceCanonical(plan: EmbedPlan, raw: RawImage): void {
+  if (!plan.canonicalPending) return;
+  const planes = reducePlanes(raw, { w0: plan.w0, h0: plan.h0 }, raw.width, raw.height);
+  plan.reduced = floatToReduced(planes.canonical!, plan.w0, plan.h0);
+  plan.canonicalPending = false;
+}
+
+/**
+ * The shrink (2, 4 or 8) at which libjpeg can decode a JPEG for its mask: the largest whose image
+ * still covers the mask grid. Undefined when the mask grid is too close to full size to gain from it,
+ * or for other formats.
+ */
+function maskShrink(info: ImageInfo, canonicalSize: number): 2 | 4 | 8 | undefined {
+  if (info.format !== 'jpeg' || info.depth !== 8 || info.width * info.height < SHRUNK_MASK_MIN_PIXELS) return undefined;
+  const { maskWidth: wm, maskHeight: hm } = maskGrid(info.width, info.height, canonicalSize);
+  for (const s of [8, 4, 2] as const) {
+    if (Math.ceil(info.width / s) >= wm && Math.ceil(info.height / s) >= hm) return s;
+  }
+  return undefined;
 }
 
 interface Applied {
@@ -408,59 +432,6 @@ function applyPlan(plan: EmbedPlan, raw: RawImage, targetPsnr: number, out?: Uin
   return { out: target, psnr: step.value.psnr, passes: step.value.passes };
 }
 
-/**
- * Rows from `split` on are the helper's. Both threads mark `shared`, a copy of the original in
- * shared memory, in place; `dirty` once it holds marked rows (restored from the original before
- * another pass).
- */
-interface SplitApply {
-  helper: ApplyHelper;
-  split: number;
-  shared?: Uint8Array;
-  dirty?: boolean;
-}
-
-/**
- * applyPlan with the rows shared between this thread and the helper (8-bit RGB(A) only): the same
- * kernels on both sides, so the bytes equal applyPlan's. The result is in shared memory, marked in
- * place (one copy of the image, not an input copy and an output). Falls back to this thread alone
- * when the helper fails.
- */
-async function applyPlanSplit(plan: EmbedPlan, raw: RawImage, targetPsnr: number, split: SplitApply): Promise<Applied> {
-  const { width: W, height: H, channels } = raw;
-  const data = raw.data as Uint8Array;
-  const rowBytes = W * channels;
-  const cut = split.split * rowBytes;
-  const stage = stageTimer();
-  split.shared ??= sharedCopy(data);
-  stage('shareCopy');
-  const target = split.shared;
-  const parts = plan.shaped.parts();
-  const steps = gainSteps(plan, 8, targetPsnr);
-  let step = steps.next();
-  while (!step.done) {
-    if (split.dirty) target.set(data);
-    split.dirty = true;
-    const band = { ...parts, W, channels, a: step.value };
-    const lower = split.helper.run({ out: target.subarray(cut), band, y0: split.split, y1: H });
-    const upper = applyBandRgb8(target, target, band, 0, split.split);
-    let sse: number;
-    try {
-      sse = upper + (await lower);
-    } catch {
-      // The helper failed, maybe half-way: this thread redoes its rows from the original (same kernels, same bytes).
-      target.set(data.subarray(cut), cut);
-      sse = upper + applyBandRgb8(target.subarray(cut), target.subarray(cut), band, split.split, H);
-    }
-    const mse = sse / (W * H * 3);
-    step = steps.next(mse > 0 ? 10 * Math.log10((255 * 255) / mse) : Infinity);
-  }
-  lastEmbedStages.helperBand = split.helper.lastMs;
-  stage('apply');
-  lastEmbedStages.applyPasses = step.value.passes;
-  return { out: target, psnr: step.value.psnr, passes: step.value.passes };
-}
-
 function registrationOf(
   plan: EmbedPlan,
   raw: RawImage,
@@ -497,7 +468,7 @@ export function embedRaw(raw: RawImage, key: Uint8Array, options: EmbedOptions =
   assertMediaKey(key);
   const t0 = performance.now();
   const targetPsnr = options.targetPsnr ?? DEFAULTS.targetPsnr;
-  const plan = planEmbed(raw, key, options);
+  const plan = planEmbed(raw, key, options, raw);
   const { out, psnr } = applyPlan(plan, raw, targetPsnr);
   const registration = registrationOf(plan, raw, key, options, targetPsnr, psnr, format, pixelHash(raw));
   const ms = performance.now() - t0;
@@ -507,6 +478,9 @@ export function embedRaw(raw: RawImage, key: Uint8Array, options: EmbedOptions =
     registration,
   };
 }
+
+/** Below this many pixels a JPEG's mask is made from its full decode (a shrunk one would not pay for itself). */
+const SHRUNK_MASK_MIN_PIXELS = 4_000_000;
 
 /** Largest raise of the internal target PSNR used to absorb the output codec's loss (dB). */
 const MAX_CODEC_MARGIN = 2;
@@ -557,7 +531,7 @@ async function codecLoss(
     const original = data.subarray(y0 * rowBytes, (y0 + bandRows) * rowBytes);
     marked.set(original, o);
     const band = marked.subarray(o, o + bandRows * rowBytes);
-    applyBandRgb8(original, band, parts, y0, y0 + bandRows);
+    applyBand(original, band, parts, y0, y0 + bandRows);
   }
   const sampleInfo: ImageInfo = { ...info, height: bands * bandRows };
   const sample: RawImage = { ...raw, data: marked, height: bands * bandRows };
@@ -565,25 +539,22 @@ async function codecLoss(
   let sse = 0;
   let n = 0;
   for (let i = 0; i < bands; i++) {
-    for (let y = edge; y < bandRows - edge; y++) {
-      const p = (i * bandRows + y) * rowBytes;
-      sse += rowSse(marked, decoded, p, W, channels);
-      n += 3 * W;
-    }
+    const from = (i * bandRows + edge) * rowBytes;
+    const to = ((i + 1) * bandRows - edge) * rowBytes;
+    sse += sseRgb8(marked.subarray(from, to), decoded.subarray(from, to), channels);
+    n += 3 * W * (bandRows - 2 * edge);
   }
   return sse / n;
 }
 
-/** Squared differences of the colour channels of one 8-bit row. */
-function rowSse(a: Uint8Array, b: Uint8Array, p: number, W: number, channels: number): number {
-  let sse = 0;
-  for (let x = 0; x < W; x++, p += channels) {
-    const d0 = a[p] - b[p];
-    const d1 = a[p + 1] - b[p + 1];
-    const d2 = a[p + 2] - b[p + 2];
-    sse += d0 * d0 + d1 * d1 + d2 * d2;
+/** PSNR of the written file's pixels against the original's: psnrOf, with the usual 8-bit colour case in WebAssembly. */
+function filePsnr(original: RawImage, written: RawImage): number {
+  const { width: W, height: H, channels } = original;
+  if (original.depth !== 8 || written.depth !== 8 || channels < 3 || written.channels !== channels || written.width !== W || written.height !== H) {
+    return psnrOf(original, written);
   }
-  return sse;
+  const mse = sseRgb8(original.data as Uint8Array, written.data as Uint8Array, channels) / (W * H * 3);
+  return mse > 0 ? 10 * Math.log10((255 * 255) / mse) : Infinity;
 }
 
 /**
@@ -603,13 +574,7 @@ export async function embed(input: Uint8Array, key: Uint8Array, options: EmbedOp
   const limits = { maxPixels: options.maxPixels ?? DEFAULT_MAX_PIXELS };
   const info = await probeImage(input, limits);
   mark('probe', t0);
-  // Started now, so its start-up overlaps the decode; 8-bit colour only (the usual JPEG).
-  const helper = options.applyHelper === false ? undefined : startApplyHelper(info.width * info.height);
-  try {
-    return await embedWith(input, key, options, info, limits, t0, helper);
-  } finally {
-    helper?.close();
-  }
+  return embedWith(input, key, options, info, limits, t0);
 }
 
 async function embedWith(
@@ -619,42 +584,54 @@ async function embedWith(
   info: ImageInfo,
   limits: { maxPixels: number },
   t0: number,
-  helper: ApplyHelper | undefined,
 ): Promise<EmbedResult> {
-  // libvips decodes on its own thread while this one makes the keyed pattern (key and size only).
+  // libvips decodes on its own thread while this one makes the keyed pattern (key and size only). A
+  // large JPEG is also decoded shrunk on another libvips thread, and the plan made from that while the
+  // full decode goes on; the reduced original is then made later, while libvips encodes and verifies.
+  const canonicalSize = options.canonicalSize ?? DEFAULTS.canonicalSize;
+  const shrink = maskShrink(info, canonicalSize);
   const decoding = decodeRaw(input, info, limits);
+  const shrunk = shrink ? decodeJpegShrunk(input, info, shrink, limits) : undefined;
+  // Settled at once: when the shrunk decode fails, the full decode's error is the one reported.
+  shrunk?.catch(() => undefined);
   let embedMs = 0;
   let t = performance.now();
-  const pattern = patternFor(key, info.width, info.height, options.canonicalSize ?? DEFAULTS.canonicalSize);
+  const pattern = patternFor(key, info.width, info.height, canonicalSize);
   embedMs += performance.now() - t;
   mark('pattern', t0);
-  const raw = await decoding;
-  mark('decode', t0);
-  t = performance.now();
   const target = options.targetPsnr ?? DEFAULTS.targetPsnr;
   const correctable = info.format === 'jpeg' || (info.format === 'png' && !info.palette);
   const ladder = info.format === 'jpeg' ? jpegLadder(info) : [];
   let rung = 0;
-  const plan = planEmbed(raw, key, options, pattern);
-  embedMs += performance.now() - t;
-  mark('plan', t0);
+  let plan: EmbedPlan | undefined;
+  if (shrunk) {
+    const small = await shrunk.catch(() => undefined);
+    if (small) {
+      mark('shrunkDecode', t0);
+      t = performance.now();
+      plan = planEmbed(info, key, options, small, pattern);
+      embedMs += performance.now() - t;
+      mark('plan', t0);
+    }
+  }
+  const raw = await decoding;
+  mark('decode', t0);
+  if (!plan) {
+    t = performance.now();
+    plan = planEmbed(raw, key, options, raw, pattern);
+    embedMs += performance.now() - t;
+    mark('plan', t0);
+  }
   let internal = info.format === 'jpeg' ? target + JPEG_START_MARGIN : target;
-  const split: SplitApply | undefined =
-    helper?.usable && raw.depth === 8 && raw.channels >= 3 ? { helper, split: Math.floor(raw.height / 2) } : undefined;
-  // The split pass's shared copy is made while libvips codes the codec sample, or now when there is none.
-  const share = (): void => {
-    if (split) split.shared ??= sharedCopy(raw.data as Uint8Array);
-  };
   if (correctable && ladder.length) {
     const alpha = solveGain(plan.histogram, plan.sampled, mseOf(internal), raw.depth);
-    const sample = codecLoss(plan, raw, input, info, ladder[0], alpha);
-    share();
-    let mse = await sample;
+    let mse = await codecLoss(plan, raw, input, info, ladder[0], alpha);
     while (mse !== undefined && mse > mseOf(target) / 3 && rung + 1 < ladder.length) {
       rung++;
       mse = await codecLoss(plan, raw, input, info, ladder[rung], alpha);
     }
     if (mse !== undefined) {
+      lastEmbedStages.codecMse = mse;
       const room = mseOf(target) - 1.1 * mse;
       internal = Math.min(target + MAX_CODEC_MARGIN, room > 0 ? Math.max(target, psnrOfMse(room)) + 0.05 : Infinity);
     }
@@ -662,14 +639,13 @@ async function embedWith(
   }
   const write = async (marked: Uint8Array | Uint16Array): Promise<{ image: Buffer; psnr: number }> => {
     const image = await encodeLike({ ...raw, data: marked }, input, info, ladder.length ? { jpeg: ladder[rung] } : {});
-    return { image, psnr: psnrOf(raw, await decodeRaw(image, info, limits)) };
+    return { image, psnr: filePsnr(raw, await decodeRaw(image, info, limits)) };
   };
   let hash: Buffer | undefined;
   let out: Uint8Array | Uint16Array | undefined;
-  share();
   for (let attempt = 0; ; attempt++) {
     t = performance.now();
-    const applied = split ? await applyPlanSplit(plan, raw, internal, split) : applyPlan(plan, raw, internal, out);
+    const applied = applyPlan(plan, raw, internal, out);
     out = applied.out;
     embedMs += performance.now() - t;
     mark('apply', t0);
@@ -683,9 +659,15 @@ async function embedWith(
     }
     const image = await encoding;
     mark('encode', t0);
-    const written = await decodeRaw(image, info, limits);
+    const verifying = decodeRaw(image, info, limits);
+    // The reduced original (when the plan came from a shrunk decode) is made while libvips decodes.
+    t = performance.now();
+    reduceCanonical(plan, raw);
+    embedMs += performance.now() - t;
+    mark('canonical', t0);
+    const written = await verifying;
     mark('verifyDecode', t0);
-    let file = { image, psnr: psnrOf(raw, written) };
+    let file = { image, psnr: filePsnr(raw, written) };
     mark('verifyPsnr', t0);
     // Error the codec adds on top of the mark (the two are nearly uncorrelated).
     const codecMse = (): number => Math.max(0, mseOf(file.psnr) - mseOf(applied.psnr));

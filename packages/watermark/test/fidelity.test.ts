@@ -9,7 +9,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { estimateJpegQuality, jpegChromaSubsampling } from '@filigrane/vision';
-import { detect, embed, generateKey } from '../src/index';
+import { detect, embed, embedRaw, generateKey } from '../src/index';
+import { lastEmbedTimeline } from '../src/internal';
 import { syntheticPixels } from './fixtures';
 
 const dir = mkdtempSync(join(tmpdir(), 'filigrane-fidelity-'));
@@ -90,4 +91,21 @@ test('a palette PNG stays a palette PNG', async (t) => {
   const marked = await embed(input, generateKey());
   t.true((await sharp(marked.image).metadata()).isPalette);
   t.true(comparePsnr(save(input, 'png'), save(marked.image, 'png')) > 35);
+});
+
+test.serial('a large JPEG planned from its shrunk decode: file PSNR >= 44 dB, the exact reduced original, the mark detected', async (t) => {
+  // 4.1 MP: the mask comes from libjpeg's 1/2 or 1/4 decode, the reduced original from the full one.
+  const px = syntheticPixels(2480, 1660, 7);
+  const original = await sharp(px, { raw: { width: 2480, height: 1660, channels: 3 } }).jpeg({ quality: 90 }).toBuffer();
+  const key = generateKey();
+  const marked = await embed(original, key);
+  t.true(lastEmbedTimeline.some(([step]) => step === 'shrunkDecode'), 'planned from the shrunk decode');
+  const file = save(marked.image, 'jpg');
+  t.true(comparePsnr(save(original, 'jpg'), file) >= 44);
+  // The same pixels embedded from raw take the full-resolution path: their reduced originals are equal.
+  const decoded = await sharp(original).raw().toBuffer({ resolveWithObject: true });
+  const raw = { data: new Uint8Array(decoded.data), width: 2480, height: 1660, channels: 3 as const, depth: 8 as const };
+  const fromRaw = embedRaw(raw, key);
+  t.deepEqual(marked.registration.reduced, fromRaw.registration.reduced);
+  t.true((await detect(await sharp(marked.image).resize(1200).jpeg({ quality: 70 }).toBuffer(), marked.registration)).watermarked);
 });

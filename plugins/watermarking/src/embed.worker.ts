@@ -18,7 +18,7 @@ parentPort?.once('message', async (task: EmbedTask) => {
     // A fresh 256-bit key per image; it never leaves this thread except sealed in the .lmk.
     // No nested apply helper: EmbedRunner already runs one embedding per spare core, and leaves the
     // last one to the event loop.
-    const result = await embed(buf(task.original), generateKey(), { maxPixels: task.maxPixels, applyHelper: false });
+    const result = await embed(buf(task.original), generateKey(), { maxPixels: task.maxPixels });
     const lmk = encodeLmk(result.registration, buf(task.publicKeyDer));
     parentPort!.postMessage({ ok: true, image: result.image, lmk } satisfies EmbedReply);
   } catch (err) {

@@ -1,0 +1,181 @@
+// Full-resolution pixel kernels of embedding, compiled to WebAssembly with SIMD (scripts/build-wasm.mjs).
+// Same arithmetic as src/apply-rows.ts (float64 with float32 rounding where a Float32Array would hold the
+// value, JavaScript's Math.round), so the bytes equal the JavaScript kernels'. Pointers are byte offsets
+// into this module's memory, laid out by src/wasm-kernels.ts; nothing here allocates.
+
+/** Math.round of JavaScript (the nearest integer, ties towards +infinity) as an i32, without a branch. */
+// @ts-ignore: decorator
+@inline function jsRound(v: f64): i32 {
+  const fl = floor<f64>(v);
+  return <i32>fl + <i32>(v - fl >= 0.5);
+}
+
+/**
+ * Rows y0..y1 of the apply pass over 8-bit RGB(A) samples: out = clip(data + round(a * M * P)) on the
+ * colour channels, alpha copied. `data` and `out` hold row y0 at their start and may be equal (in place).
+ * q is M * P on its w0 x h0 grid (f32), colI0/colF and rowI0/rowF the bilinear tables (i32, f32);
+ * srow (w0 + 1 f32) and drow (W * channels i16) are scratch. Returns the sum of squared differences.
+ */
+export function applyRows(
+  data: usize, out: usize, W: i32, channels: i32, y0: i32, y1: i32,
+  q: usize, w0: i32, h0: i32, colI0: usize, colF: usize, rowI0: usize, rowF: usize, a: f64,
+  srow: usize, drow: usize,
+): f64 {
+  const rowBytes = W * channels;
+  let sse: f64 = 0;
+  for (let y = y0, p: usize = 0; y < y1; y++, p += <usize>rowBytes) {
+    // The source row: M * P's rows blended vertically (float32 row, as PlaneUpsampler.source).
+    const fy = <f64>load<f32>(rowF + (<usize>y << 2));
+    const ra = <usize>(load<i32>(rowI0 + (<usize>y << 2)) * w0);
+    const rb = h0 > 1 ? ra + <usize>w0 : ra;
+    for (let x = 0; x < w0; x++) {
+      const qa = <f64>load<f32>(q + ((ra + <usize>x) << 2));
+      const qb = <f64>load<f32>(q + ((rb + <usize>x) << 2));
+      store<f32>(srow + (<usize>x << 2), <f32>(qa + fy * (qb - qa)));
+    }
+    store<f32>(srow + (<usize>w0 << 2), load<f32>(srow + (<usize>(w0 - 1) << 2)));
+    // The delta of each sample, colour channels only (alpha gets 0): four pixels at a time, then the rest.
+    let x = 0;
+    let o: usize = drow;
+    for (; x + 4 <= W; x += 4) {
+      const d4 = delta4(srow, colI0 + (<usize>x << 2), colF + (<usize>x << 2), a);
+      if (channels == 4) {
+        const zero = i32x4.splat(0);
+        v128.store(o, i8x16.shuffle(d4, zero, 0, 1, 0, 1, 0, 1, 16, 17, 4, 5, 4, 5, 4, 5, 16, 17));
+        v128.store(o, i8x16.shuffle(d4, zero, 8, 9, 8, 9, 8, 9, 16, 17, 12, 13, 12, 13, 12, 13, 16, 17), 16);
+        o += 32;
+      } else {
+        v128.store(o, i8x16.shuffle(d4, d4, 0, 1, 0, 1, 0, 1, 4, 5, 4, 5, 4, 5, 8, 9, 8, 9));
+        v128.store64_lane(o, i8x16.shuffle(d4, d4, 8, 9, 12, 13, 12, 13, 12, 13, 0, 0, 0, 0, 0, 0, 0, 0), 0, 16);
+        o += 24;
+      }
+    }
+    for (; x < W; x++) {
+      const k = <usize>load<i32>(colI0 + (<usize>x << 2));
+      const sk = <f64>load<f32>(srow + (k << 2));
+      const sk1 = <f64>load<f32>(srow + ((k + 1) << 2));
+      const f = <f64>load<f32>(colF + (<usize>x << 2));
+      const d = <i16>jsRound(a * <f64><f32>(sk + f * (sk1 - sk)));
+      store<i16>(o, d);
+      store<i16>(o, d, 2);
+      store<i16>(o, d, 4);
+      if (channels == 4) {
+        store<i16>(o, 0, 6);
+        o += 8;
+      } else {
+        o += 6;
+      }
+    }
+    sse += addDeltaRow(data + p, out + p, drow, rowBytes);
+  }
+  return sse;
+}
+
+/**
+ * The deltas of four pixels (i32 lanes): round(a * f32(s[k] + f * (s[k + 1] - s[k]))) with k and f from
+ * the column tables, in float64 pairs like the scalar code (SIMD also avoids the scalar conversions'
+ * dependencies between iterations, which made that loop latency-bound).
+ */
+// @ts-ignore: decorator
+@inline function delta4(srow: usize, cols: usize, fracs: usize, a: f64): v128 {
+  const kv = v128.load(cols);
+  // (s[k], s[k + 1]) pairs, two per vector, then split into the s[k] and the s[k + 1] of the four pixels.
+  let p01 = v128.load64_zero(srow + (<usize>i32x4.extract_lane(kv, 0) << 2));
+  p01 = v128.load64_lane(srow + (<usize>i32x4.extract_lane(kv, 1) << 2), p01, 1);
+  let p23 = v128.load64_zero(srow + (<usize>i32x4.extract_lane(kv, 2) << 2));
+  p23 = v128.load64_lane(srow + (<usize>i32x4.extract_lane(kv, 3) << 2), p23, 1);
+  const s0 = i32x4.shuffle(p01, p23, 0, 2, 4, 6);
+  const s1 = i32x4.shuffle(p01, p23, 1, 3, 5, 7);
+  const fv = v128.load(fracs);
+  const lo = mark2(f64x2.promote_low_f32x4(s0), f64x2.promote_low_f32x4(s1), f64x2.promote_low_f32x4(fv), a);
+  const hi = mark2(
+    f64x2.promote_low_f32x4(i32x4.shuffle(s0, s0, 2, 3, 0, 1)),
+    f64x2.promote_low_f32x4(i32x4.shuffle(s1, s1, 2, 3, 0, 1)),
+    f64x2.promote_low_f32x4(i32x4.shuffle(fv, fv, 2, 3, 0, 1)),
+    a,
+  );
+  return i32x4.shuffle(lo, hi, 0, 1, 4, 5);
+}
+
+/** Two pixels of delta4: i32 lanes 0 and 1. */
+// @ts-ignore: decorator
+@inline function mark2(sk: v128, sk1: v128, f: v128, a: f64): v128 {
+  const mp = f64x2.promote_low_f32x4(f32x4.demote_f64x2_zero(f64x2.add(sk, f64x2.mul(f, f64x2.sub(sk1, sk)))));
+  const v = f64x2.mul(f64x2.splat(a), mp);
+  const fl = f64x2.floor(v);
+  // JavaScript's Math.round: floor, plus one when the fraction is at least a half (mask lanes are -1).
+  const up = f64x2.ge(f64x2.sub(v, fl), f64x2.splat(0.5));
+  return i32x4.sub(i32x4.trunc_sat_f64x2_s_zero(fl), i32x4.shuffle(up, up, 0, 2, 0, 2));
+}
+
+/** out[i] = clip(data[i] + delta[i]) for n bytes (delta i16); returns the sum of squared actual changes. */
+function addDeltaRow(data: usize, out: usize, delta: usize, n: i32): f64 {
+  let sse: i64 = 0;
+  let i = 0;
+  while (i + 16 <= n) {
+    // Blocks of at most 4096 x 16 bytes: each 32-bit lane then stays below 2^31.
+    let acc = i32x4.splat(0);
+    const end = min(n - 15, i + 4096 * 16);
+    for (; i < end; i += 16) {
+      const v = v128.load(data + <usize>i);
+      const lo = i16x8.extend_low_i8x16_u(v);
+      const hi = i16x8.extend_high_i8x16_u(v);
+      const r = i8x16.narrow_i16x8_u(
+        i16x8.add(lo, v128.load(delta + (<usize>i << 1))),
+        i16x8.add(hi, v128.load(delta + (<usize>i << 1), 16)),
+      );
+      v128.store(out + <usize>i, r);
+      acc = i32x4.add(acc, squares16(r, v, ALL));
+    }
+    sse += lanes(acc);
+  }
+  for (; i < n; i++) {
+    const v0 = <i32>load<u8>(data + <usize>i);
+    let v = v0 + <i32>load<i16>(delta + (<usize>i << 1));
+    if (v < 0) v = 0;
+    else if (v > 255) v = 255;
+    store<u8>(out + <usize>i, <u8>v);
+    sse += <i64>((v - v0) * (v - v0));
+  }
+  return <f64>sse;
+}
+
+/** Every bit set: a mask that keeps all lanes. */
+const ALL = i16x8.splat(-1);
+
+/** The squared differences a - b of 16 bytes (16-bit lanes masked by `mask`), summed pairwise into four 32-bit lanes. */
+// @ts-ignore: decorator
+@inline function squares16(a: v128, b: v128, mask: v128): v128 {
+  const dl = v128.and(i16x8.sub(i16x8.extend_low_i8x16_u(a), i16x8.extend_low_i8x16_u(b)), mask);
+  const dh = v128.and(i16x8.sub(i16x8.extend_high_i8x16_u(a), i16x8.extend_high_i8x16_u(b)), mask);
+  return i32x4.add(i32x4.dot_i16x8_s(dl, dl), i32x4.dot_i16x8_s(dh, dh));
+}
+
+/** Sum of the four 32-bit lanes, as a 64-bit integer. */
+// @ts-ignore: decorator
+@inline function lanes(acc: v128): i64 {
+  return <i64>i32x4.extract_lane(acc, 0) + <i64>i32x4.extract_lane(acc, 1) + <i64>i32x4.extract_lane(acc, 2) + <i64>i32x4.extract_lane(acc, 3);
+}
+
+/** Sum of squared differences of two 8-bit sample runs of n bytes (RGB, or RGBA with alpha left out). */
+export function sseRgb8(x: usize, y: usize, n: i32, channels: i32): f64 {
+  // RGBA: the alpha byte of every pixel masked out of the differences.
+  const mask = channels == 4 ? i16x8(-1, -1, -1, 0, -1, -1, -1, 0) : ALL;
+  let sse: i64 = 0;
+  let i = 0;
+  while (i + 16 <= n) {
+    // A block of at most 4096 x 16 bytes: each 32-bit lane then stays below 2^31.
+    let acc = i32x4.splat(0);
+    const end = min(n - 15, i + 4096 * 16);
+    for (; i < end; i += 16) {
+      acc = i32x4.add(acc, squares16(v128.load(x + <usize>i), v128.load(y + <usize>i), mask));
+    }
+    sse += lanes(acc);
+  }
+  for (; i < n; i++) {
+    if (channels == 4 && (i & 3) == 3) continue;
+    const d = <i32>load<u8>(x + <usize>i) - <i32>load<u8>(y + <usize>i);
+    sse += <i64>(d * d);
+  }
+  return <f64>sse;
+}

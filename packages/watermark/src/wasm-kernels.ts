@@ -1,0 +1,157 @@
+/**
+ * The full-resolution passes of embedding in WebAssembly with SIMD (assembly/kernels.ts, compiled into
+ * kernels-wasm.ts): the apply pass and the squared error of two images, about 3x faster than the
+ * JavaScript kernels of apply-rows.ts, which stay as their reference and as the fallback where
+ * WebAssembly SIMD is unavailable. Same arithmetic, so the same bytes either way. Images are streamed
+ * through a window of the module's memory, which therefore stays a few MB whatever the image size.
+ */
+import { sseRgb8 as sseRgb8Js } from '@filigrane/vision';
+import { applyBandRgb8, type ApplyBand } from './apply-rows';
+import { KERNELS_WASM } from './kernels-wasm';
+
+// The engine's WebAssembly global, as far as used here (@types/node 20 does not declare it; lib "dom" would bring the rest of the browser).
+declare const WebAssembly: {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { exports: object };
+};
+
+interface KernelExports {
+  memory: { buffer: ArrayBuffer; grow(pages: number): number };
+  applyRows(
+    data: number,
+    out: number,
+    W: number,
+    channels: number,
+    y0: number,
+    y1: number,
+    q: number,
+    w0: number,
+    h0: number,
+    colI0: number,
+    colF: number,
+    rowI0: number,
+    rowF: number,
+    a: number,
+    srow: number,
+    drow: number,
+  ): number;
+  sseRgb8(x: number, y: number, n: number, channels: number): number;
+}
+
+/** Samples streamed through the module per call. */
+const WINDOW_BYTES = 1 << 19;
+/** Below this offset the module may keep its own data (it has none today). */
+const BASE = 1 << 16;
+
+const align = (n: number): number => Math.ceil(n / 16) * 16;
+
+let loaded: KernelExports | null | undefined;
+
+/** The instantiated module, or null where this engine has no WebAssembly SIMD. */
+function kernels(): KernelExports | null {
+  if (loaded === undefined) {
+    try {
+      const module = new WebAssembly.Module(Buffer.from(KERNELS_WASM, 'base64'));
+      loaded = new WebAssembly.Instance(module, {}).exports as unknown as KernelExports;
+    } catch {
+      loaded = null;
+    }
+  }
+  return loaded;
+}
+
+/** True when the WebAssembly kernels run here (else the JavaScript ones do). */
+export function wasmKernelsAvailable(): boolean {
+  return kernels() !== null;
+}
+
+/** Grows the module's memory to `bytes` and returns a view of all of it (views die when memory grows). */
+function memoryOf(k: KernelExports, bytes: number): Uint8Array {
+  const have = k.memory.buffer.byteLength;
+  if (have < bytes) k.memory.grow(Math.ceil((bytes - have) / 65536));
+  return new Uint8Array(k.memory.buffer);
+}
+
+const bytesOf = (a: Int32Array | Float32Array): Uint8Array => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+
+/** Where the last band's plane and tables were copied, so the passes of one embedding copy them once. */
+let placed: { band: ApplyBand; q: number; colI0: number; colF: number; rowI0: number; rowF: number; srow: number; drow: number; window: number } | undefined;
+
+/**
+ * applyBandRgb8 (same contract, same bytes): rows y0..y1 of the apply pass over 8-bit RGB(A) samples;
+ * `data` and `out` hold row y0 at their start and may be the same array. Returns the sum of squared
+ * differences of the colour channels.
+ */
+export function applyBand(data: Uint8Array, out: Uint8Array, band: ApplyBand, y0: number, y1: number): number {
+  const k = kernels();
+  if (!k) return applyBandRgb8(data, out, band, y0, y1);
+  const { W, channels, w0, h0, a } = band;
+  const rowBytes = W * channels;
+  const rows = Math.max(1, Math.floor(WINDOW_BYTES / rowBytes));
+  let mem: Uint8Array;
+  if (!placed || !sameTables(placed.band, band)) {
+    let at = BASE;
+    const take = (bytes: number): number => {
+      const o = at;
+      at += align(bytes);
+      return o;
+    };
+    const p = {
+      band,
+      q: take(band.q.byteLength),
+      colI0: take(band.colI0.byteLength),
+      colF: take(band.colF.byteLength),
+      rowI0: take(band.rowI0.byteLength),
+      rowF: take(band.rowF.byteLength),
+      srow: take(4 * (w0 + 1)),
+      drow: take(2 * rowBytes),
+      window: take(rows * rowBytes),
+    };
+    mem = memoryOf(k, at);
+    mem.set(bytesOf(band.q), p.q);
+    mem.set(bytesOf(band.colI0), p.colI0);
+    mem.set(bytesOf(band.colF), p.colF);
+    mem.set(bytesOf(band.rowI0), p.rowI0);
+    mem.set(bytesOf(band.rowF), p.rowF);
+    placed = p;
+  } else {
+    mem = new Uint8Array(k.memory.buffer);
+  }
+  const p = placed;
+  let sse = 0;
+  for (let y = y0; y < y1; y += rows) {
+    const end = Math.min(y1, y + rows);
+    const from = (y - y0) * rowBytes;
+    const n = (end - y) * rowBytes;
+    mem.set(data.subarray(from, from + n), p.window);
+    sse += k.applyRows(p.window, p.window, W, channels, y, end, p.q, w0, h0, p.colI0, p.colF, p.rowI0, p.rowF, a, p.srow, p.drow);
+    out.set(mem.subarray(p.window, p.window + n), from);
+  }
+  return sse;
+}
+
+/** Same plane and tables (the gain may differ: it is passed on each call). */
+function sameTables(x: ApplyBand, y: ApplyBand): boolean {
+  return x.q === y.q && x.colI0 === y.colI0 && x.colF === y.colF && x.rowI0 === y.rowI0 && x.rowF === y.rowF && x.W === y.W && x.channels === y.channels;
+}
+
+/** Sum of squared differences of the colour channels of two 8-bit RGB(A) sample arrays of one length. */
+export function sseRgb8(x: Uint8Array, y: Uint8Array, channels: number): number {
+  if (x.length !== y.length) throw new Error(`sseRgb8: ${x.length} vs ${y.length} samples`);
+  const k = kernels();
+  if (!k) return sseRgb8Js(x, y, channels);
+  // Whole pixels per window, so the module's alpha mask stays in phase.
+  const window = Math.floor(WINDOW_BYTES / (4 * channels)) * 4 * channels;
+  const mem = memoryOf(k, BASE + 2 * window);
+  const a = BASE;
+  const b = BASE + window;
+  placed = undefined;
+  let sse = 0;
+  for (let o = 0; o < x.length; o += window) {
+    const n = Math.min(window, x.length - o);
+    mem.set(x.subarray(o, o + n), a);
+    mem.set(y.subarray(o, o + n), b);
+    sse += k.sseRgb8(a, b, n, channels);
+  }
+  return sse;
+}

@@ -1,0 +1,107 @@
+/**
+ * The WebAssembly kernels (assembly/kernels.ts) against the JavaScript ones they replace: the same bytes
+ * and the same squared error, on clipped pixels, deltas beyond a byte, widths that leave SIMD tails,
+ * RGB and RGBA, in place or not, over several memory windows; and the compiled module in
+ * src/kernels-wasm.ts is what the source compiles to.
+ */
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import test from 'ava';
+import { applyBandRgb8, type ApplyBand } from '../src/apply-rows';
+import { applyBand, sseRgb8, wasmKernelsAvailable } from '../src/wasm-kernels';
+
+/** Deterministic pseudo-random numbers in [0, 1). */
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+/** Bilinear tables from a w0 x h0 grid to W x H, clamped like PlaneUpsampler's. */
+function band(W: number, H: number, w0: number, h0: number, channels: number, a: number, seed: number): ApplyBand {
+  const r = rng(seed);
+  const q = new Float32Array(w0 * h0).map(() => r() * 2 - 1);
+  const table = (n: number, m: number): { i0: Int32Array; f: Float32Array } => {
+    const i0 = new Int32Array(n);
+    const f = new Float32Array(n);
+    for (let x = 0; x < n; x++) {
+      const s = ((x + 0.5) * m) / n - 0.5;
+      const i = Math.max(0, Math.min(m - 2, Math.floor(s)));
+      i0[x] = Math.max(0, i);
+      f[x] = m > 1 ? Math.max(0, Math.min(1, s - i)) : 0;
+    }
+    return { i0, f };
+  };
+  const cols = table(W, w0);
+  const rows = table(H, h0);
+  return { q, w0, h0, W, channels, colI0: cols.i0, colF: cols.f, rowI0: rows.i0, rowF: rows.f, a };
+}
+
+/** Byte equality without a structural diff (ava's deepEqual is slow on megabytes). */
+const same = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
+
+/** Samples with saturated runs (0 and 255) beside mid-tones, so both clipping directions occur. */
+function samples(n: number, seed: number): Uint8Array {
+  const r = rng(seed);
+  return new Uint8Array(n).map(() => {
+    const v = r();
+    return v < 0.1 ? 0 : v > 0.9 ? 255 : Math.floor(v * 256);
+  });
+}
+
+test('the WebAssembly kernels are the ones running here', (t) => {
+  t.true(wasmKernelsAvailable());
+});
+
+for (const [W, H, w0, h0, channels, a] of [
+  [5641, 97, 769, 14, 3, 3.7], // several windows, a tail of one pixel
+  [1003, 211, 131, 29, 4, 2.2], // RGBA
+  [7, 5, 3, 2, 3, 9], // shorter than a SIMD block
+  [64, 48, 64, 48, 3, 300], // deltas beyond a byte: everything clips
+  [333, 40, 1, 1, 4, 1.5], // a single-sample plane
+] as const) {
+  test(`applyBand writes applyBandRgb8's bytes (${W}x${H}x${channels}, grid ${w0}x${h0}, gain ${a})`, (t) => {
+    const b = band(W, H, w0, h0, channels, a, W + H);
+    const data = samples(W * H * channels, W * 7 + H);
+    const expected = new Uint8Array(data.length);
+    const expectedSse = applyBandRgb8(data, expected, b, 0, H);
+    const out = new Uint8Array(data.length);
+    t.is(applyBand(data, out, b, 0, H), expectedSse);
+    t.true(same(out, expected));
+    // In place, and from a later row with the data starting at that row.
+    const inPlace = data.slice();
+    t.is(applyBand(inPlace, inPlace, b, 0, H), expectedSse);
+    t.true(same(inPlace, expected));
+    const y0 = Math.floor(H / 3);
+    const rowBytes = W * channels;
+    const part = new Uint8Array(data.length - y0 * rowBytes);
+    const partSse = applyBand(data.subarray(y0 * rowBytes), part, b, y0, H);
+    t.is(partSse, applyBandRgb8(data.subarray(y0 * rowBytes), new Uint8Array(part.length), b, y0, H));
+    t.true(same(part, expected.subarray(y0 * rowBytes)));
+    // A change of gain on the same tables (the tables stay placed in the module) is applied.
+    const twice = new Uint8Array(data.length);
+    const again = { ...b, a: a * 2 };
+    t.is(applyBand(data, twice, again, 0, H), applyBandRgb8(data, expected, again, 0, H));
+    t.true(same(twice, expected));
+  });
+}
+
+test('sseRgb8 sums the colour channels only, over any length', (t) => {
+  for (const [n, channels] of [[3 * 699_051, 3], [(1 << 20) + 12, 4], [9, 3], [4, 4]] as const) {
+    const x = samples(n, n);
+    const y = samples(n, n + 1);
+    let expected = 0;
+    for (let p = 0; p < n; p += channels) {
+      for (let c = 0; c < 3; c++) expected += (x[p + c] - y[p + c]) ** 2;
+    }
+    t.is(sseRgb8(x, y, channels), expected, `${n} samples, ${channels} channels`);
+  }
+  t.throws(() => sseRgb8(new Uint8Array(6), new Uint8Array(9), 3));
+});
+
+test('src/kernels-wasm.ts is what assembly/kernels.ts compiles to', (t) => {
+  const script = join(__dirname, '..', '..', 'scripts', 'build-wasm.mjs');
+  t.notThrows(() => execFileSync(process.execPath, [script, '--check'], { stdio: 'pipe' }));
+});
