@@ -1,7 +1,7 @@
 /**
- * Entry point of the single executable. sharp is a native addon (plus libvips) and cannot be
- * loaded from inside the executable: its files travel as an asset that is unpacked once into a
- * per-version cache folder, then loaded with a regular require.
+ * Entry point of the single executable. sharp's native addon (plus libvips) cannot be loaded from
+ * inside the executable: its files travel as an asset that is unpacked once into a per-version cache
+ * folder, and the addon is loaded from there with a regular require; sharp's JavaScript is bundled.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -72,7 +72,10 @@ function loadBundledSharp(sea: SeaModule): void {
         }
       }
       const req = createRequire(join(dir, 'node_modules', 'loader.js'));
-      provideSharp(req('sharp'));
+      // sharp's JavaScript is in the bundle (scripts/build-sea.js); only its native addon loads from here.
+      (globalThis as { __filigraneSharpAddon?: () => unknown }).__filigraneSharpAddon = () => req('@img/sharp-linux-x64/sharp.node');
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      provideSharp(require('sharp') as Parameters<typeof provideSharp>[0]);
       return;
     } catch (err) {
       lastError = err;

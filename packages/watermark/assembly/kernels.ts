@@ -179,3 +179,101 @@ export function sseRgb8(x: usize, y: usize, n: i32, channels: i32): f64 {
   }
   return <f64>sse;
 }
+
+/**
+ * Luminance prefix sums of `rows` rows of 8-bit RGB(A) samples (wasm-kernels.ts lumaPrefixRgb8's
+ * arithmetic): row r's W + 1 float64 sums start at prefix + r * (W + 1) * 8, with p[0] = 0 and
+ * p[x + 1] = p[x] + f32(R * red + G * green + B * blue). Two rows at a time, their running sums in the
+ * two lanes of one vector (two independent chains of additions); `data` must be readable 16 bytes
+ * past its last row.
+ */
+export function lumaPrefixRows(data: usize, W: i32, channels: i32, rows: i32, prefix: usize, R: f64, G: f64, B: f64): void {
+  const rowBytes = <usize>(W * channels);
+  const prefixBytes = <usize>(W + 1) * 8;
+  let row = 0;
+  for (; row + 2 <= rows; row += 2) {
+    let p = data + <usize>row * rowBytes;
+    let o = prefix + <usize>row * prefixBytes;
+    store<f64>(o, 0);
+    store<f64>(o + prefixBytes, 0);
+    let s = f64x2.splat(0);
+    let x = 0;
+    for (; x + 4 <= W; x += 4) {
+      // Pixels x, x + 1 (lumaLo) and x + 2, x + 3 (lumaHi) of each row.
+      luma4(p, channels, R, G, B);
+      const aLo = lumaLo;
+      const aHi = lumaHi;
+      luma4(p + rowBytes, channels, R, G, B);
+      s = f64x2.add(s, i64x2.shuffle(aLo, lumaLo, 0, 2));
+      v128.store64_lane(o, s, 0, 8);
+      v128.store64_lane(o + prefixBytes, s, 1, 8);
+      s = f64x2.add(s, i64x2.shuffle(aLo, lumaLo, 1, 3));
+      v128.store64_lane(o, s, 0, 16);
+      v128.store64_lane(o + prefixBytes, s, 1, 16);
+      s = f64x2.add(s, i64x2.shuffle(aHi, lumaHi, 0, 2));
+      v128.store64_lane(o, s, 0, 24);
+      v128.store64_lane(o + prefixBytes, s, 1, 24);
+      s = f64x2.add(s, i64x2.shuffle(aHi, lumaHi, 1, 3));
+      v128.store64_lane(o, s, 0, 32);
+      v128.store64_lane(o + prefixBytes, s, 1, 32);
+      o += 32;
+      p += <usize>(channels << 2);
+    }
+    lumaPrefixTail(p, x, W, channels, o, f64x2.extract_lane(s, 0), R, G, B);
+    lumaPrefixTail(p + rowBytes, x, W, channels, o + prefixBytes, f64x2.extract_lane(s, 1), R, G, B);
+  }
+  if (row < rows) {
+    const o = prefix + <usize>row * prefixBytes;
+    store<f64>(o, 0);
+    lumaPrefixTail(data + <usize>row * rowBytes, 0, W, channels, o, 0, R, G, B);
+  }
+}
+
+/** Pixels x..W-1 of one row, one at a time, continuing the sum s last stored at o. */
+function lumaPrefixTail(p: usize, x: i32, W: i32, channels: i32, o: usize, s: f64, R: f64, G: f64, B: f64): void {
+  for (; x < W; x++, p += <usize>channels) {
+    o += 8;
+    s += <f64>(<f32>(R * <f64>load<u8>(p) + G * <f64>load<u8>(p, 1) + B * <f64>load<u8>(p, 2)));
+    store<f64>(o, s);
+  }
+}
+
+/** luma4's results: the luminance of its first two pixels and of its last two, as float64 lanes. */
+let lumaLo = f64x2.splat(0);
+let lumaHi = f64x2.splat(0);
+
+/** Luminance of the four pixels at p, into lumaLo and lumaHi. */
+// @ts-ignore: decorator
+@inline function luma4(p: usize, channels: i32, R: f64, G: f64, B: f64): void {
+  const v = v128.load(p);
+  const zero = i32x4.splat(0);
+  let red: v128, green: v128, blue: v128;
+  if (channels == 4) {
+    red = i8x16.shuffle(v, zero, 0, 16, 16, 16, 4, 16, 16, 16, 8, 16, 16, 16, 12, 16, 16, 16);
+    green = i8x16.shuffle(v, zero, 1, 16, 16, 16, 5, 16, 16, 16, 9, 16, 16, 16, 13, 16, 16, 16);
+    blue = i8x16.shuffle(v, zero, 2, 16, 16, 16, 6, 16, 16, 16, 10, 16, 16, 16, 14, 16, 16, 16);
+  } else {
+    red = i8x16.shuffle(v, zero, 0, 16, 16, 16, 3, 16, 16, 16, 6, 16, 16, 16, 9, 16, 16, 16);
+    green = i8x16.shuffle(v, zero, 1, 16, 16, 16, 4, 16, 16, 16, 7, 16, 16, 16, 10, 16, 16, 16);
+    blue = i8x16.shuffle(v, zero, 2, 16, 16, 16, 5, 16, 16, 16, 8, 16, 16, 16, 11, 16, 16, 16);
+  }
+  const r2 = f64x2.splat(R);
+  const g2 = f64x2.splat(G);
+  const b2 = f64x2.splat(B);
+  lumaLo = luma2(f64x2.convert_low_i32x4_s(red), f64x2.convert_low_i32x4_s(green), f64x2.convert_low_i32x4_s(blue), r2, g2, b2);
+  lumaHi = luma2(
+    f64x2.convert_low_i32x4_s(i32x4.shuffle(red, red, 2, 3, 0, 1)),
+    f64x2.convert_low_i32x4_s(i32x4.shuffle(green, green, 2, 3, 0, 1)),
+    f64x2.convert_low_i32x4_s(i32x4.shuffle(blue, blue, 2, 3, 0, 1)),
+    r2,
+    g2,
+    b2,
+  );
+}
+
+/** Two pixels' luminance, (R * red + G * green) + B * blue in float64, rounded to float32 as a Float32Array holds it. */
+// @ts-ignore: decorator
+@inline function luma2(r: v128, g: v128, b: v128, r2: v128, g2: v128, b2: v128): v128 {
+  const l = f64x2.add(f64x2.add(f64x2.mul(r2, r), f64x2.mul(g2, g)), f64x2.mul(b2, b));
+  return f64x2.promote_low_f32x4(f32x4.demote_f64x2_zero(l));
+}

@@ -14,15 +14,12 @@ import {
   type ImageInfo,
   type JpegEncodeSettings,
   lumaRow,
-  LUMA_B,
-  LUMA_G,
-  LUMA_R,
   probeImage,
   psnrOf,
   type ImageFormat,
   type RawImage,
 } from '@filigrane/vision';
-import { applyBand, sseRgb8 } from './wasm-kernels';
+import { applyBand, lumaPrefixRows, sseRgb8 } from './wasm-kernels';
 import { jndMask, maskBlurRadius, maskGrid, type RowSource } from './jnd';
 import { assertMediaKey } from './key';
 import { ALGORITHM_VERSION, canonicalGrid, DEFAULTS, type EmbeddingParams } from './params';
@@ -85,22 +82,6 @@ function prefixSums(row: Float32Array, prefix: Float64Array, n: number): void {
   }
 }
 
-/**
- * Luminance of row `p..` of 8-bit RGB(A) samples fused with its prefix sums: the same float32 luma
- * lumaRow writes, without the intermediate row (the reduction's one full-resolution read pass).
- */
-function lumaPrefixRgb8(data: Uint8Array, p: number, n: number, channels: number, prefix: Float64Array): void {
-  // Locals: the imported constants are getters on the module object in compiled CommonJS.
-  const r = LUMA_R;
-  const g = LUMA_G;
-  const b = LUMA_B;
-  let s = 0;
-  for (let x = 0; x < n; x++, p += channels) {
-    s += Math.fround(r * data[p] + g * data[p + 1] + b * data[p + 2]);
-    prefix[x + 1] = s;
-  }
-}
-
 function reducePlanes(
   raw: RawImage,
   canonical: { w0: number; h0: number } | undefined,
@@ -117,17 +98,21 @@ function reducePlanes(
   const toMask = wm === W && hm === H ? undefined : new AreaReducer(W, H, wm, hm, scratch.float32('maskLuma', wm * hm));
   const direct = full ? scratch.float32('canonical', W * H) : undefined;
   const fused = !direct && raw.depth === 8 && raw.channels >= 3 && (toCanonical !== undefined || toMask !== undefined);
-  for (let y = 0; y < H; y++) {
-    if (fused) {
-      lumaPrefixRgb8(raw.data as Uint8Array, y * W * raw.channels, W, raw.channels, prefix);
-    } else {
+  if (fused) {
+    // The usual case: luminance and its prefix sums in one pass (WebAssembly), feeding both reducers.
+    lumaPrefixRows(raw.data as Uint8Array, W, H, raw.channels, (p) => {
+      toCanonical?.pushPrefix(p);
+      toMask?.pushPrefix(p);
+    });
+  } else {
+    for (let y = 0; y < H; y++) {
       lumaRow(raw, y, row);
       if (direct) direct.set(row, y * W);
       if (!toCanonical && !toMask) continue;
       prefixSums(row, prefix, W);
+      toCanonical?.pushPrefix(prefix);
+      toMask?.pushPrefix(prefix);
     }
-    toCanonical?.pushPrefix(prefix);
-    toMask?.pushPrefix(prefix);
   }
   return { canonical: toCanonical ? toCanonical.result() : direct, maskLuma: toMask?.result() };
 }

@@ -5,7 +5,7 @@
  * WebAssembly SIMD is unavailable. Same arithmetic, so the same bytes either way. Images are streamed
  * through a window of the module's memory, which therefore stays a few MB whatever the image size.
  */
-import { sseRgb8 as sseRgb8Js } from '@filigrane/vision';
+import { LUMA_B, LUMA_G, LUMA_R, sseRgb8 as sseRgb8Js } from '@filigrane/vision';
 import { applyBandRgb8, type ApplyBand } from './apply-rows';
 import { KERNELS_WASM } from './kernels-wasm';
 
@@ -36,6 +36,7 @@ interface KernelExports {
     drow: number,
   ): number;
   sseRgb8(x: number, y: number, n: number, channels: number): number;
+  lumaPrefixRows(data: number, W: number, channels: number, rows: number, prefix: number, R: number, G: number, B: number): void;
 }
 
 /** Samples streamed through the module per call. */
@@ -154,4 +155,50 @@ export function sseRgb8(x: Uint8Array, y: Uint8Array, channels: number): number 
     sse += k.sseRgb8(a, b, n, channels);
   }
   return sse;
+}
+
+/**
+ * Calls `each(prefix)` for each row of 8-bit RGB(A) samples, in order, with the row's luminance prefix
+ * sums: prefix[0] = 0, prefix[x + 1] = prefix[x] + f32(R * red + G * green + B * blue) (W + 1 values;
+ * the array is only valid during the call).
+ */
+export function lumaPrefixRows(data: Uint8Array, W: number, H: number, channels: number, each: (prefix: Float64Array) => void): void {
+  const k = kernels();
+  if (!k) {
+    const prefix = new Float64Array(W + 1);
+    for (let y = 0; y < H; y++) {
+      lumaPrefixRgb8(data, y * W * channels, W, channels, prefix);
+      each(prefix);
+    }
+    return;
+  }
+  const rowBytes = W * channels;
+  const prefixBytes = (W + 1) * 8;
+  const rows = Math.max(1, Math.floor(WINDOW_BYTES / rowBytes));
+  // The kernel reads up to 16 bytes past the window's last row.
+  const window = BASE;
+  const prefixAt = BASE + align(rows * rowBytes + 16);
+  const mem = memoryOf(k, prefixAt + rows * prefixBytes);
+  placed = undefined;
+  const sums = new Float64Array(mem.buffer, prefixAt, rows * (W + 1));
+  for (let y = 0; y < H; y += rows) {
+    const n = Math.min(rows, H - y);
+    mem.set(data.subarray(y * rowBytes, (y + n) * rowBytes), window);
+    k.lumaPrefixRows(window, W, channels, n, prefixAt, LUMA_R, LUMA_G, LUMA_B);
+    for (let r = 0; r < n; r++) each(sums.subarray(r * (W + 1), (r + 1) * (W + 1)));
+  }
+}
+
+/** The JavaScript definition of one row of lumaPrefixRows, from sample p. */
+export function lumaPrefixRgb8(data: Uint8Array, p: number, n: number, channels: number, prefix: Float64Array): void {
+  // Locals: the imported constants are getters on the module object in compiled CommonJS.
+  const r = LUMA_R;
+  const g = LUMA_G;
+  const b = LUMA_B;
+  let s = 0;
+  prefix[0] = 0;
+  for (let x = 0; x < n; x++, p += channels) {
+    s += Math.fround(r * data[p] + g * data[p + 1] + b * data[p + 2]);
+    prefix[x + 1] = s;
+  }
 }

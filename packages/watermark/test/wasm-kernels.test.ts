@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import test from 'ava';
 import { applyBandRgb8, type ApplyBand } from '../src/apply-rows';
-import { applyBand, sseRgb8, wasmKernelsAvailable } from '../src/wasm-kernels';
+import { applyBand, lumaPrefixRgb8, lumaPrefixRows, sseRgb8, wasmKernelsAvailable } from '../src/wasm-kernels';
 
 /** Deterministic pseudo-random numbers in [0, 1). */
 function rng(seed: number): () => number {
@@ -99,6 +99,23 @@ test('sseRgb8 sums the colour channels only, over any length', (t) => {
     t.is(sseRgb8(x, y, channels), expected, `${n} samples, ${channels} channels`);
   }
   t.throws(() => sseRgb8(new Uint8Array(6), new Uint8Array(9), 3));
+});
+
+test('lumaPrefixRows gives every row the prefix sums lumaPrefixRgb8 defines', (t) => {
+  // Several windows with an odd row at the end of each, SIMD tails, RGBA; a single row; a single column.
+  for (const [W, H, channels] of [[3001, 203, 3], [1003, 77, 4], [5, 1, 3], [1, 9, 4]] as const) {
+    const data = samples(W * H * channels, W + H);
+    const expected = new Float64Array(W + 1);
+    let y = 0;
+    let equal = true;
+    lumaPrefixRows(data, W, H, channels, (prefix) => {
+      lumaPrefixRgb8(data, y * W * channels, W, channels, expected);
+      if (prefix.length !== W + 1 || prefix.some((v, i) => v !== expected[i])) equal = false;
+      y++;
+    });
+    t.is(y, H, `${W}x${H}x${channels}: every row`);
+    t.true(equal, `${W}x${H}x${channels}: the same sums`);
+  }
 });
 
 test('src/kernels-wasm.ts is what assembly/kernels.ts compiles to', (t) => {
