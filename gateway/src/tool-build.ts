@@ -2,8 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, closeSync, readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { join } from 'node:path';
-import type { GatewayConfig } from '@filigrane/server';
-import { CHECKOUT } from './checkout.js';
+import { CHECKOUT, type GatewayConfig } from '@filigrane/server';
 
 export const TOOL_NAME = 'filigrane-mark-linux-x64';
 const BUILD_SCRIPT = join(CHECKOUT, 'packages', 'tool', 'scripts', 'build-sea.js');

@@ -1,10 +1,9 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { join, resolve } from 'node:path';
-import { CHECKOUT } from '../checkout.js';
+import { CHECKOUT } from '@filigrane/server';
 import { packPackages } from './packed-packages.js';
 import { scaffoldPlugin } from './plugin-scaffold.js';
-
 
 /**
  * `filigrane plugin new <name> --dir <folder> [--packages <folder> | --registry]`. From a checkout

@@ -33,8 +33,11 @@ export interface GatewayConfig extends AppConfig {
 /** Never in the deprecated `extra` bag: plugins that need a secret get it through a typed setting or a token. */
 const NOT_FOR_PLUGINS = ['FILIGRANE_MASTER_KEY', 'DATABASE_URL', 'METRICS_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN'];
 
-/** The checkout's root, from packages/server/dist/src: its package.json's version, packages/tool/release. */
-const REPO_ROOT = resolve(__dirname, '..', '..', '..', '..');
+/**
+ * The checkout the service runs from (packages/server/dist/src -> the repository root): its package.json's
+ * version, packages/tool/release, and for the gateway the tool's build script and the packages to pack.
+ */
+export const CHECKOUT = resolve(__dirname, '..', '..', '..', '..');
 
 /** The gateway's own settings; with CORE_SETTINGS and every plugin's, one generated table (docs/configuration.md). */
 export const GATEWAY_SETTINGS = defineSettings('gateway', {
@@ -89,7 +92,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     embeddedPgPort: s.embeddedPgPort,
     rateLimit: { perSecond: s.perSecond, perDay: s.perDay },
     tokenLifetimeSeconds: 3600,
-    toolDir: resolve(s.toolDir ?? join(REPO_ROOT, 'packages', 'tool', 'release')),
+    toolDir: resolve(s.toolDir ?? join(CHECKOUT, 'packages', 'tool', 'release')),
     toolVersion: s.toolVersion ?? readVersion(),
     bodyLimitBytes: s.bodyLimitBytes,
     logLevel: s.logLevel,
@@ -130,7 +133,7 @@ export function parseTrustProxy(raw: string | undefined): number | string[] | fa
 
 function readVersion(): string {
   try {
-    return (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+    return (JSON.parse(readFileSync(join(CHECKOUT, 'package.json'), 'utf8')) as { version: string }).version;
   } catch {
     return '0.0.0';
   }

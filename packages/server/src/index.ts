@@ -3,7 +3,7 @@
 // runner, the event outbox, config) and knows no first-party plugin: the gateway composes it with
 // those (gateway/src/plugins.ts), the test kit with only the plugins under test.
 export { createApp, checkBoot, parseAllSettings, type AppOptions, type FiligraneApp } from './app.js';
-export { loadConfig, masterKeySource, parseTrustProxy, GATEWAY_SETTINGS, type GatewayConfig } from './config.js';
+export { CHECKOUT, loadConfig, masterKeySource, parseTrustProxy, GATEWAY_SETTINGS, type GatewayConfig } from './config.js';
 export { MasterKeyError, type MasterKeySource } from './master-key/master-key.js';
 export { openDatabase, type Database } from './database.js';
 export { processLogger } from './process-logger.js';

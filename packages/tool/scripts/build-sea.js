@@ -102,7 +102,7 @@ const bundled = esbuild.build({
 });
 
 bundled.then(() => {
-// 2. sharp and its runtime dependencies (package closure), including the native addon and libvips.
+// 2. sharp's native addon and libvips (the addon's package closure); its JavaScript is in the bundle.
 // Node's resolution of a package folder (package.json may be hidden by "exports"): walk up node_modules.
 function resolveFrom(dir, name) {
   for (let d = dir; ; d = path.dirname(d)) {
@@ -122,7 +122,7 @@ const packages = new Map();
     if (!/linux-x64$/.test(dep) || /musl/.test(dep)) continue;
     collect(dep, dir);
   }
-})('sharp', toolDir);
+})('@img/sharp-linux-x64', resolveFrom(toolDir, 'sharp'));
 const chunks = [];
 let fileCount = 0;
 function addFile(rel, abs) {

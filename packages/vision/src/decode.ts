@@ -97,54 +97,32 @@ export async function probeImage(bytes: Uint8Array, limits: DecodeLimits = {}): 
  * ignored (sharp would otherwise convert to sRGB, or to P3 for 16-bit input) and EXIF orientation
  * is not applied, so the samples are the stored ones and the profile and tag still describe them.
  */
-export async function decodeRaw(bytes: Uint8Array, info: ImageInfo, limits: DecodeLimits = {}): Promise<RawImage> {
+export async function decodeRaw(bytes: Uint8Array, info: ImageInfo, limits: DecodeLimits = {}, shrink?: 2 | 4 | 8): Promise<RawImage> {
   const maxPixels = limits.maxPixels ?? DEFAULT_MAX_PIXELS;
+  // A shrunk decode (8-bit JPEG only) is libjpeg's scaled inverse DCT at exactly 1/shrink (rounded up):
+  // the codec skips most of its work and libvips resamples nothing after it.
+  if (shrink && (info.format !== 'jpeg' || info.depth !== 8)) throw new Error('decodeRaw: a shrunk decode is for 8-bit JPEG only');
+  const width = shrink ? Math.ceil(info.width / shrink) : info.width;
+  const height = shrink ? Math.ceil(info.height / shrink) : info.height;
   try {
     let img = getSharp()(asBuffer(bytes), { limitInputPixels: maxPixels, failOn: 'error', ignoreIcc: true });
+    if (shrink) img = img.resize(width, height, { fit: 'fill', kernel: 'nearest', fastShrinkOnLoad: true });
     // The stored interpretation, so that sharp converts nothing (its default output space is 8-bit sRGB).
     img = img.toColourspace(info.channels <= 2 ? (info.depth === 16 ? 'grey16' : 'b-w') : info.depth === 16 ? 'rgb16' : 'srgb');
     const { data, info: out } = await img
       .raw({ depth: info.depth === 16 ? 'ushort' : 'uchar' })
       .toBuffer({ resolveWithObject: true });
-    if (out.width !== info.width || out.height !== info.height || out.channels !== info.channels) {
-      throw new CorruptImageError(
-        `decoded ${out.width}x${out.height}x${out.channels}, header said ${info.width}x${info.height}x${info.channels}`,
-      );
+    if (out.width !== width || out.height !== height || out.channels !== info.channels) {
+      throw new CorruptImageError(`decoded ${out.width}x${out.height}x${out.channels}, ${shrink ? `expected at 1/${shrink}` : 'header said'} ${width}x${height}x${info.channels}`);
     }
     const samples =
       info.depth === 16
         ? new Uint16Array(data.buffer, data.byteOffset, data.byteLength / 2)
         : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-    return { data: samples, width: out.width, height: out.height, channels: info.channels, depth: info.depth };
+    return { data: samples, width, height, channels: info.channels, depth: info.depth };
   } catch (err) {
     if (err instanceof CorruptImageError) throw err;
     throw new CorruptImageError(`cannot decode the ${info.format} image: ${(err as Error).message}`);
-  }
-}
-
-/**
- * A JPEG decoded at 1/shrink of its size (rounded up) by libjpeg's scaled inverse DCT: the codec skips
- * most of its work, for analyses that only need a reduced picture (embedding's perceptual mask) and can
- * run beside the full decode. Same colour handling as decodeRaw (stored interpretation, 8-bit).
- */
-export async function decodeJpegShrunk(bytes: Uint8Array, info: ImageInfo, shrink: 2 | 4 | 8, limits: DecodeLimits = {}): Promise<RawImage> {
-  if (info.format !== 'jpeg' || info.depth !== 8) throw new Error('decodeJpegShrunk: 8-bit JPEG only');
-  const width = Math.ceil(info.width / shrink);
-  const height = Math.ceil(info.height / shrink);
-  try {
-    const { data, info: out } = await getSharp()(asBuffer(bytes), { limitInputPixels: limits.maxPixels ?? DEFAULT_MAX_PIXELS, failOn: 'error', ignoreIcc: true })
-      // Exactly the shrink-on-load size: libvips then resamples nothing after the codec.
-      .resize(width, height, { fit: 'fill', kernel: 'nearest', fastShrinkOnLoad: true })
-      .toColourspace(info.channels <= 2 ? 'b-w' : 'srgb')
-      .raw()
-      .toBuffer({ resolveWithObject: true });
-    if (out.width !== width || out.height !== height || out.channels !== info.channels) {
-      throw new CorruptImageError(`decoded ${out.width}x${out.height}x${out.channels} at 1/${shrink}, expected ${width}x${height}x${info.channels}`);
-    }
-    return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width, height, channels: info.channels, depth: 8 };
-  } catch (err) {
-    if (err instanceof CorruptImageError) throw err;
-    throw new CorruptImageError(`cannot decode the jpeg image: ${(err as Error).message}`);
   }
 }
 
@@ -244,14 +222,15 @@ export async function encodeLike(
  * PSNR in dB over the colour channels (alpha excluded) of two images of the same size and layout,
  * on the 8-bit scale (16-bit samples divided by 257), as ImageMagick's `compare -metric PSNR` does.
  */
-export function psnrOf(a: RawImage, b: RawImage): number {
+/** `sse8` sums the squared colour differences of two 8-bit RGB(A) arrays (a faster kernel may be passed in). */
+export function psnrOf(a: RawImage, b: RawImage, sse8: (x: Uint8Array, y: Uint8Array, channels: number) => number = sseRgb8): number {
   if (a.width !== b.width || a.height !== b.height || a.channels !== b.channels || a.data.length !== b.data.length) {
     throw new Error(`psnrOf: ${a.width}x${a.height}x${a.channels} vs ${b.width}x${b.height}x${b.channels}`);
   }
   const channels = a.channels;
   if (a.depth === 8 && b.depth === 8 && channels >= 3) {
     // The usual case on monomorphic byte arrays (the loop below sees both array types and runs ~4x slower).
-    const mse = sseRgb8(a.data as Uint8Array, b.data as Uint8Array, channels) / (a.width * a.height * 3);
+    const mse = sse8(a.data as Uint8Array, b.data as Uint8Array, channels) / (a.width * a.height * 3);
     return mse > 0 ? 10 * Math.log10((255 * 255) / mse) : Infinity;
   }
   const colour = channels >= 3 ? 3 : 1;

@@ -7,7 +7,6 @@ import { performance } from 'node:perf_hooks';
 import {
   AreaReducer,
   DEFAULT_MAX_PIXELS,
-  decodeJpegShrunk,
   decodeRaw,
   encodeLike,
   jpegLadder,
@@ -68,11 +67,6 @@ export interface EmbedResult extends EmbedRawResult {
   format: ImageFormat;
 }
 
-/**
- * One pass over the rows: luminance reduced to the canonical grid (the reduced original) and to
- * the mask grid (JND input). Both are area averages; luminance and its prefix sums are computed
- * once per row and feed both reducers.
- */
 /** prefix[x + 1] = row[0] + ... + row[x] (prefix[0] stays 0). */
 function prefixSums(row: Float32Array, prefix: Float64Array, n: number): void {
   let s = 0;
@@ -82,6 +76,11 @@ function prefixSums(row: Float32Array, prefix: Float64Array, n: number): void {
   }
 }
 
+/**
+ * One pass over the rows: luminance reduced to the canonical grid (the reduced original) and to
+ * the mask grid (JND input). Both are area averages; luminance and its prefix sums are computed
+ * once per row and feed both reducers.
+ */
 function reducePlanes(
   raw: RawImage,
   canonical: { w0: number; h0: number } | undefined,
@@ -306,7 +305,7 @@ function patternFor(key: Uint8Array, W: number, H: number, L: number, out?: Floa
 
 /**
  * The plan of an embedding into a W x H image. The mask comes from `maskInput`: the image itself, or
- * a shrunk decode of it (decodeJpegShrunk) at least as large as the mask grid, which lets the plan
+ * a shrunk decode of it (decodeRaw's `shrink`) at least as large as the mask grid, which lets the plan
  * run beside the full decode; the reduced original is then left for reduceCanonical.
  */
 function planEmbed(size: { width: number; height: number }, key: Uint8Array, options: EmbedOptions, maskInput: RawImage, pattern?: Float32Array): EmbedPlan {
@@ -352,6 +351,7 @@ function planEmbed(size: { width: number; height: number }, key: Uint8Array, opt
 /** The reduced original of a plan made from a shrunk decode: one pass over the full-resolution pixels. */
 function reduceCanonical(plan: EmbedPlan, raw: RawImage): void {
   if (!plan.canonicalPending) return;
+  // A mask grid of the image's own size: no mask reduction, the canonical one only.
   const planes = reducePlanes(raw, { w0: plan.w0, h0: plan.h0 }, raw.width, raw.height);
   plan.reduced = floatToReduced(planes.canonical!, plan.w0, plan.h0);
   plan.canonicalPending = false;
@@ -532,16 +532,6 @@ async function codecLoss(
   return sse / n;
 }
 
-/** PSNR of the written file's pixels against the original's: psnrOf, with the usual 8-bit colour case in WebAssembly. */
-function filePsnr(original: RawImage, written: RawImage): number {
-  const { width: W, height: H, channels } = original;
-  if (original.depth !== 8 || written.depth !== 8 || channels < 3 || written.channels !== channels || written.width !== W || written.height !== H) {
-    return psnrOf(original, written);
-  }
-  const mse = sseRgb8(original.data as Uint8Array, written.data as Uint8Array, channels) / (W * H * 3);
-  return mse > 0 ? 10 * Math.log10((255 * 255) / mse) : Infinity;
-}
-
 /**
  * Decodes a JPEG, PNG or GIF, embeds, and re-encodes in the same format, colour space, subsampling,
  * quality, bit depth and metadata. The written file is decoded again and its PSNR against the
@@ -576,7 +566,7 @@ async function embedWith(
   const canonicalSize = options.canonicalSize ?? DEFAULTS.canonicalSize;
   const shrink = maskShrink(info, canonicalSize);
   const decoding = decodeRaw(input, info, limits);
-  const shrunk = shrink ? decodeJpegShrunk(input, info, shrink, limits) : undefined;
+  const shrunk = shrink ? decodeRaw(input, info, limits, shrink) : undefined;
   // Settled at once: when the shrunk decode fails, the full decode's error is the one reported.
   shrunk?.catch(() => undefined);
   let embedMs = 0;
@@ -624,7 +614,7 @@ async function embedWith(
   }
   const write = async (marked: Uint8Array | Uint16Array): Promise<{ image: Buffer; psnr: number }> => {
     const image = await encodeLike({ ...raw, data: marked }, input, info, ladder.length ? { jpeg: ladder[rung] } : {});
-    return { image, psnr: filePsnr(raw, await decodeRaw(image, info, limits)) };
+    return { image, psnr: psnrOf(raw, await decodeRaw(image, info, limits), sseRgb8) };
   };
   let hash: Buffer | undefined;
   let out: Uint8Array | Uint16Array | undefined;
@@ -652,7 +642,7 @@ async function embedWith(
     mark('canonical', t0);
     const written = await verifying;
     mark('verifyDecode', t0);
-    let file = { image, psnr: filePsnr(raw, written) };
+    let file = { image, psnr: psnrOf(raw, written, sseRgb8) };
     mark('verifyPsnr', t0);
     // Error the codec adds on top of the mark (the two are nearly uncorrelated).
     const codecMse = (): number => Math.max(0, mseOf(file.psnr) - mseOf(applied.psnr));
