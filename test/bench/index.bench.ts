@@ -120,12 +120,13 @@ export async function run(args: string[]): Promise<void> {
       await db.query('VACUUM ANALYZE visual_index');
       await db.query('VACUUM ANALYZE media');
       const loadS = (performance.now() - t0) / 1000;
-      const sizeRows: { index: string; postings: string }[] = await db.query(
-        `SELECT pg_total_relation_size('visual_index') AS index, pg_total_relation_size('visual_postings') AS postings`,
+      const sizeRows: { index: string; postings: string; database: string }[] = await db.query(
+        `SELECT pg_total_relation_size('visual_index') AS index, pg_total_relation_size('visual_postings') AS postings, pg_database_size(current_database()) AS database`,
       );
+      const [indexBytes, postingsBytes, databaseBytes] = [sizeRows[0]!.index, sizeRows[0]!.postings, sizeRows[0]!.database].map(Number) as [number, number, number];
       const s = await probe({ ...base, mode: 'shared' });
       rows.push(
-        `| ${s.entries.toLocaleString('en')} | ${loadS.toFixed(0)} | ${(Number(sizeRows[0]!.index) / 2 ** 30).toFixed(1)} + ${(Number(sizeRows[0]!.postings) / 2 ** 30).toFixed(1)} | ${pct(s.search, 0.5).toFixed(0)} | ${pct(s.search, 0.99).toFixed(0)} | ${pct(s.retrieval, 0.5).toFixed(0)} | ${pct(s.identify, 0.5).toFixed(0)} / ${pct(s.identify, 0.99).toFixed(0)} | ${pct(s.identifyWeb, 0.5).toFixed(0)} / ${pct(s.identifyWeb, 0.99).toFixed(0)} | ${s.found}/${s.queries} | ${s.falseMatches} / ${s.falseMatchesWeb} | ${mib(s.bootRss)} / ${mib(s.peakRss)} |`,
+        `| ${s.entries.toLocaleString('en')} | ${loadS.toFixed(0)} | ${(indexBytes / 2 ** 30).toFixed(1)} + ${(postingsBytes / 2 ** 30).toFixed(1)} (${((indexBytes + postingsBytes) / s.entries / 1000).toFixed(1)} KB/media) | ${(databaseBytes / 2 ** 30).toFixed(1)} | ${pct(s.search, 0.5).toFixed(0)} | ${pct(s.search, 0.99).toFixed(0)} | ${pct(s.retrieval, 0.5).toFixed(0)} | ${pct(s.identify, 0.5).toFixed(0)} / ${pct(s.identify, 0.99).toFixed(0)} | ${pct(s.identifyWeb, 0.5).toFixed(0)} / ${pct(s.identifyWeb, 0.99).toFixed(0)} | ${s.found}/${s.queries} | ${s.falseMatches} / ${s.falseMatchesWeb} | ${mib(s.bootRss)} / ${mib(s.peakRss)} |`,
       );
       console.log(rows[rows.length - 1]);
       if (peers.has(size)) {
@@ -139,8 +140,8 @@ export async function run(args: string[]): Promise<void> {
         peerLines.push(peerLine);
       }
     }
-    console.log('\n| media | load s | visual_index + postings GiB | search p50 ms | search p99 ms | retrieval p50 ms | identify unrelated p50 / p99 ms | same at 1,200 px p50 / p99 ms | copies found first | false matches (as is / 1,200 px) | API RSS boot / peak MiB |');
-    console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+    console.log('\n| media | load s | visual_index + postings GiB (per media) | database GiB | search p50 ms | search p99 ms | retrieval p50 ms | identify unrelated p50 / p99 ms | same at 1,200 px p50 / p99 ms | copies found first | false matches (as is / 1,200 px) | API RSS boot / peak MiB |');
+    console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
     for (const r of rows) console.log(r);
     for (const l of peerLines) console.log(`\n${l}`);
   } finally {
