@@ -60,6 +60,7 @@ test('the first start builds the tool in the background; the download endpoint t
     const run = spawnSync(exe, ['--version'], { env: { PATH: '/usr/bin:/bin', FILIGRANE_CACHE_DIR: join(root, 'cache') }, encoding: 'utf8' });
     t.is(run.status, 0, run.stderr);
     t.regex(run.stdout + run.stderr, /filigrane-mark.*\d+\.\d+\.\d+/, 'the downloaded file runs without Node');
+    t.notRegex(run.stderr, /warning/i, 'and prints no runtime warning');
     t.deepEqual(readdirSync(toolDir).filter((n) => !n.startsWith('.')), ['filigrane-mark-linux-x64'], 'no work files left in the tool folder');
   } finally {
     await server.stop();

@@ -70,21 +70,22 @@ function takeLock() {
 }
 
 // 1. Bundle: one CommonJS file, as SEA requires. sharp's JavaScript is bundled too (compiled into the
-// blob's code cache: ~60 files fewer to find, read and compile at each start); its native addon, which
-// cannot load from inside the executable, is asked of sea-main.ts, which loads it from the unpacked asset.
+// blob's code cache: ~60 files fewer to find, read and compile at each start). Its requires of its
+// platform packages (the native addon, libvips' versions), which cannot load from inside the
+// executable, are asked of sea-main.ts, which loads them from the unpacked asset.
 const esbuild = require('esbuild');
 const nativeAddon = {
   name: 'sharp-native-addon',
   setup(build) {
-    build.onResolve({ filter: /^@img\/sharp-[^/]+\/sharp\.node$/ }, (args) => ({ path: args.path, namespace: 'sharp-native-addon' }));
     // sharp first tries its own builds from source (src/build/Release/*.node), absent here: those requires
-    // are left to fail at run time, as sharp expects, instead of being resolved (as globs) at bundle time.
-    build.onLoad({ filter: /[\\/]sharp[\\/]dist[\\/]sharp\.cjs$/ }, (args) => ({
-      contents: fs.readFileSync(args.path, 'utf8').replace(/require\(`\.\.\/src\/build\//g, '(0, require)(`../src/build/'),
-      loader: 'js',
-    }));
-    build.onLoad({ filter: /.*/, namespace: 'sharp-native-addon' }, () => ({
-      contents: 'module.exports = globalThis.__filigraneSharpAddon();',
+    // fail at run time as sharp expects, without asking the executable's require (which prints a warning
+    // on every run when given anything but a built-in) and without being resolved (as globs) at bundle time.
+    build.onLoad({ filter: /[\\/]sharp[\\/]dist[\\/][^\\/]+\.cjs$/ }, (args) => ({
+      contents: fs
+        .readFileSync(args.path, 'utf8')
+        .replace(/require\(`\.\.\/src\/build\//g, '__filigraneAbsent(`../src/build/')
+        .replace(/require\((["`])@img\//g, 'globalThis.__filigraneSharpRequire($1@img/')
+        .concat(`\nfunction __filigraneAbsent(id) { throw Object.assign(new Error("Cannot find module '" + id + "'"), { code: 'MODULE_NOT_FOUND' }); }\n`),
       loader: 'js',
     }));
   },

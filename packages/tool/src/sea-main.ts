@@ -72,8 +72,9 @@ function loadBundledSharp(sea: SeaModule): void {
         }
       }
       const req = createRequire(join(dir, 'node_modules', 'loader.js'));
-      // sharp's JavaScript is in the bundle (scripts/build-sea.js); only its native addon loads from here.
-      (globalThis as { __filigraneSharpAddon?: () => unknown }).__filigraneSharpAddon = () => req('@img/sharp-linux-x64/sharp.node');
+      // sharp's JavaScript is in the bundle (scripts/build-sea.js); its platform packages (native addon,
+      // libvips' versions) load from here.
+      (globalThis as { __filigraneSharpRequire?: (id: string) => unknown }).__filigraneSharpRequire = req;
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       provideSharp(require('sharp') as Parameters<typeof provideSharp>[0]);
       return;
