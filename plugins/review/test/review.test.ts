@@ -237,6 +237,10 @@ test.serial('licensees: covered matches become licensed naming the licence, neve
   const invalid = await alice.call('POST', '/api/v4/licensees/', { json: { name: '', domain: '10.0.0.1', valid_from: '2026-05-01', valid_until: '2026-04-01', media_id: String(media.bob), extra: 1 } });
   t.is(invalid.status, 400);
   t.deepEqual(Object.keys(invalid.json.details).sort(), ['domain', 'extra', 'name', 'valid_until']);
+  // Days a calendar does not have are refused, not rolled over (2026-02-30 is not 2026-03-02).
+  const noSuchDay = await alice.call('POST', '/api/v4/licensees/', { json: { name: 'X', domain: 'x.com', valid_from: '2026-02-30', valid_until: '2026-04-31T12:00:00Z' } });
+  t.is(noSuchDay.status, 400, noSuchDay.text);
+  t.deepEqual(Object.keys(noSuchDay.json.details).sort(), ['valid_from', 'valid_until']);
   const foreignMedia = await alice.call('POST', '/api/v4/licensees/', { json: { name: 'X', domain: 'x.com', media_id: String(media.bob) } });
   t.is(foreignMedia.status, 400, "another account's media");
   t.truthy(foreignMedia.json.details.media_id);
