@@ -271,6 +271,14 @@ test.serial('GraphQL, match.reviewed to a webhook, and the digest counts', async
   t.is(listed.data?.matchReviewList.count, 3, JSON.stringify(listed));
   t.is(listed.data?.matchReviewList.results.length, 2);
   t.is(listed.data?.matchReviewList.next, listed.data?.matchReviewList.results[1].matchId);
+  // Each item identifies its match as REST's list does (page, image, site, media).
+  const withRefs = await gql(alice, '{ matchReviewList(filter: [{ name: "review_state", value: "infringing" }]) { results { matchId pageUrl imageUrl siteDomain mediaId } } }');
+  const restList = await alice.call('GET', '/api/v4/matches/review/?review_state=infringing');
+  t.deepEqual(
+    withRefs.data?.matchReviewList.results,
+    restList.json.results.map((r: Record<string, string>) => ({ matchId: r.match_id, pageUrl: r.page_url, imageUrl: r.image_url, siteDomain: r.site_domain, mediaId: r.media_id })),
+  );
+  t.truthy(withRefs.data?.matchReviewList.results[0].pageUrl);
   // The typed Match object carries its review; the match list filters on it (MatchFilter.reviewState).
   const typed = await gql(alice, '{ matches(filter: { reviewState: { in: ["infringing", "ignored"] } }) { count results { id review { state note automatic changedAt } } } }');
   t.is(typed.data?.matches.count, 4, JSON.stringify(typed));
