@@ -101,7 +101,7 @@ async function main(): Promise<void> {
     for (let round = 0; round < input.rounds; round++) {
       for (const bytes of unrelated) {
         const t1 = performance.now();
-        const result = await identification.identify(accountId, bytes, { mode: 'near_duplicate', transforms: ['scale', 'perspective'], detect: true, limit: 5 });
+        const result = await identification.identify(accountId, bytes, { mode: 'near_duplicate', transforms: ['scale', 'perspective'], detect: true, limit: 5, speculate: process.env.SPECULATE !== '0' });
         identify.push(performance.now() - t1);
         identifyFalse.push(result.length);
       }
