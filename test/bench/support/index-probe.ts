@@ -98,14 +98,15 @@ async function main(): Promise<void> {
       }
     }
     // A crawled image that identifies nothing (most of a crawl), decode included, as the match
-    // pipeline runs it (fallbacks included); then the same images at the size of a web image.
+    // pipeline runs it (fallbacks included, their reads speculated; SPECULATE=0 for the sequential
+    // order); then the same images at the size of a web image.
     const crawled = async (images: Buffer[]) => {
       const ms: number[] = [];
       let matches = 0;
       for (let round = 0; round < input.rounds; round++) {
         for (const bytes of images) {
           const t1 = performance.now();
-          const result = await identification.identify(accountId, bytes, { mode: 'near_duplicate', transforms: ['scale', 'perspective'], detect: true, limit: 5 });
+          const result = await identification.identify(accountId, bytes, { mode: 'near_duplicate', transforms: ['scale', 'perspective'], detect: true, limit: 5, speculate: process.env.SPECULATE !== '0' });
           ms.push(performance.now() - t1);
           matches += result.length;
         }
