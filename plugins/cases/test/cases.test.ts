@@ -90,7 +90,7 @@ test.serial('a case by hand: only infringing matches of the account, each in one
   t.like(foreign.json, { status_code: 400, code: 'unknown_matches' }, 'another account\'s match is unknown');
   const taken = await alice.call('POST', '/api/v4/cases/', { json: { match_ids: [m.a1] } });
   t.like(taken.json, { status_code: 409, code: 'match_in_other_case' });
-  for (const body of [{ match_ids: [] }, { match_ids: ['1 OR 1=1'] }, { match_ids: [m.b1], title: 'x\u0000y' }, { match_ids: [m.b1], extra: 1 }, []]) {
+  for (const body of [{ match_ids: [] }, { match_ids: ['1 OR 1=1'] }, { match_ids: [m.b1], title: 'x\u0000y' }, { match_ids: [m.b1], title: 'x\ud800y' }, { match_ids: [m.b1], extra: 1 }, []]) {
     const bad = await alice.call('POST', '/api/v4/cases/', { json: body });
     t.is(bad.status, 400, JSON.stringify(body));
     t.is(bad.json.status_code, 400);
