@@ -111,7 +111,7 @@ export async function createApp(options: AppOptions): Promise<FiligraneApp> {
   const loggers = options.jobLogger ? pinoLoggerFactory(options.jobLogger) : loggerFactory(log);
   let db: DataSource | null = null;
   const metrics = new Metrics(() => db);
-  const jobs = new JobRunner(options.databaseUrl, log, loggers, options.jobLogger, metrics);
+  const jobs = new JobRunner(options.databaseUrl, log, loggers, options.jobLogger, metrics, () => (options.clock ?? systemClock).now());
   container.bind(TOKENS.Config).toConstantValue(options.config);
   container.bind(TOKENS.Clock).toConstantValue(options.clock ?? systemClock);
   container.bind(TOKENS.WorkPool).toConstantValue(new WorkPool());
