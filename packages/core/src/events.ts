@@ -89,7 +89,8 @@ export interface MatchEventData {
 
 /**
  * The payload of each event type. A plugin that publishes its own events adds them by declaration
- * merging: `declare module '@filigrane/core' { interface EventPayloads { 'my-plugin.done': { id: string } } }`.
+ * merging on the package it depends on: `declare module '@filigrane/plugin-api' { interface EventPayloads {
+ * 'my-plugin.done': { id: string } } }` (a first-party plugin may name '@filigrane/core').
  */
 export interface EventPayloads {
   'match.created': MatchEventData;
