@@ -27,6 +27,12 @@ export type EventListener = (event: DomainEvent) => Promise<void> | void;
 
 /** Declared by the platform itself (the gateway), so any plugin may contribute a listener. */
 export const EVENT_LISTENERS = createExtensionPoint<EventListener>('core.event-listeners');
+/**
+ * Event types a plugin publishes for webhook endpoints to subscribe to, besides the built-in ones:
+ * `contribute(WEBHOOK_EVENT_TYPES, () => ['my-plugin.done'])`. Declared by the platform (like
+ * EVENT_LISTENERS), so a plugin contributes whether or not the webhooks plugin is loaded.
+ */
+export const WEBHOOK_EVENT_TYPES = createExtensionPoint<readonly string[]>('webhooks.event-types');
 
 /** Runs SQL in the caller's transaction (a TypeORM EntityManager or QueryRunner fits). */
 export interface SqlRunner {

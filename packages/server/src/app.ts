@@ -8,6 +8,7 @@ import {
   GRAPHQL_SCHEMA_HOOKS,
   CORE_SETTINGS,
   EVENT_LISTENERS,
+  WEBHOOK_EVENT_TYPES,
   FILE_URL_SIGNER,
   LIVE_EVENTS,
   loggerFactory,
@@ -165,6 +166,7 @@ async function assemble(
   const trusted = options.config.graphqlTrustedDocuments ? TrustedDocuments.load(options.config.graphqlTrustedDocuments) : null;
 
   extensions.declare(EVENT_LISTENERS, 'core');
+  extensions.declare(WEBHOOK_EVENT_TYPES, 'core');
   extensions.declare(ACCOUNT_DELETED_HOOKS, 'core');
   extensions.declare(GRAPHQL_SCHEMA_HOOKS, 'core');
   for (const p of plugins) {
