@@ -144,6 +144,32 @@ test('NUL in GraphQL arguments, inline or in variables: a 400 error naming the a
   t.regex(vars.json.errors[0].message, /filter\.siteDomain\.equals/);
 });
 
+test('unpaired UTF-16 surrogates in JSON strings and keys: 400 invalid_character naming the field, never 500 nor U+FFFD stored (REST and GraphQL)', async (t) => {
+  const lone = '\ud800';
+  const meta = await server.call('PATCH', '/api/v4/media/edge/seen.png', { key, json: { metadata: { 'user.note': `a${lone}b` } } });
+  errorBody(t, meta, 400, 'invalid_character');
+  t.is(meta.json.errors[0].field, 'metadata.user.note');
+  const keyed = await server.call('POST', '/api/v4/searches/', { key, json: { metadata: { [`user.k${'\udc00'}`]: 'x' } } });
+  errorBody(t, keyed, 400, 'invalid_character');
+  t.regex(keyed.json.errors[0].field, /^metadata\.user\.k\\udc00$/);
+  const reg = await server.call('PUT', '/api/v4/media/edge/lone.png', { key, json: { url: await dataUri('#123456'), metadata: { 'user.x': lone } } });
+  errorBody(t, reg, 400, 'invalid_character');
+  // Text columns would have stored U+FFFD in silence: refused the same way.
+  const hook = await server.call('POST', '/api/v4/account/webhooks/', { key, json: { url: 'https://hooks.example.com/x', events: ['match.created'], description: `d${lone}` } });
+  errorBody(t, hook, 400, 'invalid_character');
+  const tags = await server.call('PATCH', '/api/v3/aggregations/group-path/1/', { key, json: { tags: ['ok', `t${lone}`] } });
+  errorBody(t, tags, 400, 'invalid_character');
+  t.is(tags.json.errors[0].field, 'tags.1');
+  const gql = await server.call('POST', '/graphql', { key, json: { query: 'mutation($n: String!) { createOAuthApplication(name: $n) { id } }', variables: { n: `a${lone}` } } });
+  t.is(gql.json.errors?.[0]?.extensions?.apiCode, 'invalid_character', gql.text);
+  // A surrogate pair is one character (an emoji): accepted and read back as sent.
+  const emoji = await server.call('PATCH', '/api/v4/media/edge/seen.png', { key, json: { metadata: { 'user.mood': '\u{1F600}' } } });
+  t.is(emoji.status, 200, emoji.text);
+  const media = await get('/api/v4/media/edge/seen.png');
+  t.is(media.json.metadata['user.mood'], '\u{1F600}');
+  t.false('user.note' in media.json.metadata);
+});
+
 // ---- 3. pagination ----
 
 const PAGED = [

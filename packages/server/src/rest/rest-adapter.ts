@@ -7,7 +7,7 @@ import {
   JSON_BODY_LIMIT,
   toCsv,
   queryString,
-  rejectNul,
+  rejectUnstorableText,
   type ApiVersion,
   type FiligranePlugin,
   type HttpMethod,
@@ -87,8 +87,8 @@ export function mountRestRoutes(app: FastifyInstance, container: Container, plug
 async function serve(mounted: MountedRoute, req: FastifyRequest, container: Container, baseUrl: string): Promise<RouteResponse> {
   const { spec, version } = mounted;
   const query = req.query as Record<string, QueryValue>;
-  // Every query-string value and every string of a parsed body, for every route: NUL is refused here.
-  rejectNul(query);
+  // Every query-string value and every string of a parsed body, for every route: NUL and unpaired surrogates are refused here.
+  rejectUnstorableText(query);
   const format = queryString(query, 'format') ?? 'json';
   if (format !== 'json' && !(spec.formats ?? []).includes(format as 'csv')) {
     throw new ApiError(406, 'not_acceptable', `Format "${format}" is not available here; use format=json${spec.formats?.length ? ' or ' + spec.formats.map((f) => `format=${f}`).join(' or ') : ''}.`);
@@ -102,7 +102,7 @@ async function serve(mounted: MountedRoute, req: FastifyRequest, container: Cont
   const contentType = mediaType(req.headers['content-type']);
   const hasLength = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
   const { body, rawBody } = parseBody(spec, req.body as Buffer | undefined, contentType, hasLength, req.headers['content-type']);
-  rejectNul(body);
+  rejectUnstorableText(body);
   const ctx: RouteContext = {
     container,
     principal: req.principal,
