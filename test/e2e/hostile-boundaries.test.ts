@@ -322,3 +322,46 @@ test('bidi overrides, isolates and other invisible format characters in media an
   const listing = await get('/api/v4/media/edge/');
   t.false(listing.json.children.some((c: { path: string }) => /[\u202A-\u202E\u2066-\u2069]/.test(c.path)));
 });
+
+test('control and invisible formatting characters in names and labels (applications, webhooks, licensees, searches): 400 naming the field', async (t) => {
+  const fieldsOf = (res: { json: any }) => (res.json?.errors ?? []).map((e: { field: string; code: string }) => `${e.field}:${e.code}`);
+  for (const bad of ['bell\u0007', 'esc\u001b[31mred', 'line\nbreak', 'report\u202Efdp.exe', 'x\u2066y', 'zero\u200Bwidth', 'c1\u0085']) {
+    const app = await server.call('POST', '/api/v3/account/oauth/applications/', { key, json: { name: bad } });
+    errorBody(t, app, 400, 'invalid');
+    t.deepEqual(fieldsOf(app), ['name:invalid_character'], app.text);
+    const hook = await server.call('POST', '/api/v4/account/webhooks/', { key, json: { url: 'https://93.184.215.14/hook', events: ['match.created'], description: bad } });
+    errorBody(t, hook, 400, 'invalid');
+    t.true(fieldsOf(hook).includes('description:invalid_character'), hook.text);
+    const licensee = await server.call('POST', '/api/v4/licensees/', { key, json: { name: bad, reference: bad, domain: 'example.com' } });
+    errorBody(t, licensee, 400, 'invalid');
+    t.deepEqual(fieldsOf(licensee), ['name:invalid_character', 'reference:invalid_character'], licensee.text);
+    const search = await server.call('POST', '/api/v4/searches/', { key, json: { file: await dataUri('#445566'), name: bad, sync: false } });
+    errorBody(t, search, 400, 'invalid');
+    t.deepEqual(fieldsOf(search), ['name:invalid_character'], search.text);
+  }
+  // A search's name is bounded like other names, and an uploaded file's name used as the name is checked too.
+  const long = await server.call('POST', '/api/v4/searches/', { key, json: { file: await dataUri('#445566'), name: 'n'.repeat(256), sync: false } });
+  t.deepEqual(fieldsOf(long), ['name:max_length'], long.text);
+  const boundary = 'labelboundary';
+  const multipart = Buffer.concat([
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="sync"\r\n\r\nfalse\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a\u202Egnp.exe"\r\nContent-Type: image/png\r\n\r\n`),
+    await png('#112244'),
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  const upload = await server.call('POST', '/api/v4/searches/', { key, body: multipart, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
+  errorBody(t, upload, 400, 'invalid');
+  t.deepEqual(fieldsOf(upload), ['name:invalid_character'], upload.text);
+  // Scripts, emoji and their joiners stay welcome.
+  for (const good of ['Caf\u00E9 \u65E5\u672C', '\u0645\u06CC\u200C\u062E\u0648\u0627\u0647\u0645', '\u{1F469}\u200D\u{1F4BB} team']) {
+    const app = await server.call('POST', '/api/v3/account/oauth/applications/', { key, json: { name: good } });
+    t.is(app.status, 201, app.text);
+    t.is(app.json.name, good);
+    const licensee = await server.call('POST', '/api/v4/licensees/', { key, json: { name: good, domain: 'example.com' } });
+    t.is(licensee.status, 201, licensee.text);
+    const search = await server.call('POST', '/api/v4/searches/', { key, json: { file: await dataUri('#445566'), name: good, sync: false } });
+    t.is(search.status, 201, search.text);
+    t.is(search.json.name, good);
+  }
+  const apps = await get('/api/v3/account/oauth/applications/');
+  t.false(apps.json.results.some((a: { name: string }) => /[\u0000-\u001f\u202A-\u202E\u2066-\u2069]/.test(a.name)));
+});
