@@ -365,3 +365,20 @@ test('control and invisible formatting characters in names and labels (applicati
   const apps = await get('/api/v3/account/oauth/applications/');
   t.false(apps.json.results.some((a: { name: string }) => /[\u0000-\u001f\u202A-\u202E\u2066-\u2069]/.test(a.name)));
 });
+
+test('names that display as something else: slash look-alikes, dot look-alikes, blank or padded names are 400 invalid_name', async (t) => {
+  const uri = await dataUri('#0a0b0c');
+  for (const name of ['a\u2215b.png', 'a\u2044b.png', 'a\uFF0Fb.png', 'a\u29F8b.png', '\uFF0E\uFF0E', '\uFF0Ehidden.png', '\u2024\u2024', ' x.png', 'x.png ', '\u00A0', '\u3000', 'x.png\u2003']) {
+    const file = await server.call('PUT', `/api/v4/media/edge/${encodeURIComponent(name)}`, { key, json: { url: uri } });
+    errorBody(t, file, 400, 'invalid_name');
+    const folder = await server.call('PUT', `/api/v4/media/edge/${encodeURIComponent(name)}/inside.png`, { key, json: { url: uri } });
+    errorBody(t, folder, 400, 'invalid_name');
+  }
+  // Inner spaces, a backslash, the ordinary full stop and compatibility characters elsewhere are names like any other.
+  for (const name of ['my photo.png', 'a\\b.png', 'v1.2.png', '\uFF21\uFF22.png']) {
+    const res = await server.call('PUT', `/api/v4/media/edge/${encodeURIComponent(name)}`, { key, json: { url: uri } });
+    t.is(res.status, 201, `${name}: ${res.text}`);
+  }
+  const listing = await get('/api/v4/media/edge/?page_size=100');
+  t.false(listing.json.children.some((c: { path: string }) => /[\u2215\u2044\uFF0F\u29F8\uFF0E\u2024]|\s$/.test(c.path)));
+});
