@@ -382,3 +382,16 @@ test('names that display as something else: slash look-alikes, dot look-alikes, 
   const listing = await get('/api/v4/media/edge/?page_size=100');
   t.false(listing.json.children.some((c: { path: string }) => /[\u2215\u2044\uFF0F\u29F8\uFF0E\u2024]|\s$/.test(c.path)));
 });
+
+test('page and page_size written with more digits than JavaScript holds exactly: page_size capped, page 400 naming the largest', async (t) => {
+  for (const path of ['/api/v4/media/edge/', '/api/v4/matches/', '/api/v3/aggregations/group-path/', '/api/v3/crawling/sessions/']) {
+    const huge = await get(`${path}?page_size=${'9'.repeat(30)}`);
+    t.is(huge.status, 200, `${path}: ${huge.text}`);
+    const zeros = await get(`${path}?page_size=${'0'.repeat(30)}1`);
+    t.is(zeros.status, 200, `${path}: ${zeros.text}`);
+    const page = await get(`${path}?page=${'9'.repeat(30)}`);
+    errorBody(t, page, 400, 'invalid_page');
+    t.regex(page.json.details, /at most \d+/, page.text);
+  }
+  errorBody(t, await get(`/api/v4/media/edge/?page_size=${'0'.repeat(30)}`), 400, 'invalid_page_size');
+});
