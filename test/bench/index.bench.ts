@@ -7,7 +7,8 @@
  *    descriptors derived from the ORB sets of the other half of the photos, at 4 scales x 4
  *    rotations); after each, a fresh API process (support/index-probe.ts) measures image search
  *    (p50/p99, recall), candidate retrieval alone, identification of unrelated crawled images
- *    (.cache/wallpapers and .cache/copies, decode included) and its own peak RSS;
+ *    (.cache/wallpapers and .cache/copies, 3-6 MP, decode included; and the same images at 1,200 px
+ *    on the longest side, JPEG q85, the usual size of a crawled web image) and its own peak RSS;
  * 3. at each `--peer` size, a fresh process runs the design before (each process loads the account into
  *    an in-memory VisualIndex): warm-up, peak RSS, retrieval; the ratio is printed.
  * Run under `flock /tmp/filigrane-bench.lock`.
@@ -89,33 +90,43 @@ export async function run(args: string[]): Promise<void> {
         }
       }
     }
+    // The same unrelated images the size crawled web images usually are (1,200 px on the longest
+    // side, JPEG q85): identification is timed on both, decode included.
+    const unrelatedWeb: string[] = [];
+    for (const [i, f] of unrelated.entries()) {
+      const file = join(work, `web-${i}.jpg`);
+      writeFileSync(file, await sharp(f).rotate().resize(1200, 1200, { fit: 'inside', withoutEnlargement: true }).jpeg({ quality: 85 }).toBuffer());
+      unrelatedWeb.push(file);
+    }
     const sources = await sourceSets(variants);
-    console.log(`${registered.length} photos registered (${copies.length} attacked copies as queries), ${unrelated.length} unrelated crawled images, synthetic media from ${sources.length} real ORB sets (${sourceFiles.length} photos x 4 scales x 4 rotations)`);
+    console.log(`${registered.length} photos registered (${copies.length} attacked copies as queries), ${unrelated.length} unrelated crawled images (as is, and at 1,200 px), synthetic media from ${sources.length} real ORB sets (${sourceFiles.length} photos x 4 scales x 4 rotations)`);
     console.log(`PostgreSQL ${(await db.query('SHOW server_version'))[0].server_version}, ${values.rounds} rounds per measure\n`);
 
     const rows: string[] = [];
     const peerLines: string[] = [];
     let synthetic = 0;
-    const base = { databaseUrl: server.databaseUrl, masterKey: server.masterKey.toString('base64'), accountId, copies, unrelated, rounds: Number(values.rounds) };
+    const base = { databaseUrl: server.databaseUrl, masterKey: server.masterKey.toString('base64'), accountId, copies, unrelated, unrelatedWeb, rounds: Number(values.rounds) };
     for (const size of sizes) {
       const target = size - registered.length;
       const t0 = performance.now();
       if (target > synthetic) {
         await loadArchive(db, accountId, sources, synthetic + 1, target - synthetic, (done) => {
-          if (done % 100_000 === 0) console.log(`  ${synthetic + done} synthetic media written (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+          if (done % 10_000 === 0) console.log(`  ${synthetic + done} synthetic media written (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
         });
         synthetic = target;
+        console.log(`  ${synthetic} synthetic media and their postings written (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
       }
       await db.query('VACUUM ANALYZE visual_postings');
       await db.query('VACUUM ANALYZE visual_index');
       await db.query('VACUUM ANALYZE media');
       const loadS = (performance.now() - t0) / 1000;
-      const sizeRows: { index: string; postings: string }[] = await db.query(
-        `SELECT pg_total_relation_size('visual_index') AS index, pg_total_relation_size('visual_postings') AS postings`,
+      const sizeRows: { index: string; postings: string; database: string }[] = await db.query(
+        `SELECT pg_total_relation_size('visual_index') AS index, pg_total_relation_size('visual_postings') AS postings, pg_database_size(current_database()) AS database`,
       );
+      const [indexBytes, postingsBytes, databaseBytes] = [sizeRows[0]!.index, sizeRows[0]!.postings, sizeRows[0]!.database].map(Number) as [number, number, number];
       const s = await probe({ ...base, mode: 'shared' });
       rows.push(
-        `| ${s.entries.toLocaleString('en')} | ${loadS.toFixed(0)} | ${(Number(sizeRows[0]!.index) / 2 ** 30).toFixed(1)} + ${(Number(sizeRows[0]!.postings) / 2 ** 30).toFixed(1)} | ${pct(s.search, 0.5).toFixed(0)} | ${pct(s.search, 0.99).toFixed(0)} | ${pct(s.retrieval, 0.5).toFixed(0)} | ${pct(s.identify, 0.5).toFixed(0)} / ${pct(s.identify, 0.99).toFixed(0)} | ${s.found}/${s.queries} | ${s.falseMatches} | ${mib(s.bootRss)} / ${mib(s.peakRss)} |`,
+        `| ${s.entries.toLocaleString('en')} | ${loadS.toFixed(0)} | ${(indexBytes / 2 ** 30).toFixed(1)} + ${(postingsBytes / 2 ** 30).toFixed(1)} (${((indexBytes + postingsBytes) / s.entries / 1000).toFixed(1)} KB/media) | ${(databaseBytes / 2 ** 30).toFixed(1)} | ${pct(s.search, 0.5).toFixed(0)} | ${pct(s.search, 0.99).toFixed(0)} | ${pct(s.retrieval, 0.5).toFixed(0)} | ${pct(s.identify, 0.5).toFixed(0)} / ${pct(s.identify, 0.99).toFixed(0)} | ${pct(s.identifyWeb, 0.5).toFixed(0)} / ${pct(s.identifyWeb, 0.99).toFixed(0)} | ${s.found}/${s.queries} | ${s.falseMatches} / ${s.falseMatchesWeb} | ${mib(s.bootRss)} / ${mib(s.peakRss)} |`,
       );
       console.log(rows[rows.length - 1]);
       if (peers.has(size)) {
@@ -129,8 +140,8 @@ export async function run(args: string[]): Promise<void> {
         peerLines.push(peerLine);
       }
     }
-    console.log('\n| media | load s | visual_index + postings GiB | search p50 ms | search p99 ms | retrieval p50 ms | identify unrelated p50 / p99 ms | copies found first | false matches | API RSS boot / peak MiB |');
-    console.log('|---|---|---|---|---|---|---|---|---|---|');
+    console.log('\n| media | load s | visual_index + postings GiB (per media) | database GiB | search p50 ms | search p99 ms | retrieval p50 ms | identify unrelated p50 / p99 ms | same at 1,200 px p50 / p99 ms | copies found first | false matches (as is / 1,200 px) | API RSS boot / peak MiB |');
+    console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
     for (const r of rows) console.log(r);
     for (const l of peerLines) console.log(`\n${l}`);
   } finally {

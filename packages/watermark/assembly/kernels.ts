@@ -277,3 +277,104 @@ let lumaHi = f64x2.splat(0);
   const l = f64x2.add(f64x2.add(f64x2.mul(r2, r), f64x2.mul(g2, g)), f64x2.mul(b2, b));
   return f64x2.promote_low_f32x4(f32x4.demote_f64x2_zero(l));
 }
+
+// ---- The JND mask of src/jnd.ts (same arithmetic: float64 with float32 rounding where its Float32Arrays
+// hold a value, the same strips for the vertical running sum), so the mask equals the JavaScript one.
+
+// @ts-ignore: decorator
+@inline function f32at(base: usize, i: i32): f64 {
+  return <f64>load<f32>(base + (<usize>i << 2));
+}
+
+// @ts-ignore: decorator
+@inline function f32to(base: usize, i: i32, v: f64): void {
+  store<f32>(base + (<usize>i << 2), <f32>v);
+}
+
+/** Horizontal taps of one luma row at sample offset o (box 3, box 5, 1-2-1, central difference), edges replicated. */
+function jndHorizontal(Y: usize, h3: usize, h5: usize, sm: usize, df: usize, o: i32, w: i32): void {
+  for (let x = 0; x < w; x++) {
+    const xm2 = x > 1 ? x - 2 : 0, xm1 = x > 0 ? x - 1 : 0;
+    const xp1 = x < w - 1 ? x + 1 : w - 1, xp2 = x < w - 2 ? x + 2 : w - 1;
+    const a = f32at(Y, o + xm1), b = f32at(Y, o + x), c = f32at(Y, o + xp1);
+    f32to(h3, o + x, a + b + c);
+    f32to(h5, o + x, f32at(Y, o + xm2) + a + b + c + f32at(Y, o + xp2));
+    f32to(sm, o + x, a + 2 * b + c);
+    f32to(df, o + x, c - a);
+  }
+}
+
+/**
+ * The blurred Chou-Li JND mask of a w x h luma plane Y (f32), as jndMask of src/jnd.ts computes it with
+ * `strip`-row strips: h3, h5, sm, df and J are w x h f32 scratch planes, acc (w + 1) and col (w) f64,
+ * laTable and cmLut the f32 tables (LA_STEP 8, CM_STEP 4, CM_MAX 1500), out the w x h f32 mask.
+ */
+export function jndMask(
+  Y: usize, w: i32, h: i32, blur: i32, strip: i32, laTable: usize, cmLut: usize,
+  h3: usize, h5: usize, sm: usize, df: usize, J: usize, acc: usize, col: usize, out: usize,
+): void {
+  for (let y = 0; y < h; y++) jndHorizontal(Y, h3, h5, sm, df, y * w, w);
+  for (let y = 0; y < h; y++) {
+    // Rows beyond the edges are the edge rows (replicated, as the strips' buffers hold them).
+    const o = y * w;
+    const om1 = (y > 0 ? y - 1 : 0) * w, om2 = (y > 1 ? y - 2 : 0) * w;
+    const op1 = (y < h - 1 ? y + 1 : h - 1) * w, op2 = (y < h - 2 ? y + 2 : h - 1) * w;
+    for (let x = 0; x < w; x++) {
+      const box5 = f32at(h5, om2 + x) + f32at(h5, om1 + x) + f32at(h5, o + x) + f32at(h5, op1 + x) + f32at(h5, op2 + x);
+      const box3 = f32at(h3, om1 + x) + f32at(h3, o + x) + f32at(h3, op1 + x);
+      const bg = (box5 + box3 - 2 * f32at(Y, o + x)) * (1.0 / 32);
+      let bi = bg * 8;
+      if (bi < 0) bi = 0;
+      else if (bi > 255 * 8) bi = 255 * 8;
+      const la = f32at(laTable, <i32>bi);
+      const gx = f32at(df, om1 + x) + 2 * f32at(df, o + x) + f32at(df, op1 + x);
+      const gy = f32at(sm, op1 + x) - f32at(sm, om1 + x);
+      let gi = sqrt<f64>(gx * gx + gy * gy) * 4;
+      if (gi > 1500 * 4) gi = 1500 * 4;
+      const i0 = <i32>gi;
+      const c0 = f32at(cmLut, i0);
+      const cm = c0 + (gi - <f64>i0) * (f32at(cmLut, i0 + 1) - c0);
+      f32to(J, o + x, la + cm - 0.3 * (la < cm ? la : cm));
+    }
+    // In-place horizontal box blur (half-width blur, window clipped at the edges).
+    store<f64>(acc, 0);
+    for (let x = 0; x < w; x++) store<f64>(acc + (<usize>(x + 1) << 3), load<f64>(acc + (<usize>x << 3)) + f32at(J, o + x));
+    const r = blur;
+    const whole = r < w ? r : w;
+    const clipped = whole > w - r ? whole : w - r;
+    const n = <f64>(2 * r + 1);
+    for (let x = 0; x < whole; x++) {
+      const b = x + r + 1 > w ? w : x + r + 1;
+      f32to(J, o + x, load<f64>(acc + (<usize>b << 3)) / <f64>b);
+    }
+    for (let x = whole; x < clipped; x++) f32to(J, o + x, (load<f64>(acc + (<usize>(x + r + 1) << 3)) - load<f64>(acc + (<usize>(x - r) << 3))) / n);
+    const total = load<f64>(acc + (<usize>w << 3));
+    for (let x = clipped; x < w; x++) {
+      const a = x - r < 0 ? 0 : x - r;
+      f32to(J, o + x, (total - load<f64>(acc + (<usize>a << 3))) / <f64>(w - a));
+    }
+  }
+  // Vertical box blur with a running sum restarted at each strip; rows outside the image do not count.
+  for (let y0 = 0; y0 < h; y0 += strip) {
+    const y1 = y0 + strip < h ? y0 + strip : h;
+    for (let x = 0; x < w; x++) store<f64>(col + (<usize>x << 3), 0);
+    let lo = y0 - blur > 0 ? y0 - blur : 0;
+    let hi = y0 + blur < h - 1 ? y0 + blur : h - 1;
+    for (let yy = lo; yy <= hi; yy++) jndAddRow(col, J, yy * w, w, 1);
+    for (let y = y0; y < y1; y++) {
+      const inv = 1.0 / <f64>(hi - lo + 1);
+      for (let x = 0; x < w; x++) f32to(out, y * w + x, load<f64>(col + (<usize>x << 3)) * inv);
+      const nlo = y + 1 - blur > 0 ? y + 1 - blur : 0;
+      const nhi = y + 1 + blur < h - 1 ? y + 1 + blur : h - 1;
+      if (nlo > lo) jndAddRow(col, J, lo * w, w, -1);
+      if (nhi > hi) jndAddRow(col, J, nhi * w, w, 1);
+      lo = nlo;
+      hi = nhi;
+    }
+  }
+}
+
+function jndAddRow(col: usize, J: usize, o: i32, w: i32, sign: i32): void {
+  if (sign > 0) for (let x = 0; x < w; x++) store<f64>(col + (<usize>x << 3), load<f64>(col + (<usize>x << 3)) + f32at(J, o + x));
+  else for (let x = 0; x < w; x++) store<f64>(col + (<usize>x << 3), load<f64>(col + (<usize>x << 3)) - f32at(J, o + x));
+}

@@ -8,6 +8,7 @@
  *   JND = la + cm - 0.3 min(la, cm).
  */
 import { FRESH, type Allocator } from './scratch';
+import { jndMaskWasm } from './wasm-kernels';
 
 /** Writes luminance row y (0..255) of the analysed plane into `out`. */
 export type RowSource = (y: number, out: Float32Array) => void;
@@ -249,6 +250,15 @@ export function jndMask(
 ): Float32Array {
   const strip = 128;
   const out = alloc.float32('jnd.mask', width * height);
+  // WebAssembly where available: the same floats, without the JavaScript's cold first calls (the
+  // mask runs once per embedding, so a process never warms it up).
+  if (jndMaskWasm(width, height, source, blur, strip, laLut(laCap), cmLut, out)) return out;
+  return jndMaskJs(width, height, source, blur, laCap, alloc, out);
+}
+
+/** jndMask in JavaScript (the reference of the WebAssembly kernel, and the fallback). */
+export function jndMaskJs(width: number, height: number, source: RowSource, blur: number, laCap: number, alloc: Allocator, out: Float32Array): Float32Array {
+  const strip = 128;
   const strips = new JndStrips(width, height, source, strip, blur, laCap, alloc);
   for (let y0 = 0; y0 < height; y0 += strip) {
     const y1 = Math.min(height, y0 + strip);

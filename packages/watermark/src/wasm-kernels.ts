@@ -37,6 +37,10 @@ interface KernelExports {
   ): number;
   sseRgb8(x: number, y: number, n: number, channels: number): number;
   lumaPrefixRows(data: number, W: number, channels: number, rows: number, prefix: number, R: number, G: number, B: number): void;
+  jndMask(
+    Y: number, w: number, h: number, blur: number, strip: number, laTable: number, cmLut: number,
+    h3: number, h5: number, sm: number, df: number, J: number, acc: number, col: number, out: number,
+  ): void;
 }
 
 /** Samples streamed through the module per call. */
@@ -201,4 +205,43 @@ export function lumaPrefixRgb8(data: Uint8Array, p: number, n: number, channels:
     s += Math.fround(r * data[p] + g * data[p + 1] + b * data[p + 2]);
     prefix[x + 1] = s;
   }
+}
+
+/**
+ * The blurred JND mask (jnd.ts's jndMask, same arithmetic and strips, so the same floats) of the w x h
+ * luma plane given by rows, into `out`; false where this engine has no WebAssembly SIMD (the caller
+ * then runs the JavaScript). The whole plane sits in the module's memory: the mask grid is small.
+ */
+export function jndMaskWasm(
+  w: number,
+  h: number,
+  source: (y: number, out: Float32Array) => void,
+  blur: number,
+  strip: number,
+  laTable: Float32Array,
+  cmLut: Float32Array,
+  out: Float32Array,
+): boolean {
+  const k = kernels();
+  if (!k) return false;
+  const plane = align(4 * w * h);
+  let at = BASE;
+  const take = (bytes: number): number => {
+    const o = at;
+    at += align(bytes);
+    return o;
+  };
+  const [Y, h3, h5, sm, df, J, mask] = Array.from({ length: 7 }, () => take(plane));
+  const acc = take(8 * (w + 1));
+  const col = take(8 * w);
+  const la = take(laTable.byteLength);
+  const cm = take(cmLut.byteLength);
+  const mem = memoryOf(k, at);
+  placed = undefined;
+  mem.set(bytesOf(laTable), la);
+  mem.set(bytesOf(cmLut), cm);
+  for (let y = 0; y < h; y++) source(y, new Float32Array(mem.buffer, Y + 4 * y * w, w));
+  k.jndMask(Y, w, h, blur, strip, la, cm, h3, h5, sm, df, J, acc, col, mask);
+  out.set(new Float32Array(mem.buffer, mask, w * h));
+  return true;
 }

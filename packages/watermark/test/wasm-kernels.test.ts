@@ -8,6 +8,8 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import test from 'ava';
 import { applyBandRgb8, type ApplyBand } from '../src/apply-rows';
+import { jndMask, jndMaskJs } from '../src/jnd';
+import { Scratch } from '../src/scratch';
 import { applyBand, lumaPrefixRgb8, lumaPrefixRows, sseRgb8, wasmKernelsAvailable } from '../src/wasm-kernels';
 
 /** Deterministic pseudo-random numbers in [0, 1). */
@@ -115,6 +117,23 @@ test('lumaPrefixRows gives every row the prefix sums lumaPrefixRgb8 defines', (t
     });
     t.is(y, H, `${W}x${H}x${channels}: every row`);
     t.true(equal, `${W}x${H}x${channels}: the same sums`);
+  }
+});
+
+test('the JND mask in WebAssembly equals the JavaScript one, float for float', (t) => {
+  // Sizes around the 128-row strips of the vertical running sum, the edge taps and a 1 x 1 plane.
+  for (const [w, h, blur] of [[768, 432, 2], [70, 300, 2], [3, 9, 1], [131, 140, 3], [1, 1, 1], [5, 260, 4], [600, 129, 1]] as const) {
+    const Y = Float32Array.from({ length: w * h }, (_, i) => {
+      const x = i % w;
+      const y = Math.floor(i / w);
+      return Math.max(0, Math.min(255, 60 + 50 * Math.sin(x * 0.3) + 40 * Math.cos(y * 0.17) + (x > w / 2 ? 60 : 0) + ((i * 7919) % 13)));
+    });
+    const source = (y: number, out: Float32Array): void => out.set(Y.subarray(y * w, (y + 1) * w));
+    for (const cap of [5, 6, 30]) {
+      const wasm = jndMask(w, h, source, blur, cap);
+      const js = jndMaskJs(w, h, source, blur, cap, new Scratch(), new Float32Array(w * h));
+      t.deepEqual(wasm, js, `${w}x${h}, blur ${blur}, cap ${cap}`);
+    }
   }
 });
 

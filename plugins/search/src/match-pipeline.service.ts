@@ -55,6 +55,8 @@ export class MatchPipelineService implements MatchPipeline {
       searchPath: sighting.searchPath,
       detect: true,
       limit: 5,
+      // Most crawled images identify nothing: their fallback reads start at once.
+      speculate: true,
     });
     for (const f of withoutLookAlikes(found)) {
       const watermarked = f.watermarked === true;

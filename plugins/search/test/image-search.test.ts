@@ -223,6 +223,10 @@ test.serial('a mirrored copy is found and its mark detected; so is a crop keepin
   t.true(found!.region!.original.every((v, i) => Math.abs(v - expected[i]!) < 0.02), `${JSON.stringify(found!.region)} ~ ${JSON.stringify(expected)}`);
   // The original's top-left corner, seen in the copy: beyond its right edge (x = (W + L) / W).
   t.true(Math.abs(found!.region!.copy[0]! - (W + L) / W) < 0.03 && Math.abs(found!.region!.copy[1]! + T / H) < 0.03, JSON.stringify(found!.region!.copy));
+  // Speculating (the crawl's setting: the fallbacks' votes read beside the straight pass) finds the same.
+  const [speculated] = await server.app.container.get(IdentificationService).identify(alice.id, flopped, { mode: 'near_duplicate', transforms: ['scale'], detect: false, speculate: true });
+  t.is(speculated?.media.path, found?.media.path);
+  t.deepEqual(speculated?.region, found?.region);
 
   // 569 x 379 px: a tenth of the area, off-centre, re-encoded.
   const tenth = await sharp(large).extract({ left: 300, top: 600, width: 569, height: 379 }).jpeg({ quality: 90 }).toBuffer();

@@ -21,6 +21,8 @@ interface ProbeInput {
   copies: { file: string; expect: string }[];
   /** Images registered nowhere: crawled images that identify nothing. */
   unrelated: string[];
+  /** The same images at 1,200 px on the longest side (JPEG q85), the usual size of a crawled web image. */
+  unrelatedWeb: string[];
   rounds: number;
 }
 
@@ -39,6 +41,7 @@ async function main(): Promise<void> {
   const bootRss = process.memoryUsage().rss;
   const copies = input.copies.map((c) => ({ bytes: readFileSync(c.file), expect: c.expect }));
   const unrelated = input.unrelated.map((f) => readFileSync(f));
+  const unrelatedWeb = input.unrelatedWeb.map((f) => readFileSync(f));
   try {
     if (input.mode === 'memory') {
       // The design before: every process loads the account's rows into its own VisualIndex.
@@ -95,19 +98,25 @@ async function main(): Promise<void> {
       }
     }
     // A crawled image that identifies nothing (most of a crawl), decode included, as the match
-    // pipeline runs it; and the same without its fallback passes (mirror, reductions).
-    const identify: number[] = [];
-    const identifyFalse: number[] = [];
-    for (let round = 0; round < input.rounds; round++) {
-      for (const bytes of unrelated) {
-        const t1 = performance.now();
-        const result = await identification.identify(accountId, bytes, { mode: 'near_duplicate', transforms: ['scale', 'perspective'], detect: true, limit: 5 });
-        identify.push(performance.now() - t1);
-        identifyFalse.push(result.length);
+    // pipeline runs it (fallbacks included, their reads speculated; SPECULATE=0 for the sequential
+    // order); then the same images at the size of a web image.
+    const crawled = async (images: Buffer[]) => {
+      const ms: number[] = [];
+      let matches = 0;
+      for (let round = 0; round < input.rounds; round++) {
+        for (const bytes of images) {
+          const t1 = performance.now();
+          const result = await identification.identify(accountId, bytes, { mode: 'near_duplicate', transforms: ['scale', 'perspective'], detect: true, limit: 5, speculate: process.env.SPECULATE !== '0' });
+          ms.push(performance.now() - t1);
+          matches += result.length;
+        }
       }
-    }
+      return { ms, matches };
+    };
+    const asIs = await crawled(unrelated);
+    const web = await crawled(unrelatedWeb);
     const stats = await visual.stats(accountId);
-    console.log(JSON.stringify({ mode: 'shared', ...stats, firstMs, search, retrieval, found, queries: copies.length, identify, falseMatches: identifyFalse.reduce((s, n) => s + n, 0), bootRss, peakRss: peakRss() }));
+    console.log(JSON.stringify({ mode: 'shared', ...stats, firstMs, search, retrieval, found, queries: copies.length, identify: asIs.ms, falseMatches: asIs.matches, identifyWeb: web.ms, falseMatchesWeb: web.matches, bootRss, peakRss: peakRss() }));
   } finally {
     await server.close();
   }
