@@ -395,3 +395,21 @@ test('page and page_size written with more digits than JavaScript holds exactly:
   }
   errorBody(t, await get(`/api/v4/media/edge/?page_size=${'0'.repeat(30)}`), 400, 'invalid_page_size');
 });
+
+test('NUL in a path parameter (a tag, an aggregation field, a file name) of an existing object: 400 invalid_character naming it, never 500', async (t) => {
+  const [match] = (await get('/api/v4/matches/')).json.results;
+  const [group] = (await get('/api/v3/aggregations/group-path/')).json.results;
+  for (const [method, path, field] of [
+    ['PUT', `/api/v4/matches/${match.id}/tags/a%00b/`, 'tag'],
+    ['DELETE', `/api/v4/matches/${match.id}/tags/%00/`, 'tag'],
+    ['GET', `/api/v3/aggregations/group-path/${group._id}/tags%00/`, 'field'],
+    ['PUT', `/api/v3/aggregations/group-path/${group._id}/%00/`, 'field'],
+    ['GET', `/api/v4/media-files/${mediaId}/image%00`, 'file'],
+  ] as const) {
+    const res = await server.call(method, path, { key, json: method === 'PUT' && path.includes('aggregations') ? { content: 'x' } : undefined });
+    errorBody(t, res, 400, 'invalid_character');
+    t.is(res.json.errors[0].field, field, path);
+  }
+  const after = await get(`/api/v4/matches/${match.id}/`);
+  t.deepEqual(after.json.tags, match.tags);
+});

@@ -87,8 +87,12 @@ export function mountRestRoutes(app: FastifyInstance, container: Container, plug
 async function serve(mounted: MountedRoute, req: FastifyRequest, container: Container, baseUrl: string): Promise<RouteResponse> {
   const { spec, version } = mounted;
   const query = req.query as Record<string, QueryValue>;
-  // Every query-string value and every string of a parsed body, for every route: NUL and unpaired surrogates are refused here.
+  // Every query-string value, path parameter and string of a parsed body, for every route: NUL and
+  // unpaired surrogates are refused here. The wildcard (`*`, the media path) is left to its route,
+  // which parses the raw path itself (control characters there are 400 invalid_path).
   rejectUnstorableText(query);
+  const { '*': _wildcard, ...params } = (req.params ?? {}) as Record<string, string>;
+  rejectUnstorableText(params);
   const format = queryString(query, 'format') ?? 'json';
   if (format !== 'json' && !(spec.formats ?? []).includes(format as 'csv')) {
     throw new ApiError(406, 'not_acceptable', `Format "${format}" is not available here; use format=json${spec.formats?.length ? ' or ' + spec.formats.map((f) => `format=${f}`).join(' or ') : ''}.`);
