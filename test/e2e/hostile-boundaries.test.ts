@@ -413,3 +413,17 @@ test('NUL in a path parameter (a tag, an aggregation field, a file name) of an e
   const after = await get(`/api/v4/matches/${match.id}/`);
   t.deepEqual(after.json.tags, match.tags);
 });
+
+test('any other HTTP method on a known path (TRACE, PROPFIND, MKCOL...) is 405 with Allow, as PUT there is; on an unknown path 404', async (t) => {
+  // Raw requests: fetch refuses TRACE.
+  const send = (method: string, path: string) => raw(`${method} ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Token ${key}\r\nConnection: close\r\n\r\n`);
+  for (const method of ['TRACE', 'PROPFIND', 'MKCOL', 'LOCK', 'PURGE', 'SEARCH']) {
+    const res = await send(method, '/api/v4/account/');
+    t.is(res.status, 405, `${method}: ${res.body}`);
+    t.is(JSON.parse(res.body).code, 'method_not_allowed', method);
+    t.is(res.headers.allow, 'DELETE, GET, HEAD, OPTIONS', method);
+    t.truthy(res.headers['x-request-id'], method);
+    const unknown = await send(method, '/api/v4/nothing-here/');
+    t.is(unknown.status, 404, `${method}: ${unknown.body}`);
+  }
+});
