@@ -16,7 +16,8 @@ const png = (colour: string) => sharp({ create: { width: 64, height: 48, channel
 const dataUri = async (colour: string) => `data:image/png;base64,${(await png(colour)).toString('base64')}`;
 
 test.before(async () => {
-  server = await startTestServer({ plugins: defaultPlugins(), workers: false, env: { FETCH_ALLOW_HOSTS: '' } });
+  // A short REQUEST_TIMEOUT_SECONDS, so that a stalled request is seen ending within the test.
+  server = await startTestServer({ plugins: defaultPlugins(), workers: false, env: { FETCH_ALLOW_HOSTS: '', REQUEST_TIMEOUT_SECONDS: '5' } });
   const account = await server.createAccount('edge');
   key = account.apiKey;
   accountId = account.id;
@@ -426,4 +427,14 @@ test('any other HTTP method on a known path (TRACE, PROPFIND, MKCOL...) is 405 w
     const unknown = await send(method, '/api/v4/nothing-here/');
     t.is(unknown.status, 404, `${method}: ${unknown.body}`);
   }
+});
+
+test('a request whose body never arrives in full is answered 408 request_timeout and closed, not held open forever', async (t) => {
+  const started = Date.now();
+  const res = await raw(`POST /api/v4/account/settings/ HTTP/1.1\r\nHost: x\r\nAuthorization: Token ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"lang":`);
+  t.is(res.status, 408, res.body);
+  t.is(JSON.parse(res.body).code, 'request_timeout');
+  t.truthy(res.headers['x-request-id']);
+  t.true(Date.now() - started < 9_500, `${Date.now() - started} ms`);
+  t.is((await get('/api/v4/account/settings/')).json.lang, 'en', 'nothing was changed');
 });
