@@ -312,6 +312,14 @@ run('the console rights screens: licensee, evidence pack, case and notice, media
   // Its copy lives on a site this machine cannot reach: said in words, not a broken image.
   await p.getByText('The image could not be loaded from where it was found').waitFor();
   await checkScreen(t, 'match-licensed', p);
+  // The review's audit trail: the licence names itself, set by a licensee rule, not by a person.
+  const trail = p.locator('details.review-history');
+  await trail.getByText('by a licensee rule').waitFor();
+  await trail.getByText('Licensed to Harbour Weekly').waitFor();
+  // A stray % in a typed address: the screen says the case does not exist, and no script fails.
+  await p.goto(`${base}/#/cases/%E0%A4%A`);
+  await p.getByText('It does not exist').waitFor();
+  t.deepEqual(pageErrors, [], 'no script error on a malformed address');
 
   await p.goto(`${base}/#/matches/${match!.id}`);
   await p.getByText('Registered original').waitFor();

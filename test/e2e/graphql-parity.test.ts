@@ -295,3 +295,67 @@ test('every event a webhook can receive has its GraphQL subscription', async (t)
   const missing = known.filter((type) => !SUBSCRIPTIONS[type] || !fields[SUBSCRIPTIONS[type]!]);
   t.deepEqual(missing, [], 'add a subscription for these event types (and name it in SUBSCRIPTIONS)');
 });
+
+/**
+ * Fields of the REST answers that GraphQL names otherwise: `url` (a REST object's own address: the graph
+ * identifies objects by id) everywhere; per GraphQL type, REST name -> GraphQL field ('' flattens a REST
+ * sub-object into the type itself).
+ */
+const FIELD_NAMES: Record<string, Record<string, string>> = {
+  EvidencePack: { matches: 'matchIds', created: 'createdAt', completed: 'completedAt', download: 'downloadUrl', contents: '' },
+  EvidenceKey: { created: 'createdAt' },
+  TakedownNotice: { case: 'caseId', pdf: 'pdfUrl', text: 'textUrl' },
+};
+
+/** Where the counterpart answers something else than REST: the type to compare REST's answer with. */
+const RESULT_TYPES: Record<string, string> = {
+  // reviewMatches answers what it changed (counts); the review as set is read back with matchReviews.
+  'PUT /matches/{id}/review/': 'MatchReview',
+};
+
+/** The REST operations of the rights features (review, licensees, evidence, cases) whose answers are objects. */
+const RIGHTS_READS = Object.keys(COUNTERPARTS).filter((k) => /^(GET|POST|PUT|PATCH) \/(matches\/(\{id\}\/)?review|licensees|evidence|cases)\//.test(k));
+
+test('the rights features: every field of a REST answer is a field of its GraphQL type (same name in camelCase)', (t) => {
+  type Schema = { type?: string; properties?: Record<string, Schema>; items?: Schema; anyOf?: Schema[] };
+  const objectOf = (s: Schema | undefined): Record<string, Schema> | null => {
+    if (!s) return null;
+    if (s.anyOf) return objectOf(s.anyOf.find((x) => x.type !== 'null'));
+    if (s.type === 'array') return objectOf(s.items);
+    return s.properties ?? null;
+  };
+  const missing: string[] = [];
+  const compare = (rest: Record<string, Schema>, typeName: string, where: string) => {
+    const type = schema.getType(typeName);
+    if (!isObjectType(type)) return void missing.push(`${where}: ${typeName} is not an object type`);
+    const fields = type.getFields();
+    for (const [name, sub] of Object.entries(rest)) {
+      if (name === 'url') continue;
+      const alias = FIELD_NAMES[typeName]?.[name];
+      const sub2 = objectOf(sub);
+      if (alias === '') {
+        if (sub2) compare(sub2, typeName, `${where}.${name}`);
+        continue;
+      }
+      const field = fields[alias ?? graphqlFieldName(name)];
+      if (!field) missing.push(`${where}.${name}: no ${typeName}.${alias ?? graphqlFieldName(name)}`);
+      else if (sub2 && Object.keys(sub2).length) compare(sub2, getNamedType(field.type).name, `${where}.${name}`);
+    }
+  };
+  let checked = 0;
+  for (const { key, op } of operations()) {
+    if (!RIGHTS_READS.includes(key)) continue;
+    const responses = (op as { responses?: Record<string, { content?: Record<string, { schema?: Schema }> }> }).responses ?? {};
+    const body = (responses['200'] ?? responses['201'] ?? responses['202'])?.content?.['application/json']?.schema;
+    let rest = objectOf(body);
+    if (!rest) continue;
+    if (rest.results) rest = objectOf(rest.results)!;
+    let type = RESULT_TYPES[key] ? schema.getType(RESULT_TYPES[key])! : getNamedType(rootField(COUNTERPARTS[key]!)!.type);
+    // A page type: its results are the objects.
+    if (isObjectType(type) && type.getFields().results && !rest.results) type = getNamedType(type.getFields().results!.type);
+    compare(rest, type.name, key);
+    checked++;
+  }
+  t.true(checked >= 12, `${checked} answers compared`);
+  t.deepEqual(missing, []);
+});

@@ -6,10 +6,19 @@ export interface Route {
   query: URLSearchParams;
 }
 
+/** A typed or pasted address may hold a stray `%` (`#/cases/%`): kept as typed rather than failing the whole page. */
+const decodeSegment = (segment: string) => {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+};
+
 const parse = (): Route => {
   const raw = location.hash.replace(/^#\/?/, '');
   const [path = '', query = ''] = raw.split('?');
-  return { path: path.split('/').filter(Boolean).map(decodeURIComponent), query: new URLSearchParams(query) };
+  return { path: path.split('/').filter(Boolean).map(decodeSegment), query: new URLSearchParams(query) };
 };
 
 export function useRoute(): Route {

@@ -128,7 +128,27 @@ export const NOTICE_SCHEMA: JsonSchema = {
     sent_at: nullable(dateTime),
     sent_to: nullable(text),
     sent_via: nullable({ type: 'string', enum: ['mail', 'manual'] }),
-    facts: { type: 'object', description: 'What the notice names: works, copies with evidence, rights holder, signer' },
+    facts: {
+      type: 'object',
+      description: 'What the notice names: works, copies with evidence, rights holder, signer',
+      properties: {
+        type: text, lang: text, date: dateTime, signer: text, explanation: nullable(text),
+        case: { type: 'object', properties: { id: text, title: text, site: nullable(text) } },
+        recipient: { type: 'object', properties: { name: nullable(text), email: nullable(text) } },
+        rights_holder: { type: 'object', properties: { name: text, email: text, address: nullable(text), phone: nullable(text) } },
+        works: { type: 'array', items: { type: 'object', properties: { media_id: text, path: text, registered: dateTime } } },
+        copies: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              match_id: text, page_url: nullable(text), image_url: nullable(text), first_seen: dateTime, last_seen: dateTime,
+              evidence: { type: 'array', items: { type: 'object', properties: { pack_id: text, sha256: text, captured: nullable(dateTime) } } },
+            },
+          },
+        },
+      },
+    },
     body: { type: 'string', description: 'The notice as text' },
   },
 };
@@ -151,7 +171,11 @@ export const CASE_DETAIL_SCHEMA: JsonSchema = {
       items: {
         type: 'object',
         description: 'One change: time, action (opened, transition, notice_sent, matches_added...), states, actor, note, and what it touched',
-        properties: { at: dateTime, action: text, from_state: nullable(text), to_state: nullable(text), resolution: nullable(text), actor, note: nullable(text) },
+        properties: {
+          at: dateTime, action: text, from_state: nullable(text), to_state: nullable(text), resolution: nullable(text), actor, note: nullable(text),
+          // What the change touched, by action (absent when it has nothing of the kind).
+          match_ids: { type: 'array', items: text }, notice_id: text, pack_id: text, title: text, type: text, lang: text, sent_to: text, sent_via: text, sha256: nullable(text),
+        },
       },
     },
   },

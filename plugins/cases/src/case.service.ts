@@ -220,6 +220,8 @@ export class CaseService {
   async attachEvidence(principal: Principal, id: number, input: { packId?: string; capture?: boolean }): Promise<CaseRow> {
     const accountId = principal.accountId;
     const c0 = await this.get(accountId, id);
+    // A closed case is final; a resolved one may still take proof (it can reopen if the copy is back).
+    if (c0.state === 'closed') throw conflict('case_not_active', 'A closed case takes no more evidence.');
     let packId = input.packId;
     if (input.capture) {
       const matchIds = (await this.caseMatches(id)).map((m) => m.match_id);
@@ -231,6 +233,7 @@ export class CaseService {
     if (pack.status === 'failed') throw conflict('pack_failed', `This evidence pack could not be made: ${pack.error ?? 'unknown error'}.`);
     await this.inTransaction(accountId, async (tx) => {
       const c = await this.get(accountId, c0.id, tx);
+      if (c.state === 'closed') throw conflict('case_not_active', 'A closed case takes no more evidence.');
       await this.insertPack(tx, c, pack, actorOf(principal));
     });
     return this.get(accountId, id);

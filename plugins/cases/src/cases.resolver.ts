@@ -3,6 +3,7 @@ import { CaseService, type Actor, type CaseMatchRow, type CaseRow, type Evidence
 import { CASE_STATES, type CaseState } from './case-states.js';
 import { FieldReader, idParam } from './case-input.js';
 import { caseDetailView, noticeView } from './case-view.js';
+import type { NoticeFacts } from './notice-document.js';
 import { noticeInput } from './notice-input.js';
 import { NoticeService, type NoticeRow } from './notice.service.js';
 
@@ -49,6 +50,71 @@ export class CaseHistoryType {
   @Field(() => [ID]) matchIds!: string[];
   @Field(() => ID, { nullable: true }) noticeId!: string | null;
   @Field(() => ID, { nullable: true }) packId!: string | null;
+  @Field(() => String, { nullable: true, description: 'renamed: the new title' }) title!: string | null;
+  @Field(() => String, { nullable: true, description: 'notice_created, notice_sent: dmca or dsa' }) type!: string | null;
+  @Field(() => String, { nullable: true, description: 'notice_created: the notice\'s language' }) lang!: string | null;
+  @Field(() => String, { nullable: true, description: 'notice_sent: where it went' }) sentTo!: string | null;
+  @Field(() => String, { nullable: true, description: 'notice_sent: mail or manual' }) sentVia!: string | null;
+  @Field(() => String, { nullable: true, description: 'evidence_added: the pack\'s SHA-256' }) sha256!: string | null;
+}
+
+@ObjectType('TakedownNoticeCase', { description: 'The case a notice was made for, as it was then' })
+export class TakedownNoticeCaseType {
+  @Field(() => ID) id!: string;
+  @Field(() => String) title!: string;
+  @Field(() => String, { nullable: true }) site!: string | null;
+}
+
+@ObjectType('TakedownNoticeRecipient')
+export class TakedownNoticeRecipientType {
+  @Field(() => String, { nullable: true }) name!: string | null;
+  @Field(() => String, { nullable: true }) email!: string | null;
+}
+
+@ObjectType('TakedownNoticeRightsHolder')
+export class TakedownNoticeRightsHolderType {
+  @Field(() => String) name!: string;
+  @Field(() => String) email!: string;
+  @Field(() => String, { nullable: true }) address!: string | null;
+  @Field(() => String, { nullable: true }) phone!: string | null;
+}
+
+@ObjectType('TakedownNoticeWork', { description: 'A registered media the notice names' })
+export class TakedownNoticeWorkType {
+  @Field(() => ID) mediaId!: string;
+  @Field(() => String) path!: string;
+  @Field(() => Date) registered!: Date;
+}
+
+@ObjectType('TakedownNoticeEvidence', { description: 'An evidence pack a notice cites for a copy' })
+export class TakedownNoticeEvidenceType {
+  @Field(() => ID) packId!: string;
+  @Field(() => String) sha256!: string;
+  @Field(() => Date, { nullable: true }) captured!: Date | null;
+}
+
+@ObjectType('TakedownNoticeCopy', { description: 'A copy the notice names' })
+export class TakedownNoticeCopyType {
+  @Field(() => ID) matchId!: string;
+  @Field(() => String, { nullable: true }) pageUrl!: string | null;
+  @Field(() => String, { nullable: true }) imageUrl!: string | null;
+  @Field(() => Date) firstSeen!: Date;
+  @Field(() => Date) lastSeen!: Date;
+  @Field(() => [TakedownNoticeEvidenceType]) evidence!: TakedownNoticeEvidenceType[];
+}
+
+@ObjectType('TakedownNoticeFacts', { description: 'What a notice names, as it was made (its text and PDF are drawn from these)' })
+export class TakedownNoticeFactsType {
+  @Field(() => String) type!: string;
+  @Field(() => String) lang!: string;
+  @Field(() => Date) date!: Date;
+  @Field(() => TakedownNoticeCaseType) case!: TakedownNoticeCaseType;
+  @Field(() => TakedownNoticeRecipientType) recipient!: TakedownNoticeRecipientType;
+  @Field(() => TakedownNoticeRightsHolderType) rightsHolder!: TakedownNoticeRightsHolderType;
+  @Field(() => String) signer!: string;
+  @Field(() => [TakedownNoticeWorkType]) works!: TakedownNoticeWorkType[];
+  @Field(() => [TakedownNoticeCopyType]) copies!: TakedownNoticeCopyType[];
+  @Field(() => String, { nullable: true }) explanation!: string | null;
 }
 
 @ObjectType('TakedownNotice')
@@ -66,6 +132,8 @@ export class TakedownNoticeType {
   @Field(() => Date, { nullable: true }) sentAt!: Date | null;
   @Field(() => String, { nullable: true }) sentTo!: string | null;
   @Field(() => String, { nullable: true, description: 'mail or manual' }) sentVia!: string | null;
+  @Field(() => CaseActorType, { description: 'Who made it' }) actor!: CaseActorType;
+  @Field(() => TakedownNoticeFactsType) facts!: TakedownNoticeFactsType;
 }
 
 @ObjectType('Case', { description: 'Infringing matches grouped for action: states open, notice_sent, resolved, closed' })
@@ -78,6 +146,10 @@ export class CaseType {
   @Field(() => Date) created!: Date;
   @Field(() => Date) updated!: Date;
   @Field(() => Int) matchCount!: number;
+  @Field(() => [ID]) matchIds!: string[];
+  @Field(() => Int) evidenceCount!: number;
+  @Field(() => Int) noticeCount!: number;
+  @Field(() => Date, { nullable: true, description: 'When its last notice went out' }) lastNoticeSent!: Date | null;
   @Field(() => [CaseMatchType]) matches!: CaseMatchType[];
   @Field(() => [CaseEvidenceType]) evidence!: CaseEvidenceType[];
   @Field(() => [TakedownNoticeType]) notices!: TakedownNoticeType[];
@@ -133,9 +205,22 @@ function noticeType(n: NoticeRow, baseUrl: string): TakedownNoticeType {
   const v = noticeView(n, baseUrl);
   return {
     id: v.id, caseId: String(n.case_id), type: n.type, lang: n.lang, created: new Date(n.created), pdfUrl: v.pdf, textUrl: v.text, pdfSha256: n.pdf_sha256,
-    pdfSize: n.pdf_size, body: n.body, sentAt: n.sent_at && new Date(n.sent_at), sentTo: n.sent_to, sentVia: n.sent_via,
+    pdfSize: n.pdf_size, body: n.body, sentAt: n.sent_at && new Date(n.sent_at), sentTo: n.sent_to, sentVia: n.sent_via, actor: actorType(n.actor), facts: factsType(n.facts),
   };
 }
+
+function factsType(f: NoticeFacts): TakedownNoticeFactsType {
+  return {
+    type: f.type, lang: f.lang, date: new Date(f.date), case: f.case, recipient: f.recipient, rightsHolder: f.rights_holder, signer: f.signer, explanation: f.explanation,
+    works: f.works.map((w) => ({ mediaId: w.media_id, path: w.path, registered: new Date(w.registered) })),
+    copies: f.copies.map((c) => ({
+      matchId: c.match_id, pageUrl: c.page_url, imageUrl: c.image_url, firstSeen: new Date(c.first_seen), lastSeen: new Date(c.last_seen),
+      evidence: c.evidence.map((e) => ({ packId: e.pack_id, sha256: e.sha256, captured: date(e.captured) })),
+    })),
+  };
+}
+
+const detailText = (v: unknown) => (typeof v === 'string' ? v : null);
 
 /** A case with its matches, evidence, notices and history, as REST's detail view in camelCase. */
 function caseType(c: CaseRow, baseUrl: string, parts: { matches: CaseMatchRow[]; evidence: EvidenceRow[]; notices: NoticeRow[]; history: HistoryRow[] }): CaseType {
@@ -143,12 +228,15 @@ function caseType(c: CaseRow, baseUrl: string, parts: { matches: CaseMatchRow[];
   const v = caseDetailView(c, baseUrl, parts);
   return {
     id: v.id, title: v.title, site: v.site, state: v.state, resolution: v.resolution, created: new Date(c.created), updated: new Date(c.updated), matchCount: c.match_count,
+    matchIds: v.match_ids, evidenceCount: c.evidence_count, noticeCount: c.notice_count, lastNoticeSent: c.last_notice_sent && new Date(c.last_notice_sent),
     matches: v.matches.map((m) => ({ id: m.id, mediaId: m.media_id, site: m.site, pageUrl: m.page_url, imageUrl: m.image_url, firstSeen: date(m.first_seen), lastSeen: date(m.last_seen), added: new Date(m.added!) })),
     evidence: v.evidence.map((e) => ({ packId: e.pack_id, status: e.status, error: e.error, sha256: e.sha256, size: e.size, captured: date(e.captured), matchIds: e.match_ids, added: new Date(e.added!) })),
     notices: notices.map((n) => noticeType(n, baseUrl)),
     history: history.map((h) => ({
       at: new Date(h.at), action: h.action, fromState: h.from_state, toState: h.to_state, resolution: h.resolution, actor: actorType(h.actor), note: h.note,
       matchIds: (h.detail.match_ids as string[] | undefined) ?? [], noticeId: (h.detail.notice_id as string | undefined) ?? null, packId: (h.detail.pack_id as string | undefined) ?? null,
+      title: detailText(h.detail.title), type: detailText(h.detail.type), lang: detailText(h.detail.lang), sentTo: detailText(h.detail.sent_to), sentVia: detailText(h.detail.sent_via),
+      sha256: detailText(h.detail.sha256),
     })),
   };
 }

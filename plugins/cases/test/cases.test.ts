@@ -122,6 +122,12 @@ test.serial('transitions: refused when invalid (409/400), each recorded with tim
   t.like((await move({ state: 'open', note: 'It is back' })).json, { state: 'open', resolution: null });
   t.like((await move({ state: 'closed' })).json, { state: 'closed' });
   t.like((await move({ state: 'open' })).json, { status_code: 409, code: 'invalid_transition', details: 'A closed case cannot change state.' });
+  // A closed case is final: no evidence is captured or attached to it any more (nothing is asked of the evidence plugin).
+  const packsBefore = (await alice.call('GET', '/api/v4/evidence/')).json.count;
+  t.like((await alice.call('POST', `/api/v4/cases/${c.id}/evidence/`, { json: { capture: true } })).json, { status_code: 409, code: 'case_not_active' });
+  t.like((await alice.call('POST', `/api/v4/cases/${c.id}/evidence/`, { json: { pack_id: '00000000-0000-4000-8000-000000000000' } })).json, { status_code: 409, code: 'case_not_active' });
+  t.is((await alice.call('GET', '/api/v4/evidence/')).json.count, packsBefore, 'no pack captured for a closed case');
+  t.false((await alice.call('GET', `/api/v4/cases/${c.id}/`)).json.history.some((h: { action: string }) => h.action === 'evidence_added'));
   // Closed: its match may join a new case.
   t.is((await alice.call('POST', '/api/v4/cases/', { json: { match_ids: [m.b1] } })).status, 201);
 });

@@ -228,6 +228,36 @@ test.serial('sending by mail: the PDF attached, replies to the rights holder; th
   const dsa = (await alice.call('GET', `/api/v4/cases/${caseId}/notices/`)).json.results[1];
   const recorded = await alice.call('POST', `/api/v4/cases/${caseId}/notices/${dsa.id}/sent/`, { json: { to: 'https://copies.example/report-form' } });
   t.like(recorded.json, { sent_via: 'manual', sent_to: 'https://copies.example/report-form' });
+
+  // GraphQL gives what REST gives: the case's counts, each notice's author and facts, what each change touched.
+  const rest = (await alice.call('GET', `/api/v4/cases/${caseId}/`)).json;
+  const restNotice = (await alice.call('GET', `/api/v4/cases/${caseId}/notices/${dmca.id}/`)).json;
+  const gql = await alice.call('POST', '/graphql', {
+    json: {
+      query: `{ case(id: "${caseId}") { matchIds evidenceCount noticeCount lastNoticeSent history { action noticeId type sentTo sentVia sha256 packId }
+        notices { id actor { type accountId } facts { type lang signer rightsHolder { name email } works { mediaId path } copies { matchId pageUrl evidence { packId sha256 } } } } } }`,
+    },
+  });
+  t.falsy(gql.json.errors, gql.text);
+  const g = gql.json.data.case;
+  t.deepEqual([g.matchIds, g.evidenceCount, g.noticeCount, g.lastNoticeSent], [rest.match_ids, rest.evidence_count, rest.notice_count, rest.last_notice_sent]);
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const sentEntries = (h: any[]) => h.filter((e) => e.action === 'notice_sent');
+  t.deepEqual(
+    sentEntries(g.history).map((e: { noticeId: string; sentTo: string; sentVia: string }) => [e.noticeId, e.sentTo, e.sentVia]),
+    sentEntries(rest.history).map((e: { notice_id: string; sent_to: string; sent_via: string }) => [e.notice_id, e.sent_to, e.sent_via]),
+  );
+  const added = g.history.find((e: { action: string }) => e.action === 'evidence_added');
+  t.like(added, { sha256: rest.history.find((e: { action: string }) => e.action === 'evidence_added').sha256 });
+  const gNotice = g.notices.find((n: { id: string }) => n.id === dmca.id);
+  t.deepEqual(gNotice.actor, { type: restNotice.actor.type, accountId: restNotice.actor.account_id });
+  const f = restNotice.facts;
+  t.like(gNotice.facts, { type: f.type, lang: f.lang, signer: f.signer, rightsHolder: { name: f.rights_holder.name, email: f.rights_holder.email } });
+  t.deepEqual(
+    gNotice.facts.copies.map((c: { matchId: string; pageUrl: string; evidence: { packId: string; sha256: string }[] }) => [c.matchId, c.pageUrl, c.evidence.map((e) => e.sha256)]),
+    f.copies.map((c: { match_id: string; page_url: string; evidence: { sha256: string }[] }) => [c.match_id, c.page_url, c.evidence.map((e) => e.sha256)]),
+  );
+  t.deepEqual(gNotice.facts.works.map((w: { mediaId: string }) => w.mediaId), f.works.map((w: { media_id: string }) => w.media_id));
 });
 
 test.serial('a match found licensed since is never named in a new notice', async (t) => {

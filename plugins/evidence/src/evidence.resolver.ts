@@ -25,6 +25,9 @@ export class EvidencePackType {
   @Field(() => String, { nullable: true, description: 'Why a screenshot is missing (no Chromium...)' }) screenshotMissing!: string | null;
   @Field(() => EvidenceTimeStampType, { nullable: true }) timeStamp!: EvidenceTimeStampType | null;
   @Field(() => String, { nullable: true, description: 'Why the pack has no time stamp' }) timeStampMissing!: string | null;
+  @Field(() => Int, { description: "WARC records of the crawl that found the matches (the page's and the image's)" }) crawlRecords!: number;
+  @Field(() => Int, { description: 'Resources fetched by the fresh capture' }) capturedResources!: number;
+  @Field(() => String, { nullable: true, description: 'Id of the signing key (GET /api/v4/evidence/keys/, evidenceKeys)' }) keyId!: string | null;
 }
 
 @ObjectType('EvidenceKey', { description: 'A public key that signs evidence packs' })
@@ -41,12 +44,13 @@ export class EvidenceSettingsType {
 }
 
 export function packType(p: EvidencePack, baseUrl: string): EvidencePackType {
-  const s = p.summary as { screenshots?: number; screenshotMissing?: string | null; timeStamp?: { genTime: string; authority: string } | null; timeStampMissing?: string | null };
+  const s = p.summary as { screenshots?: number; screenshotMissing?: string | null; crawlRecords?: number; capturedResources?: number; timeStamp?: { genTime: string; authority: string } | null; timeStampMissing?: string | null; keyId?: string };
   return {
     id: p.id, status: p.status, matchIds: p.matchIds, automatic: p.automatic, createdAt: p.created, completedAt: p.completed, sha256: p.sha256, size: p.size,
     downloadUrl: p.status === 'complete' ? `${baseUrl}/api/v4/evidence/${p.id}/download` : null,
     error: p.error, screenshots: s.screenshots ?? 0, screenshotMissing: s.screenshotMissing ?? null,
     timeStamp: s.timeStamp ? { time: new Date(s.timeStamp.genTime), authority: s.timeStamp.authority } : null, timeStampMissing: s.timeStampMissing ?? null,
+    crawlRecords: s.crawlRecords ?? 0, capturedResources: s.capturedResources ?? 0, keyId: s.keyId ?? null,
   };
 }
 

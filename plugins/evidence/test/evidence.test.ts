@@ -195,8 +195,12 @@ test('a crawled copy: automatic and asked-for packs, read back with unzip and wa
   t.like(event.data, { id: asked.json.id, status: 'complete', sha256: pack.sha256, match_ids: [match.id] });
 
   // GraphQL, camelCase.
-  const gql = await alice.call('POST', '/graphql', { json: { query: `{ evidencePack(id: "${pack.id}") { id status sha256 matchIds timeStamp { time } } }` } });
+  const gql = await alice.call('POST', '/graphql', { json: { query: `{ evidencePack(id: "${pack.id}") { id status sha256 matchIds timeStamp { time } crawlRecords capturedResources keyId } }` } });
   t.like(gql.json.data.evidencePack, { id: pack.id, status: 'complete', sha256: pack.sha256, matchIds: [match.id] });
+  // What the pack holds, as REST's contents says it.
+  const { crawl_records, captured_resources, key_id } = pack.contents;
+  t.true(crawl_records > 0 && captured_resources > 0 && /^[0-9a-f]{16}$/.test(key_id), JSON.stringify(pack.contents));
+  t.like(gql.json.data.evidencePack, { crawlRecords: crawl_records, capturedResources: captured_resources, keyId: key_id });
 
   // Bad input: the spec's error body.
   for (const body of [{ matches: [] }, { matches: ['abc'] }, { matches: 'x' }, { matches: [match.id, match.id] }, { matches: Array.from({ length: 21 }, (_, i) => String(i + 1)) }, { matches: [match.id], extra: 1 }, ['x'], { matches: ['99999999'] }]) {

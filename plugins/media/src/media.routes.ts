@@ -78,7 +78,8 @@ export const mediaRoutes: RouteSpec[] = [
     method: 'PUT',
     path: '/media/*',
     accepts: ['json', 'binary'],
-    binaryTypes: ['application/lmk', ...IMAGE_TYPES, ...VIDEO_TYPES],
+    // application/octet-stream too (what generic HTTP clients send): the bytes say what they are.
+    binaryTypes: ['application/lmk', ...IMAGE_TYPES, ...VIDEO_TYPES, 'application/octet-stream'],
     summary: 'Register a media: registration file, URL or data URI, or a plain image',
     requestSchema: REGISTRATION_BODY_SCHEMA,
     responses: { 201: { schema: MEDIA_OBJECT_SCHEMA } },

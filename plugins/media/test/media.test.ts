@@ -57,6 +57,14 @@ test.serial('register a registration file, then a transactional one of the same 
   const unknown = await put('/alice/campaign/other-tx.png', await lmk(await photo(320, 240, 99), true), 'application/lmk');
   t.is(unknown.status, 422);
   t.is(unknown.json.code, 'original_not_registered');
+
+  // A client's generic binary type (application/octet-stream) is read by its content, as application/lmk.
+  const generic = await put('/alice/campaign/2026/generic.png', await lmk(await photo(320, 240, 12)), 'application/octet-stream');
+  t.is(generic.status, 201, generic.text);
+  t.is(generic.json.image.type, 'registered');
+  const text = await put('/alice/campaign/2026/text.png', Buffer.from('hello'), 'application/octet-stream');
+  t.is(text.status, 415, text.text);
+  t.is(text.json.code, 'unsupported_format', 'not an image, a video or a registration file');
 });
 
 test.serial('a plain image registers for similarity only; JSON data URIs work; metadata nulls are ignored', async (t) => {

@@ -18,6 +18,12 @@ const FIELDS = ['name', 'domain', 'include_subdomains', 'media_path', 'media_id'
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
 
+/** `YYYY-MM-DD` names a day the calendar has (Date would roll 2026-02-30 over to 2026-03-02). */
+const isCalendarDay = (day: string) => {
+  const d = new Date(`${day}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(day);
+};
+
 /**
  * A date (a whole UTC day: from its start, until its end) or a date-time; null clears it.
  * `end`: a date as the last instant of that day (valid_until includes the day it names).
@@ -27,7 +33,7 @@ function instant(value: unknown, field: string, end: boolean, errors: ErrorItem[
   if (value === null) return null;
   if (typeof value === 'string' && (DATE.test(value) || DATE_TIME.test(value))) {
     const d = new Date(DATE.test(value) ? `${value}T00:00:00Z` : value);
-    if (!Number.isNaN(d.getTime()) && d.getUTCFullYear() >= 1900 && d.getUTCFullYear() <= 9999) {
+    if (!Number.isNaN(d.getTime()) && d.getUTCFullYear() >= 1900 && d.getUTCFullYear() <= 9999 && isCalendarDay(value.slice(0, 10))) {
       return DATE.test(value) && end ? new Date(d.getTime() + 86_399_999) : d;
     }
   }

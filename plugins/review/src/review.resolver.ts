@@ -83,11 +83,19 @@ export class LicenseeType {
   @Field(() => Date) updated!: Date;
 }
 
+@ObjectType('MatchReviewListItem', { description: 'A review in the list of reviews, with what identifies its match (as GET /api/v4/matches/review/ lists it)' })
+export class MatchReviewListItemType extends MatchReviewType {
+  @Field(() => String, { nullable: true }) pageUrl!: string | null;
+  @Field(() => String, { nullable: true }) imageUrl!: string | null;
+  @Field(() => String, { nullable: true }) siteDomain!: string | null;
+  @Field(() => ID, { nullable: true }) mediaId!: string | null;
+}
+
 @ObjectType('MatchReviewPage', { description: 'Reviews of the matches a filter selects, in match id order' })
 export class MatchReviewPageType {
   @Field(() => Int) count!: number;
   @Field(() => String, { nullable: true, description: 'Cursor of the next page' }) next!: string | null;
-  @Field(() => [MatchReviewType]) results!: MatchReviewType[];
+  @Field(() => [MatchReviewListItemType]) results!: MatchReviewListItemType[];
 }
 
 @ObjectType('LicenseePage')
@@ -170,7 +178,7 @@ export class ReviewResolver {
     const size = pageRequest(1, pageSize ?? 100).pageSize;
     const [count, page] = await Promise.all([this.reviews.count(accountId, query), this.reviews.listPage(accountId, query, cursor ?? undefined, size)]);
     const last = page.items[page.items.length - 1];
-    return { count, next: page.more && last ? last.ref.id : null, results: page.items.map((i) => reviewType(i.ref.id, i.review)) };
+    return { count, next: page.more && last ? last.ref.id : null, results: page.items.map(({ ref, review }) => ({ ...reviewType(ref.id, review), pageUrl: ref.pageUrl, imageUrl: ref.imageUrl, siteDomain: ref.siteDomain, mediaId: ref.mediaId })) };
   }
 
   @Query(() => [ReviewChangeType], { description: "A match's review history, oldest first" })

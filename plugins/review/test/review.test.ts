@@ -237,6 +237,10 @@ test.serial('licensees: covered matches become licensed naming the licence, neve
   const invalid = await alice.call('POST', '/api/v4/licensees/', { json: { name: '', domain: '10.0.0.1', valid_from: '2026-05-01', valid_until: '2026-04-01', media_id: String(media.bob), extra: 1 } });
   t.is(invalid.status, 400);
   t.deepEqual(Object.keys(invalid.json.details).sort(), ['domain', 'extra', 'name', 'valid_until']);
+  // Days a calendar does not have are refused, not rolled over (2026-02-30 is not 2026-03-02).
+  const noSuchDay = await alice.call('POST', '/api/v4/licensees/', { json: { name: 'X', domain: 'x.com', valid_from: '2026-02-30', valid_until: '2026-04-31T12:00:00Z' } });
+  t.is(noSuchDay.status, 400, noSuchDay.text);
+  t.deepEqual(Object.keys(noSuchDay.json.details).sort(), ['valid_from', 'valid_until']);
   const foreignMedia = await alice.call('POST', '/api/v4/licensees/', { json: { name: 'X', domain: 'x.com', media_id: String(media.bob) } });
   t.is(foreignMedia.status, 400, "another account's media");
   t.truthy(foreignMedia.json.details.media_id);
@@ -267,6 +271,14 @@ test.serial('GraphQL, match.reviewed to a webhook, and the digest counts', async
   t.is(listed.data?.matchReviewList.count, 3, JSON.stringify(listed));
   t.is(listed.data?.matchReviewList.results.length, 2);
   t.is(listed.data?.matchReviewList.next, listed.data?.matchReviewList.results[1].matchId);
+  // Each item identifies its match as REST's list does (page, image, site, media).
+  const withRefs = await gql(alice, '{ matchReviewList(filter: [{ name: "review_state", value: "infringing" }]) { results { matchId pageUrl imageUrl siteDomain mediaId } } }');
+  const restList = await alice.call('GET', '/api/v4/matches/review/?review_state=infringing');
+  t.deepEqual(
+    withRefs.data?.matchReviewList.results,
+    restList.json.results.map((r: Record<string, string>) => ({ matchId: r.match_id, pageUrl: r.page_url, imageUrl: r.image_url, siteDomain: r.site_domain, mediaId: r.media_id })),
+  );
+  t.truthy(withRefs.data?.matchReviewList.results[0].pageUrl);
   // The typed Match object carries its review; the match list filters on it (MatchFilter.reviewState).
   const typed = await gql(alice, '{ matches(filter: { reviewState: { in: ["infringing", "ignored"] } }) { count results { id review { state note automatic changedAt } } } }');
   t.is(typed.data?.matches.count, 4, JSON.stringify(typed));

@@ -268,6 +268,13 @@ export type UpdateMatchMutationVariables = Exact<{
 
 export type UpdateMatchMutation = { updateMatch: { id: string, dateCreated: string, watermarked: boolean, tags: Array<string>, export: boolean, sessions: Array<number>, site: { domain: string | null, name: string | null, country: string | null } | null, page: { url: string | null, headline: string | null, image: { url: string | null } }, media: { id: string, path: string, thumbnail: string, image: string } | null, region: { copy: Array<number>, original: Array<number> } | null } | null };
 
+export type MatchReviewHistoryQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type MatchReviewHistoryQuery = { matchReviewHistory: Array<{ id: string, state: ReviewState, previousState: ReviewState, note: string | null, licenseId: string | null, changedAt: string, actor: { type: string, username: string | null, applicationId: number | null } }> | null };
+
 export type MediaFieldsFragment = { id: string, path: string, name: string, type: string, created: string, diskUsage: number, watermarked: boolean, metadata: Record<string, unknown>, image: { thumbnail: string | null, url: string, width: number | null, height: number | null } | null, video: { thumbnail: string } | null };
 
 export type MediaFolderQueryVariables = Exact<{
@@ -584,6 +591,7 @@ export const MatchPageDocument = "query MatchPage($filter:MatchFilter$cursor:Str
 export const MatchDetailDocument = "query MatchDetail($id:String!){match(id:$id){...ReviewedMatch}}fragment MatchFields on Match{id dateCreated watermarked tags export sessions site{domain name country}page{url headline image{url}}media{id path thumbnail image}region{copy original}}fragment ReviewedMatch on Match{...MatchFields review{state}}" as TypedDocument<MatchDetailQuery, MatchDetailQueryVariables>;
 export const ReviewMatchesDocument = "mutation ReviewMatches($ids:[ID!]$state:ReviewState!){reviewMatches(matchIds:$ids state:$state){changed}}" as TypedDocument<ReviewMatchesMutation, ReviewMatchesMutationVariables>;
 export const UpdateMatchDocument = "mutation UpdateMatch($id:String!$tags:[String!]$export:Boolean){updateMatch(id:$id tags:$tags export:$export){...MatchFields}}fragment MatchFields on Match{id dateCreated watermarked tags export sessions site{domain name country}page{url headline image{url}}media{id path thumbnail image}region{copy original}}" as TypedDocument<UpdateMatchMutation, UpdateMatchMutationVariables>;
+export const MatchReviewHistoryDocument = "query MatchReviewHistory($id:ID!){matchReviewHistory(matchId:$id){id state previousState note licenseId changedAt actor{type username applicationId}}}" as TypedDocument<MatchReviewHistoryQuery, MatchReviewHistoryQueryVariables>;
 export const MediaFolderDocument = "query MediaFolder($path:String$page:Int){mediaFolder(path:$path page:$page pageSize:60){folder{...MediaFields}children{...MediaFields}childrenCount}}fragment MediaFields on Media{id path name type created diskUsage watermarked metadata image{thumbnail url width height}video{thumbnail}}" as TypedDocument<MediaFolderQuery, MediaFolderQueryVariables>;
 export const SubFoldersDocument = "query SubFolders($path:String){mediaFolder(path:$path pageSize:100){children{path name type}}}" as TypedDocument<SubFoldersQuery, SubFoldersQueryVariables>;
 export const WatermarkingJobDocument = "query WatermarkingJob($id:String!){watermarkingJob(id:$id){id status result{watermarked registration original}error{code details}}}" as TypedDocument<WatermarkingJobQuery, WatermarkingJobQueryVariables>;

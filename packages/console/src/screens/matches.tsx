@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ConsoleError, gql } from '../api';
 import { matchView, REVIEW_STATES, type MatchFilterInput, type MatchView, type ReviewState } from '../graph';
-import { CaptureEvidenceDocument, CasesDocument, CreateCaseDocument, EvidencePacksDocument, MatchDetailDocument, MatchPageDocument, ReviewMatchesDocument, UpdateMatchDocument } from '../graphql/generated';
+import { CaptureEvidenceDocument, CasesDocument, CreateCaseDocument, EvidencePacksDocument, MatchDetailDocument, MatchPageDocument, MatchReviewHistoryDocument, ReviewMatchesDocument, UpdateMatchDocument, type MatchReviewHistoryQuery } from '../graphql/generated';
 import { formatDate, formatNumber, useLang, useT } from '../i18n';
 import { go, href, type Route } from '../router';
 import { ErrorBox, InlineForm, Loading, Section, bytes, useAction, useLoad, usePolling } from '../ui';
@@ -253,6 +253,41 @@ function Filters({ query }: { query: URLSearchParams }) {
   );
 }
 
+type ReviewChange = NonNullable<MatchReviewHistoryQuery['matchReviewHistory']>[number];
+
+/** Who changed the state and why (a licence names itself in its note), oldest first: the audit trail of the review. */
+function ReviewHistory({ changes }: { changes: ReviewChange[] | null | undefined }) {
+  const t = useT();
+  const lang = useLang();
+  if (!changes) return null;
+  const by = (a: ReviewChange['actor']) =>
+    a.type === 'licensee' ? t('review.byLicensee') : a.type === 'application' ? t('review.byApplication', { id: String(a.applicationId ?? '') }) : t('review.byAccount', { who: a.username ?? '' });
+  return (
+    <details class="review-history" open={changes.length > 0 && changes.length <= 5}>
+      <summary>
+        {t('review.history')} ({changes.length})
+      </summary>
+      {changes.length === 0 ? (
+        <p class="muted">{t('review.historyEmpty')}</p>
+      ) : (
+        <ol class="plain history">
+          {changes.map((c) => (
+            <li key={c.id}>
+              {formatDate(lang, c.changedAt)} — {t(`review.${c.previousState}`)} → {t(`review.${c.state}`)} · {by(c.actor)}
+              {c.note && (
+                <>
+                  {' '}
+                  <q class="muted">{c.note}</q>
+                </>
+              )}
+            </li>
+          ))}
+        </ol>
+      )}
+    </details>
+  );
+}
+
 function MatchDetail({ id }: { id: string }) {
   const t = useT();
   const lang = useLang();
@@ -281,8 +316,10 @@ function MatchDetail({ id }: { id: string }) {
   const review = useAction(async (state: ReviewState) => {
     await gql(ReviewMatchesDocument, { ids: [id], state });
     set({ ...data!, review: state });
+    history.reload();
     return true;
   });
+  const history = useLoad(() => gql(MatchReviewHistoryDocument, { id }).then((d) => d.matchReviewHistory), [id]);
   const rights = useAction(async (what: 'evidence' | 'case') => {
     if (what === 'evidence') {
       const { captureEvidence } = await gql(CaptureEvidenceDocument, { ids: [id] });
@@ -337,6 +374,7 @@ function MatchDetail({ id }: { id: string }) {
             ))}
             <ErrorBox error={review.error} />
           </fieldset>
+          <ReviewHistory changes={history.data} />
           <div class="side-by-side">
             <figure>
               <figcaption>{t('matches.original')}</figcaption>
