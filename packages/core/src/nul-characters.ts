@@ -1,32 +1,35 @@
 import { ApiError } from './errors.js';
 
 /**
- * Characters no request may carry in a string, because PostgreSQL cannot store them: U+0000 in
- * text (a 500 once it reached a query), and an unpaired UTF-16 surrogate (JSON's `"\ud800"`),
- * which a jsonb column refuses (a 500) and a text column silently stores as U+FFFD (the data
- * read back is not what was sent). The adapters (REST bodies and query strings, GraphQL
- * arguments) refuse both on arrival with this check.
+ * PostgreSQL cannot store U+0000 in text: a NUL that reached a query would be a 500. The adapters
+ * (REST bodies and query strings, GraphQL arguments) refuse it on arrival with this check.
  */
 const NUL = '\u0000';
-/** In a `u` regex a surrogate pair is one code point, so only an unpaired surrogate is category Cs. */
-const LONE_SURROGATE = /\p{Cs}/u;
+/**
+ * A UTF-16 surrogate without its pair (JSON's `"\ud800"`): not Unicode text. PostgreSQL refuses it in
+ * jsonb (a 500) and the driver turns it into U+FFFD in text (the stored value silently changed).
+ */
+const UNPAIRED_SURROGATE = /\p{Cs}/u;
 
-/** What is wrong with one string, or null: `nul` or `surrogate` (an unpaired UTF-16 surrogate). */
-function problemOf(s: string): 'nul' | 'surrogate' | null {
-  if (s.includes(NUL)) return 'nul';
-  if (LONE_SURROGATE.test(s)) return 'surrogate';
-  return null;
+export type BadCharacter = 'nul' | 'surrogate';
+
+const badIn = (s: string): BadCharacter | null => (s.includes(NUL) ? 'nul' : UNPAIRED_SURROGATE.test(s) ? 'surrogate' : null);
+
+/** The dotted path of the first string or key holding U+0000 in a parsed value (any depth), or null. */
+export function findNul(value: unknown, prefix = ''): string | null {
+  const found = findBadCharacter(value, prefix, (s) => (s.includes(NUL) ? 'nul' : null));
+  return found && found.field;
 }
 
-/** The dotted path of the first string or key that cannot be stored (any depth), with the reason, or null. */
-export function findUnstorableText(value: unknown, prefix = ''): { field: string; problem: 'nul' | 'surrogate' } | null {
+/** The first string or key (dotted path) holding U+0000 or an unpaired surrogate, and which, or null. */
+export function findBadCharacter(value: unknown, prefix = '', check: (s: string) => BadCharacter | null = badIn): { field: string; character: BadCharacter } | null {
   // Iterative: a hostile body may nest thousands of levels.
   const stack: [unknown, string][] = [[value, prefix]];
   while (stack.length) {
     const [v, path] = stack.pop()!;
     if (typeof v === 'string') {
-      const problem = problemOf(v);
-      if (problem) return { field: path, problem };
+      const character = check(v);
+      if (character) return { field: path, character };
       continue;
     }
     if (v === null || typeof v !== 'object' || v instanceof Uint8Array || v instanceof Date) continue;
@@ -34,39 +37,30 @@ export function findUnstorableText(value: unknown, prefix = ''): { field: string
     for (let i = entries.length - 1; i >= 0; i--) {
       const [k, x] = entries[i]!;
       const p = path ? `${path}.${k}` : k;
-      const problem = problemOf(k);
-      if (problem) return { field: p, problem };
+      const character = check(k);
+      if (character) return { field: p, character };
       stack.push([x, p]);
     }
   }
   return null;
 }
 
-/** The dotted path of the first string or key holding U+0000 or an unpaired surrogate, or null. */
-export function findNul(value: unknown, prefix = ''): string | null {
-  return findUnstorableText(value, prefix)?.field ?? null;
-}
-
-/** Shows a field name (it may be a key the client sent) without the characters it was refused for. */
-function printable(field: string): string {
-  return field.replaceAll(NUL, '\\u0000').replace(/\p{Cs}/gu, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
-}
-
-/** 400 `invalid_character` naming the field (the character shown escaped when it is in a key). */
-export function nulCharacterError(field: string, problem: 'nul' | 'surrogate' = 'nul'): ApiError {
-  const name = printable(field) || 'body';
-  const details =
-    problem === 'nul'
-      ? `"${name}" contains the NUL character (U+0000), which is not allowed.`
-      : `"${name}" contains an unpaired UTF-16 surrogate (a lone \\ud800-\\udfff escape), which is not valid Unicode text.`;
+/** 400 `invalid_character` naming the field (the NUL shown escaped when it is in a key). */
+export function nulCharacterError(field: string): ApiError {
+  const name = field.replaceAll(NUL, '\\u0000') || 'body';
+  const details = `"${name}" contains the NUL character (U+0000), which is not allowed.`;
   return new ApiError(400, 'invalid_character', details, [{ field: name, code: 'invalid_character', details }]);
 }
 
-/** Throws 400 `invalid_character` for the first NUL or unpaired surrogate in `value` (fields named from `prefix`). */
-export function rejectUnstorableText(value: unknown, prefix = ''): void {
-  const found = findUnstorableText(value, prefix);
-  if (found !== null) throw nulCharacterError(found.field, found.problem);
+/** 400 `invalid_character` naming the field holding an unpaired UTF-16 surrogate. */
+export function surrogateCharacterError(field: string): ApiError {
+  const name = field.replace(/\p{Cs}/gu, (c) => `\\u${c.charCodeAt(0).toString(16)}`).replaceAll(NUL, '\\u0000') || 'body';
+  const details = `"${name}" contains an unpaired UTF-16 surrogate (\\uD800-\\uDFFF without its pair), which is not text.`;
+  return new ApiError(400, 'invalid_character', details, [{ field: name, code: 'invalid_character', details }]);
 }
 
-/** The former name of rejectUnstorableText (NUL was its first case). */
-export const rejectNul = rejectUnstorableText;
+/** Throws for the first NUL or unpaired surrogate in `value` (fields named from `prefix`). */
+export function rejectNul(value: unknown, prefix = ''): void {
+  const found = findBadCharacter(value, prefix);
+  if (found) throw found.character === 'nul' ? nulCharacterError(found.field) : surrogateCharacterError(found.field);
+}

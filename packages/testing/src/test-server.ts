@@ -63,6 +63,12 @@ export interface TestServer {
   createAccount(username: string, options?: NewTestAccount): Promise<TestAccount>;
   /** Waits until no job (due now) waits or runs and no event waits in the outbox for delivery; throws after timeoutMs (default 60 s). */
   drainJobs(options?: { queues?: string[]; timeoutMs?: number }): Promise<void>;
+  /**
+   * Sends the jobs of the run-time schedules (`JobQueue.schedule`) due at the server's clock, as the
+   * platform's `core.schedules` job does every minute, and returns how many; `drainJobs()` then runs
+   * them. With a ManualClock: `clock.advance(ms)`, `runDueSchedules()`, `drainJobs()`.
+   */
+  runDueSchedules(): Promise<number>;
   /** A loopback site, closed with the server; the server's fetcher may reach it. */
   serveSite(pages?: Record<string, SitePage>): Promise<TestSite>;
   /** The plugin's service (or any binding) from the server's container. */
@@ -160,6 +166,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
       return { id, username, apiKey, call: (method, path, opts) => call(url, method, path, { ...opts, key: apiKey }) };
     },
     drainJobs: (opts) => drainJobsAndEvents(app, opts),
+    runDueSchedules: () => app.jobs.sendDueSchedules(app.container.get<Clock>(TOKENS.Clock).now()),
     async serveSite(pages) {
       const site = await serveSite(pages);
       sites.push(site);

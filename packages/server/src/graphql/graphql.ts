@@ -6,7 +6,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify
 import { GraphQLObjectType, GraphQLSchema, isNonNullType, specifiedDirectives, type GraphQLFormattedError } from 'graphql';
 import type { Container } from 'inversify';
 import { buildSchema, type MiddlewareFn, type NonEmptyArray } from 'type-graphql';
-import { ApiError, GRAPHQL_SCHEMA_HOOKS, rejectUnstorableText, TOKENS, type ExtensionRegistry, type FiligranePlugin, type GraphQLContext } from '@filigrane/core';
+import { ApiError, GRAPHQL_SCHEMA_HOOKS, rejectNul, TOKENS, type ExtensionRegistry, type FiligranePlugin, type GraphQLContext } from '@filigrane/core';
 import type { RateLimiter } from '../rate-limit/rate-limiter.service.js';
 import { checkQuery, GRAPHQL_LIMITS, QueryTooComplexError } from './query-limits.js';
 import { toApiError } from '../rest/error-mapping.js';
@@ -21,7 +21,7 @@ export { SIGNED_URLS_DIRECTIVE } from './signed-urls.js';
 
 /** Every argument of every field, inline or from variables, after coercion: NUL and unpaired surrogates are refused as in REST. */
 const refuseNulArguments: MiddlewareFn = ({ args }, next) => {
-  rejectUnstorableText(args);
+  rejectNul(args);
   return next();
 };
 

@@ -8,7 +8,7 @@ import {
   JSON_BODY_LIMIT,
   toCsv,
   queryString,
-  rejectUnstorableText,
+  rejectNul,
   type ApiVersion,
   type FiligranePlugin,
   type HttpMethod,
@@ -94,9 +94,9 @@ async function serve(mounted: MountedRoute, req: FastifyRequest, container: Cont
   // Every query-string value, path parameter and string of a parsed body, for every route: NUL and
   // unpaired surrogates are refused here. The wildcard (`*`, the media path) is left to its route,
   // which parses the raw path itself (control characters there are 400 invalid_path).
-  rejectUnstorableText(query);
+  rejectNul(query);
   const { '*': _wildcard, ...params } = (req.params ?? {}) as Record<string, string>;
-  rejectUnstorableText(params);
+  rejectNul(params);
   const format = queryString(query, 'format') ?? 'json';
   if (format !== 'json' && !(spec.formats ?? []).includes(format as 'csv')) {
     throw new ApiError(406, 'not_acceptable', `Format "${format}" is not available here; use format=json${spec.formats?.length ? ' or ' + spec.formats.map((f) => `format=${f}`).join(' or ') : ''}.`);
@@ -110,7 +110,7 @@ async function serve(mounted: MountedRoute, req: FastifyRequest, container: Cont
   const contentType = mediaType(req.headers['content-type']);
   const hasLength = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
   const { body, rawBody } = parseBody(spec, req.body as Buffer | undefined, contentType, hasLength, req.headers['content-type']);
-  rejectUnstorableText(body);
+  rejectNul(body);
   const ctx: RouteContext = {
     container,
     principal: req.principal,
