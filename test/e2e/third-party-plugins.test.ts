@@ -28,6 +28,10 @@ test('a plugin whose plugin API range does not hold this version, or that declar
   t.is((await configuredPlugins({ FILIGRANE_PLUGINS: './range.cjs' }, dir))[0]!.id, 'ranged');
   await t.throwsAsync(configuredPlugins({ FILIGRANE_PLUGINS: './nothing.cjs' }, dir), { message: /module "\.\/nothing\.cjs" exports no plugin/ });
   await t.throwsAsync(configuredPlugins({ FILIGRANE_PLUGINS: './missing-module' }, dir), { message: /cannot find plugin module "\.\/missing-module"/ });
+  // A plugin folder never built: its main file is missing.
+  mkdirSync(join(dir, 'unbuilt'), { recursive: true });
+  write('unbuilt/package.json', JSON.stringify({ name: 'filigrane-plugin-unbuilt', main: 'dist/src/index.js' }));
+  await t.throwsAsync(configuredPlugins({ FILIGRANE_PLUGINS: './unbuilt' }, dir), { message: /cannot find plugin module "\.\/unbuilt" .*dist\/src\/index\.js.*: build the plugin first \(`npm run build` in its folder\)$/ });
   t.deepEqual(await configuredPlugins({}, dir), []);
 });
 

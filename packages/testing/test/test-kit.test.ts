@@ -82,3 +82,26 @@ test('run-time schedules follow the test clock: runDueSchedules() sends what fel
   await server.drainJobs();
   t.deepEqual(ticks, ['2031-03-01T10:00:00.000Z']);
 });
+
+test('restart(): a new server on the same database, key and clock; schedules and accounts survive it', async (t) => {
+  const ticks: string[] = [];
+  const ticker = definePlugin({
+    id: 'ticker',
+    pluginApi: `^${PLUGIN_API_VERSION}`,
+    jobs: () => [{ queue: 'ticker.tick', pollingIntervalSeconds: 0.5, handler: async (data: { by: string }) => void ticks.push(data.by) }],
+  });
+  const first = await startTestServer({ plugins: [ticker], clock: new Date('2031-03-01T09:10:00Z') });
+  const alice = await first.createAccount('alice');
+  await first.get<JobQueue>(TOKENS.JobQueue).schedule('ticker.tick', '0 * * * *', { by: 'schedule' }, { key: 'hourly' });
+  const second = await first.restart();
+  t.teardown(() => second.close());
+  t.not(second.url, first.url);
+  t.is((await first.call('GET', '/api/v4/account/', { key: alice.apiKey }).catch(() => null))?.status ?? 0, 0, 'the first server is gone');
+  const account = await second.call('GET', '/api/v4/account/', { key: alice.apiKey });
+  t.is(account.json.username, 'alice', 'the account and its key survived');
+  t.is(second.clock, first.clock);
+  second.clock.advance(50 * 60_000);
+  t.is(await second.runDueSchedules(), 1, 'the schedule made before the restart');
+  await second.drainJobs();
+  t.deepEqual(ticks, ['schedule']);
+});
