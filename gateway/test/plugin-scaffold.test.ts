@@ -9,7 +9,7 @@ import { PLUGIN_API_VERSION } from '@filigrane/core';
 test('a scaffolded plugin names everything after the plugin and installs from the registry by default', (t) => {
   const dir = join(mkdtempSync(join(tmpdir(), 'filigrane-scaffold-')), 'photo-feed');
   const files = scaffoldPlugin({ name: 'photo-feed', dir });
-  t.deepEqual(files, ['.gitignore', 'README.md', 'package.json', 'src/index.ts', 'src/photo-feed.entity.ts', 'src/photo-feed.migration.ts', 'src/photo-feed.plugin.ts', 'src/photo-feed.routes.ts', 'src/photo-feed.service.ts', 'src/photo-feed.settings.ts', 'test/photo-feed.test.ts', 'tsconfig.json']);
+  t.deepEqual(files, ['.dependency-cruiser.cjs', '.gitignore', 'README.md', 'package.json', 'src/index.ts', 'src/photo-feed.entity.ts', 'src/photo-feed.migration.ts', 'src/photo-feed.plugin.ts', 'src/photo-feed.routes.ts', 'src/photo-feed.service.ts', 'src/photo-feed.settings.ts', 'test/photo-feed.test.ts', 'tsconfig.json']);
   const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
   t.is(pkg.name, 'filigrane-plugin-photo-feed');
   t.deepEqual(pkg.peerDependencies, { '@filigrane/plugin-api': `^${PLUGIN_API_VERSION}` }, 'the API this Filigrane provides');
@@ -18,6 +18,10 @@ test('a scaffolded plugin names everything after the plugin and installs from th
   t.is(pkg.devDependencies['@filigrane/gateway'], undefined);
   for (const name of ['@filigrane/plugin-auth', '@filigrane/plugin-account', '@filigrane/plugin-search']) t.is(pkg.devDependencies[name], '0.1.0', name);
   t.is(pkg.overrides, undefined);
+  // The import-boundary lint runs before the tests.
+  t.is(pkg.devDependencies['dependency-cruiser'], '17.4.3');
+  t.regex(pkg.scripts.test, /npm run lint && ava$/);
+  t.regex(readFileSync(join(dir, '.dependency-cruiser.cjs'), 'utf8'), /name: 'plugin-internals'/);
   const plugin = readFileSync(join(dir, 'src/photo-feed.plugin.ts'), 'utf8');
   t.regex(plugin, /id: 'photo-feed'/);
   t.true(plugin.includes(`pluginApi: '^${PLUGIN_API_VERSION}'`));

@@ -292,10 +292,16 @@ run('the console rights screens: licensee, evidence pack, case and notice, media
   await p.goto(`${base}/#/settings`);
   await p.getByLabel('Licensee name').fill('Harbour Weekly');
   await p.getByLabel('Domain (their site)').fill('harbour-weekly.fr');
+  // Its scope: the contract's reference and dates (the match was seen today, within them).
+  const year = new Date().getUTCFullYear();
+  await p.getByLabel('Contract reference (optional)').fill('HW-2026-04');
+  await p.getByLabel('Valid from (optional)').fill(`${year - 1}-01-01`);
+  await p.getByLabel('Valid until (optional)').fill(`${year + 1}-12-31`);
   await p.getByRole('button', { name: 'Add licensee' }).click();
   await p.locator('section[aria-labelledby=licensees]').getByText('Harbour Weekly').waitFor();
+  await p.locator('section[aria-labelledby=licensees]').getByText(`${year - 1}-01-01 – ${year + 1}-12-31 · HW-2026-04`).waitFor();
   const licensees = await alice.call('GET', '/api/v4/licensees/');
-  t.is(licensees.json.results?.[0]?.domain, 'harbour-weekly.fr', licensees.text.slice(0, 300));
+  t.like(licensees.json.results?.[0], { domain: 'harbour-weekly.fr', include_subdomains: true, reference: 'HW-2026-04', valid_from: `${year - 1}-01-01T00:00:00.000Z`, valid_until: `${year + 1}-12-31T23:59:59.999Z` }, licensees.text.slice(0, 300));
   const licensed = await until(() => alice.call('GET', '/api/v4/matches/?review_state=licensed'), (r) => r.json.count === 1, 'the match licensed by the rule');
   t.is(String(licensed.json.results[0].id), String(seen.id));
   // The rights holder notices name by default, in the settings' cases section; REST reads it back.

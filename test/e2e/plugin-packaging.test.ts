@@ -70,6 +70,24 @@ packaging('the scaffolded plugin passes its generated test unchanged (npm test, 
   timings.scaffoldToGreen = timings.scaffoldToInstalled! + timings.scaffoldTest;
 });
 
+packaging("the scaffold's lint refuses a path into another plugin and the platform's internals", async (t) => {
+  t.timeout(60_000);
+  const reachIn = join(plugin, 'src', 'reach-in.ts');
+  writeFileSync(reachIn, [
+    "import { VisualIndexService } from '@filigrane/plugin-search/dist/src/visual-index.service.js';",
+    "import { TOKENS } from '@filigrane/core';",
+    "import { MatchPipelineService } from '@filigrane/plugin-search';",
+    'export const reached = [VisualIndexService, TOKENS, MatchPipelineService];',
+  ].join('\n'));
+  t.teardown(() => rmSync(reachIn, { force: true }));
+  const failed = await t.throwsAsync(run('npm', ['run', 'lint'], plugin));
+  t.regex(failed!.message, /error plugin-internals: src\/reach-in\.ts → node_modules\/@filigrane\/plugin-search\/dist\/src\/visual-index\.service/);
+  t.regex(failed!.message, /error platform-internals: src\/reach-in\.ts → node_modules\/@filigrane\/core\//);
+  t.notRegex(failed!.message, /→ node_modules\/@filigrane\/plugin-search\/dist\/src\/index/, "another plugin's public module is allowed");
+  rmSync(reachIn);
+  await run('npm', ['run', 'lint'], plugin);
+});
+
 packaging('the examples build and pass their tests installed the same way', async (t) => {
   t.timeout(170_000);
   timings.examples = await run('npm', ['run', 'build', '-w', 'feed-source'], examples);

@@ -7,7 +7,8 @@ import { packedPackages, PUBLIC_PACKAGES } from './packed-packages.js';
 /** The template of `filigrane plugin new`, shipped in the gateway package (templates/plugin). */
 const TEMPLATE_DIR = resolve(__dirname, '..', '..', '..', 'templates', 'plugin');
 
-const TOOLCHAIN = { '@types/node': '20.19.43', ava: '7.0.0', typescript: '5.9.3' };
+// dependency-cruiser: the import-boundary lint the scaffold ships (.dependency-cruiser.cjs), as the repository's.
+const TOOLCHAIN = { '@types/node': '20.19.43', ava: '7.0.0', 'dependency-cruiser': '17.4.3', typescript: '5.9.3' };
 
 /**
  * The first-party plugins the generated test's server loads besides the new plugin: identity
@@ -54,7 +55,7 @@ export function scaffoldPlugin(options: ScaffoldOptions): string[] {
   }
   const written: string[] = [];
   for (const file of templateFiles(TEMPLATE_DIR)) {
-    const target = join(dir, render(relative(TEMPLATE_DIR, file), names).replace(/\.tmpl$/, '').replace(/^gitignore$/, '.gitignore'));
+    const target = join(dir, render(relative(TEMPLATE_DIR, file), names).replace(/\.tmpl$/, '').replace(/^(gitignore|dependency-cruiser\.cjs)$/, '.$1'));
     let text = render(readFileSync(file, 'utf8'), names);
     if (target.endsWith('package.json')) {
       text = text.replace('__DEV_DEPENDENCIES__', JSON.stringify(Object.fromEntries(Object.entries(devDependencies).sort()), null, 4).replace(/\n}/, '\n  }'));

@@ -27,6 +27,12 @@ export type EventListener = (event: DomainEvent) => Promise<void> | void;
 
 /** Declared by the platform itself (the gateway), so any plugin may contribute a listener. */
 export const EVENT_LISTENERS = createExtensionPoint<EventListener>('core.event-listeners');
+/**
+ * Event types a plugin publishes for webhook endpoints to subscribe to, besides the built-in ones:
+ * `contribute(WEBHOOK_EVENT_TYPES, () => ['my-plugin.done'])`. Declared by the platform (like
+ * EVENT_LISTENERS), so a plugin contributes whether or not the webhooks plugin is loaded.
+ */
+export const WEBHOOK_EVENT_TYPES = createExtensionPoint<readonly string[]>('webhooks.event-types');
 
 /** Runs SQL in the caller's transaction (a TypeORM EntityManager or QueryRunner fits). */
 export interface SqlRunner {
@@ -89,7 +95,8 @@ export interface MatchEventData {
 
 /**
  * The payload of each event type. A plugin that publishes its own events adds them by declaration
- * merging: `declare module '@filigrane/core' { interface EventPayloads { 'my-plugin.done': { id: string } } }`.
+ * merging on the package it depends on: `declare module '@filigrane/plugin-api' { interface EventPayloads {
+ * 'my-plugin.done': { id: string } } }` (a first-party plugin may name '@filigrane/core').
  */
 export interface EventPayloads {
   'match.created': MatchEventData;

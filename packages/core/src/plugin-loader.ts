@@ -19,7 +19,11 @@ export function resolvePlugins(plugins: FiligranePlugin[]): FiligranePlugin[] {
   for (const p of plugins) {
     for (const req of p.requires ?? []) {
       if (!byId.has(req)) {
-        throw new PluginConfigError(`plugin "${p.id}" requires plugin "${req}", which is not loaded`);
+        // Say what is loaded (a misspelt id shows) and how a plugin gets loaded (the operator's next step).
+        const loaded = [...byId.keys()].sort().join(', ');
+        throw new PluginConfigError(
+          `plugin "${p.id}" requires plugin "${req}", which is not loaded (loaded: ${loaded}): install the package providing "${req}" and name it in FILIGRANE_PLUGINS, or remove "${p.id}"`,
+        );
       }
     }
   }

@@ -14,6 +14,7 @@ import type { LoggerFactory } from './logger.js';
 import type { Fetcher } from './fetcher.js';
 import type { AccountLifecycle, AccountProvisioner } from './account-lifecycle.js';
 import type { ClientUrlResolver, MediaReader } from './media-reader.js';
+import type { SessionAuthenticator } from './request-context.js';
 
 function token<T>(name: string): symbol & { __type?: T } {
   return Symbol.for(`filigrane.${name}`) as symbol & { __type?: T };
@@ -31,7 +32,7 @@ export const TOKENS = {
   Extensions: token<ExtensionRegistry>('Extensions'),
   Authenticator: token<unknown>('Authenticator'),
   /** Browser sessions (SessionAuthenticator), bound by the auth plugin. */
-  Sessions: token<unknown>('Sessions'),
+  Sessions: token<SessionAuthenticator>('Sessions'),
   RateLimiter: token<unknown>('RateLimiter'),
   BlobStore: token<BlobStore>('BlobStore'),
   MatchPipeline: token<MatchPipeline>('MatchPipeline'),

@@ -12,8 +12,9 @@ test('plugins come back in dependency order', (t) => {
 });
 
 test('a missing required plugin is a clear boot error', (t) => {
-  const err = t.throws(() => resolvePlugins([definePlugin({ id: 'media', requires: ['auth'] })]), { instanceOf: PluginConfigError });
-  t.is(err?.message, 'plugin "media" requires plugin "auth", which is not loaded');
+  const err = t.throws(() => resolvePlugins([definePlugin({ id: 'media', requires: ['auth'] }), definePlugin({ id: 'account' })]), { instanceOf: PluginConfigError });
+  // What is loaded (a misspelt id shows) and what the operator does next.
+  t.is(err?.message, 'plugin "media" requires plugin "auth", which is not loaded (loaded: account, media): install the package providing "auth" and name it in FILIGRANE_PLUGINS, or remove "media"');
 });
 
 test('a duplicate entity name is a boot error naming both plugins', (t) => {

@@ -22,6 +22,8 @@ export { defineSettings, setting, type SettingsDeclaration, type SettingSpec, ty
 
 // Errors (the spec's error body) and REST route helpers.
 export { ApiError, errorBody, badRequest, unauthorized, forbidden, notFound, conflict, unprocessable, validationError, type ErrorItem, type ErrorBody } from '@filigrane/core';
+// One-line labels (names, titles, descriptions): control and invisible formatting characters refused.
+export { labelProblem, labelError } from '@filigrane/core';
 export {
   ok,
   created,
@@ -65,7 +67,7 @@ export type { BlobStore, ByteRange } from '@filigrane/core';
 export type { JobQueue, JobSpec, JobContext, JobSendOptions, JobScheduleOptions } from '@filigrane/core';
 export type { Logger, LoggerFactory } from '@filigrane/core';
 export { isFetchFailure, type Fetcher, type FetchOptions, type FetchResult, type FetchFailure, type FetchFailureCode } from '@filigrane/core';
-export { EVENT_LISTENERS, onEvent, type EventPayloads, type EventType, type DomainEvent, type TypedEvent, type EventListener, type EventPublisher, type MatchEventData } from '@filigrane/core';
+export { EVENT_LISTENERS, WEBHOOK_EVENT_TYPES, onEvent, type EventPayloads, type EventType, type DomainEvent, type TypedEvent, type EventListener, type EventPublisher, type MatchEventData } from '@filigrane/core';
 export { TRACKING_SOURCES, type TrackingSource, type MatchPipeline, type Sighting, type SightingMatch, type SubmitOptions } from '@filigrane/core';
 export type { SqlRunner } from '@filigrane/core';
 // TypeORM answers UPDATE/DELETE ... RETURNING with [rows, count]: the rows whatever the statement.

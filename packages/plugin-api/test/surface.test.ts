@@ -34,3 +34,11 @@ test('an ApiError from another copy of the package still counts as one', (t) => 
   t.false(new Error('plain') instanceof api.ApiError);
   t.deepEqual(api.accepted({ id: 1 }), { status: 202, body: { id: 1 }, headers: undefined });
 });
+
+test('every public token carries its service type (a plugin injects it typed)', (t) => {
+  type Service<T> = T extends { __type?: infer S } ? S : never;
+  // Compile-time: `unknown` (an untyped token) would not extend the interface and fail the build.
+  const sessions: Service<typeof api.TOKENS.Sessions> extends api.SessionAuthenticator ? true : false = true;
+  const pipeline: Service<typeof api.TOKENS.MatchPipeline> extends api.MatchPipeline ? true : false = true;
+  t.true(sessions && pipeline);
+});

@@ -8,6 +8,7 @@ import {
   GRAPHQL_SCHEMA_HOOKS,
   CORE_SETTINGS,
   EVENT_LISTENERS,
+  WEBHOOK_EVENT_TYPES,
   FILE_URL_SIGNER,
   LIVE_EVENTS,
   loggerFactory,
@@ -111,7 +112,7 @@ export async function createApp(options: AppOptions): Promise<FiligraneApp> {
   const loggers = options.jobLogger ? pinoLoggerFactory(options.jobLogger) : loggerFactory(log);
   let db: DataSource | null = null;
   const metrics = new Metrics(() => db);
-  const jobs = new JobRunner(options.databaseUrl, log, loggers, options.jobLogger, metrics);
+  const jobs = new JobRunner(options.databaseUrl, log, loggers, options.jobLogger, metrics, () => (options.clock ?? systemClock).now());
   container.bind(TOKENS.Config).toConstantValue(options.config);
   container.bind(TOKENS.Clock).toConstantValue(options.clock ?? systemClock);
   container.bind(TOKENS.WorkPool).toConstantValue(new WorkPool());
@@ -165,6 +166,7 @@ async function assemble(
   const trusted = options.config.graphqlTrustedDocuments ? TrustedDocuments.load(options.config.graphqlTrustedDocuments) : null;
 
   extensions.declare(EVENT_LISTENERS, 'core');
+  extensions.declare(WEBHOOK_EVENT_TYPES, 'core');
   extensions.declare(ACCOUNT_DELETED_HOOKS, 'core');
   extensions.declare(GRAPHQL_SCHEMA_HOOKS, 'core');
   for (const p of plugins) {

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isPlugin, ManualClock, TOKENS, type AccountProvisioner, type AccountQuotas, type Clock, type FiligranePlugin } from '@filigrane/core';
+import { createTestDatabase } from '@filigrane/db';
 import { bootTestServer, call, drainJobsAndEvents, pluginsExportedBy, type CallOptions, type CallResult, type FiligraneApp, type GatewayConfig } from '@filigrane/server';
 import { serveSite, type SitePage, type TestSite } from './test-site.js';
 
@@ -63,10 +64,22 @@ export interface TestServer {
   createAccount(username: string, options?: NewTestAccount): Promise<TestAccount>;
   /** Waits until no job (due now) waits or runs and no event waits in the outbox for delivery; throws after timeoutMs (default 60 s). */
   drainJobs(options?: { queues?: string[]; timeoutMs?: number }): Promise<void>;
+  /**
+   * Sends the jobs of the run-time schedules (`JobQueue.schedule`) due at the server's clock, as the
+   * platform's `core.schedules` job does every minute, and returns how many; `drainJobs()` then runs
+   * them. With a ManualClock: `clock.advance(ms)`, `runDueSchedules()`, `drainJobs()`.
+   */
+  runDueSchedules(): Promise<number>;
   /** A loopback site, closed with the server; the server's fetcher may reach it. */
   serveSite(pages?: Record<string, SitePage>): Promise<TestSite>;
   /** The plugin's service (or any binding) from the server's container. */
   get<T>(token: symbol | (abstract new (...args: never[]) => T)): T;
+  /**
+   * Stops this server as a process stops (jobs, schedules and events stay in its database) and starts
+   * another on the same database, master key, clock, plugins and settings: what survives a restart
+   * survives this. Use the server it returns (a new URL; API keys, sites and the clock carry over).
+   */
+  restart(): Promise<TestServer>;
   close(): Promise<void>;
 }
 
@@ -142,10 +155,20 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
   if (!options?.plugins) throw new Error('startTestServer: name the plugins under test (`plugins: [myPlugin]`); the kit loads nothing else but identity and their requirements');
   const plugins = selectPlugins(await testPlugins(options.plugins));
   const env = { ...process.env, DATA_DIR: mkdtempSync(join(tmpdir(), 'filigrane-test-')), FETCH_ALLOW_HOSTS: '127.0.0.1', ...options.env };
-  const clock = clockOf(options.clock);
-  const server = await bootTestServer({ ...options, plugins, env, clock, workers: options.workers ?? true });
+  // The kit owns the database it makes (dropped on close), so that a restart can keep it.
+  const owned = options.databaseUrl ? null : await createTestDatabase();
+  try {
+    return await boot({ ...options, env, clock: clockOf(options.clock), databaseUrl: owned?.url ?? options.databaseUrl }, plugins, owned?.dispose ?? (async () => undefined), []);
+  } catch (err) {
+    await owned?.dispose();
+    throw err;
+  }
+}
+
+async function boot(options: TestServerOptions & { clock?: Clock; env: Record<string, string | undefined> }, plugins: FiligranePlugin[], disposeDatabase: () => Promise<void>, sites: TestSite[]): Promise<TestServer> {
+  const clock = options.clock;
+  const server = await bootTestServer({ ...options, plugins, clock, workers: options.workers ?? true });
   const { app, url } = server;
-  const sites: TestSite[] = [];
   return {
     url,
     app,
@@ -160,15 +183,21 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
       return { id, username, apiKey, call: (method, path, opts) => call(url, method, path, { ...opts, key: apiKey }) };
     },
     drainJobs: (opts) => drainJobsAndEvents(app, opts),
+    runDueSchedules: () => app.jobs.sendDueSchedules(app.container.get<Clock>(TOKENS.Clock).now()),
     async serveSite(pages) {
       const site = await serveSite(pages);
       sites.push(site);
       return site;
     },
     get: <T>(token: symbol | (abstract new (...args: never[]) => T)) => app.container.get<T>(token as symbol),
+    async restart() {
+      await server.close(); // the app only: the database is the kit's
+      return boot({ ...options, masterKey: server.masterKey }, plugins, disposeDatabase, sites);
+    },
     async close() {
       await Promise.all(sites.map((s) => s.close()));
       await server.close();
+      await disposeDatabase();
     },
   };
 }

@@ -61,3 +61,47 @@ test('a requirement comes from the plugins given, else its installed package; a 
   // An id is the installed first-party package (@filigrane/plugin-blacklist), with what it requires.
   t.deepEqual(selectPlugins(['blacklist']).map((p) => p.id).sort(), ['account', 'auth', 'blacklist']);
 });
+
+test('run-time schedules follow the test clock: runDueSchedules() sends what fell due, drainJobs() runs it', async (t) => {
+  const ticks: string[] = [];
+  const ticker = definePlugin({
+    id: 'ticker',
+    pluginApi: `^${PLUGIN_API_VERSION}`,
+    jobs: (container) => [{ queue: 'ticker.tick', pollingIntervalSeconds: 0.5, handler: async () => void ticks.push(container.get<Clock>(TOKENS.Clock).now().toISOString()) }],
+  });
+  const server = await startTestServer({ plugins: [ticker], clock: new Date('2031-03-01T09:10:00Z') });
+  t.teardown(() => server.close());
+  // No `from`: the first run counts from the server's clock, not the machine's (2031, not today).
+  await server.get<JobQueue>(TOKENS.JobQueue).schedule('ticker.tick', '0 * * * *', {}, { key: 'hourly' });
+  t.is(await server.runDueSchedules(), 0, 'not due before 10:00 on the test clock');
+  server.clock.advance(49 * 60_000);
+  t.is(await server.runDueSchedules(), 0);
+  server.clock.advance(60_000);
+  t.is(await server.runDueSchedules(), 1, 'due at 10:00');
+  t.is(await server.runDueSchedules(), 0, 'sent once');
+  await server.drainJobs();
+  t.deepEqual(ticks, ['2031-03-01T10:00:00.000Z']);
+});
+
+test('restart(): a new server on the same database, key and clock; schedules and accounts survive it', async (t) => {
+  const ticks: string[] = [];
+  const ticker = definePlugin({
+    id: 'ticker',
+    pluginApi: `^${PLUGIN_API_VERSION}`,
+    jobs: () => [{ queue: 'ticker.tick', pollingIntervalSeconds: 0.5, handler: async (data: { by: string }) => void ticks.push(data.by) }],
+  });
+  const first = await startTestServer({ plugins: [ticker], clock: new Date('2031-03-01T09:10:00Z') });
+  const alice = await first.createAccount('alice');
+  await first.get<JobQueue>(TOKENS.JobQueue).schedule('ticker.tick', '0 * * * *', { by: 'schedule' }, { key: 'hourly' });
+  const second = await first.restart();
+  t.teardown(() => second.close());
+  t.not(second.url, first.url);
+  t.is((await first.call('GET', '/api/v4/account/', { key: alice.apiKey }).catch(() => null))?.status ?? 0, 0, 'the first server is gone');
+  const account = await second.call('GET', '/api/v4/account/', { key: alice.apiKey });
+  t.is(account.json.username, 'alice', 'the account and its key survived');
+  t.is(second.clock, first.clock);
+  second.clock.advance(50 * 60_000);
+  t.is(await second.runDueSchedules(), 1, 'the schedule made before the restart');
+  await second.drainJobs();
+  t.deepEqual(ticks, ['schedule']);
+});

@@ -399,7 +399,10 @@ export class CaseService {
     const states = await this.review.states(accountId, matchIds);
     const not = matchIds.filter((id) => states.get(id)?.state !== 'infringing');
     if (not.length) {
-      throw conflict('not_infringing', `Only matches reviewed as infringing join a case or a notice; these are not: ${not.map((id) => `${id} (${states.get(id)?.state ?? 'new'})`).join(', ')}.`);
+      // The review service answers for every existing match (never reviewed: new); one it does not know was deleted (with its media).
+      const said = not.map((id) => `${id} (${states.get(id)?.state ?? 'deleted'})`).join(', ');
+      const gone = not.some((id) => !states.has(id)) ? ' Take deleted matches out of the case.' : '';
+      throw conflict('not_infringing', `Only matches reviewed as infringing join a case or a notice; these are not: ${said}.${gone}`);
     }
   }
 

@@ -90,7 +90,7 @@ test.serial('a case by hand: only infringing matches of the account, each in one
   t.like(foreign.json, { status_code: 400, code: 'unknown_matches' }, 'another account\'s match is unknown');
   const taken = await alice.call('POST', '/api/v4/cases/', { json: { match_ids: [m.a1] } });
   t.like(taken.json, { status_code: 409, code: 'match_in_other_case' });
-  for (const body of [{ match_ids: [] }, { match_ids: ['1 OR 1=1'] }, { match_ids: [m.b1], title: 'x\u0000y' }, { match_ids: [m.b1], extra: 1 }, []]) {
+  for (const body of [{ match_ids: [] }, { match_ids: ['1 OR 1=1'] }, { match_ids: [m.b1], title: 'x\u0000y' }, { match_ids: [m.b1], title: 'x\ud800y' }, { match_ids: [m.b1], extra: 1 }, []]) {
     const bad = await alice.call('POST', '/api/v4/cases/', { json: body });
     t.is(bad.status, 400, JSON.stringify(body));
     t.is(bad.json.status_code, 400);
@@ -192,4 +192,20 @@ test.serial('one account never sees another\'s cases', async (t) => {
   const gql = await bob.call('POST', '/graphql', { json: { query: `{ case(id: "${c.id}") { id } }` } });
   t.is(gql.json.errors[0].extensions.code, 'NOT_FOUND');
   t.is((await alice.call('GET', `/api/v4/cases/${c.id}/`)).status, 200, 'still there');
+});
+
+test.serial('a match deleted with its media: a notice for its case says so, not that it is "new"', async (t) => {
+  await review(bob, [m.bob!], 'infringing');
+  await server.drainJobs();
+  const [c] = (await bob.call('GET', '/api/v4/cases/')).json.results;
+  t.deepEqual(c.match_ids, [m.bob]);
+  t.is((await bob.call('DELETE', `/api/v4/media/${bob.username}/b.png`)).status, 204);
+  t.is((await bob.call('GET', `/api/v4/matches/${m.bob}/`)).status, 404, 'the match went with its media');
+  const notice = await bob.call('POST', `/api/v4/cases/${c.id}/notices/`, { json: { type: 'dmca' } });
+  t.is(notice.status, 409, notice.text);
+  t.like(notice.json, { status_code: 409, code: 'not_infringing' });
+  t.regex(notice.json.details, new RegExp(`${m.bob} \\(deleted\\)`));
+  t.notRegex(notice.json.details, /\(new\)/);
+  // It can be taken out of the case.
+  t.is((await bob.call('DELETE', `/api/v4/cases/${c.id}/matches/${m.bob}/`)).status, 200);
 });

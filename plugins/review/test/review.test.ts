@@ -121,6 +121,12 @@ test.serial('bad input: 4xx with the spec error body, nothing stored', async (t)
   t.truthy((await bad('PUT', one, { state: 'stolen' })).details.state);
   t.truthy((await bad('PUT', one, { state: 'ignored', colour: 'red' })).details.colour);
   await bad('PUT', one, { state: 'ignored', note: 'a\u0000b' }); // refused (by the gateway or the plugin), never stored
+  // A lone UTF-16 surrogate is not text: refused as NUL is, never a 500 (jsonb) nor silently replaced (text).
+  t.like(await bad('PUT', one, { state: 'ignored', note: 'a\ud800b' }), { code: 'invalid_character' });
+  t.like(await bad('POST', '/api/v4/licensees/', { name: 'Le Monde \udc00', domain: 'lemonde.fr' }), { code: 'invalid_character', errors: [{ field: 'name' }] });
+  const gqlSurrogate = await alice.call('POST', '/graphql', { json: { query: 'mutation($n: String) { reviewMatches(state: IGNORED, matchIds: ["' + ids.blog + '"], note: $n) { changed } }', variables: { n: 'x\ud83d' } } });
+  t.like(gqlSurrogate.json.errors?.[0]?.extensions, { status_code: 400, apiCode: 'invalid_character' }, gqlSurrogate.text);
+  t.is((await alice.call('GET', '/api/v4/licensees/')).json.count, 0, 'nothing stored');
   t.truthy((await bad('PUT', one, { state: 'ignored', note: 'x'.repeat(2001) })).details.note);
   t.truthy((await bad('PUT', one, { state: 'infringing', license_id: '1' })).details.license_id);
   await bad('PUT', one, ['state']);

@@ -1,4 +1,4 @@
-import { createExtensionPoint } from '@filigrane/core';
+import { WEBHOOK_EVENT_TYPES } from '@filigrane/core';
 
 /** The platform's domain events an endpoint may subscribe to (core `EventType`s that leave the service). */
 export const WEBHOOK_EVENTS = [
@@ -14,9 +14,10 @@ export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
 /**
  * Event types other plugins publish to webhooks (`review` contributes `match.reviewed`):
  * `contribute(WEBHOOK_EVENT_TYPES, () => ['my-plugin.done'])`. Subscriptions accept them and the
- * deliveries carry them like the built-in ones.
+ * deliveries carry them like the built-in ones. The point is the platform's (core, in the plugin
+ * API), so a plugin outside the repository contributes without depending on this one.
  */
-export const WEBHOOK_EVENT_TYPES = createExtensionPoint<readonly string[]>('webhooks.event-types');
+export { WEBHOOK_EVENT_TYPES };
 
 /** The event type of a test ping; never a subscription. */
 export const PING_EVENT = 'webhook.test';

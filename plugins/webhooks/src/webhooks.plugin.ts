@@ -3,7 +3,6 @@ import { ACCOUNT_DELETED_HOOKS, contribute, CORE_API_VERSION, definePlugin, EVEN
 import { WebhookDelivery, WebhookEndpoint } from './webhook.entities.js';
 import { WebhookDeliveryService } from './webhook-delivery.service.js';
 import { WebhookEndpointService } from './webhook-endpoint.service.js';
-import { WEBHOOK_EVENT_TYPES } from './webhook-events.js';
 import { webhookJobs } from './webhooks.jobs.js';
 import { WebhooksInit1764000009000 } from './webhooks.migration.js';
 import { WebhooksResolver } from './webhooks.resolver.js';
@@ -16,7 +15,6 @@ export const webhooksPlugin = definePlugin({
   coreApi: CORE_API_VERSION,
   requires: ['auth'],
   settings: WEBHOOKS_SETTINGS,
-  extensionPoints: [WEBHOOK_EVENT_TYPES],
   entities: [WebhookEndpoint, WebhookDelivery],
   migrations: [WebhooksInit1764000009000],
   bindings: new ContainerModule(({ bind }) => {

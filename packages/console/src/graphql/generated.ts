@@ -560,7 +560,7 @@ export type RevokeBrowserSessionMutation = { revokeBrowserSession: boolean | nul
 export type LicenseesQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type LicenseesQuery = { licensees: { results: Array<{ id: string, name: string, domain: string, includeSubdomains: boolean }> } | null };
+export type LicenseesQuery = { licensees: { results: Array<{ id: string, name: string, domain: string, includeSubdomains: boolean, mediaPath: string | null, mediaId: string | null, validFrom: string | null, validUntil: string | null, reference: string | null }> } | null };
 
 export type CreateLicenseeMutationVariables = Exact<{
   input: LicenseeInput;
@@ -631,6 +631,6 @@ export const TestWebhookEndpointDocument = "mutation TestWebhookEndpoint($id:ID!
 export const BrowserSessionsDocument = "query BrowserSessions{browserSessions{id current userAgent address lastSeen}}" as TypedDocument<BrowserSessionsQuery, BrowserSessionsQueryVariables>;
 export const RevokeOtherBrowserSessionsDocument = "mutation RevokeOtherBrowserSessions{revokeOtherBrowserSessions}" as TypedDocument<RevokeOtherBrowserSessionsMutation, RevokeOtherBrowserSessionsMutationVariables>;
 export const RevokeBrowserSessionDocument = "mutation RevokeBrowserSession($id:Int!){revokeBrowserSession(id:$id)}" as TypedDocument<RevokeBrowserSessionMutation, RevokeBrowserSessionMutationVariables>;
-export const LicenseesDocument = "query Licensees{licensees(pageSize:100){results{id name domain includeSubdomains}}}" as TypedDocument<LicenseesQuery, LicenseesQueryVariables>;
+export const LicenseesDocument = "query Licensees{licensees(pageSize:100){results{id name domain includeSubdomains mediaPath mediaId validFrom validUntil reference}}}" as TypedDocument<LicenseesQuery, LicenseesQueryVariables>;
 export const CreateLicenseeDocument = "mutation CreateLicensee($input:LicenseeInput!){createLicensee(input:$input){id}}" as TypedDocument<CreateLicenseeMutation, CreateLicenseeMutationVariables>;
 export const DeleteLicenseeDocument = "mutation DeleteLicensee($id:ID!){deleteLicensee(id:$id)}" as TypedDocument<DeleteLicenseeMutation, DeleteLicenseeMutationVariables>;

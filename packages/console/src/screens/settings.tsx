@@ -390,15 +390,26 @@ function Sessions() {
   );
 }
 
+/** A licence's day (YYYY-MM-DD, UTC as the API reads a date) for the list and the form. */
+const day = (iso: string | null | undefined) => (iso ? iso.slice(0, 10) : '');
+
 function Licensees() {
   const t = useT();
   const list = useLoad(() => gql(LicenseesDocument).then((d) => d.licensees.results));
-  const [name, setName] = useState('');
-  const [domain, setDomain] = useState('');
+  const empty = { name: '', domain: '', includeSubdomains: true, mediaPath: '', validFrom: '', validUntil: '', reference: '' };
+  const [form, setForm] = useState(empty);
+  const text = (key: 'name' | 'domain' | 'mediaPath' | 'validFrom' | 'validUntil' | 'reference') => (e: { currentTarget: HTMLInputElement }) =>
+    setForm({ ...form, [key]: e.currentTarget.value });
   const add = useAction(async () => {
-    await gql(CreateLicenseeDocument, { input: { name, domain } });
-    setName('');
-    setDomain('');
+    // Optional fields left empty are not sent: the licence then covers every media, at any time.
+    const optional = (v: string) => v.trim() || undefined;
+    await gql(CreateLicenseeDocument, {
+      input: {
+        name: form.name, domain: form.domain, includeSubdomains: form.includeSubdomains, mediaPath: optional(form.mediaPath),
+        validFrom: optional(form.validFrom), validUntil: optional(form.validUntil), reference: optional(form.reference),
+      },
+    });
+    setForm(empty);
     list.reload();
   });
   const remove = useAction(async (id: string) => {
@@ -411,19 +422,43 @@ function Licensees() {
       <ul class="plain">
         {list.data?.map((l) => (
           <li key={l.id}>
-            <strong>{l.name}</strong> <code>{l.domain}</code>{' '}
-            <button type="button" class="link-button" aria-label={`${t('common.delete')} ${l.name}`} onClick={() => remove.call(l.id)}>
+            <strong>{l.name}</strong> <code>{l.domain}</code> ({l.includeSubdomains ? t('settings.licenseeSubdomains').toLowerCase() : t('settings.licenseeHostOnly')}) ·{' '}
+            {l.mediaPath ?? (l.mediaId ? `#${l.mediaId}` : t('settings.licenseeAllMedia'))} ·{' '}
+            {l.validFrom || l.validUntil ? `${day(l.validFrom) || '…'} – ${day(l.validUntil) || '…'}` : t('settings.licenseeAnyTime')}
+            {l.reference && ` · ${l.reference}`}{' '}
+            <button
+              type="button"
+              class="link-button"
+              aria-label={`${t('common.delete')} ${l.name}`}
+              onClick={() => confirm(t('settings.licenseeDeleteConfirm', { name: l.name })) && remove.call(l.id)}
+            >
               {t('common.delete')}
             </button>
           </li>
         ))}
       </ul>
-      <InlineForm onSubmit={() => add.call()}>
+      <InlineForm onSubmit={() => add.call()} label={t('settings.licenseeAdd')}>
         <Field label={t('settings.licenseeName')} name="name" id="licensee-name" error={add.error}>
-          {(id, d) => <input id={id} required aria-describedby={d} value={name} onInput={(e) => setName(e.currentTarget.value)} />}
+          {(id, d) => <input id={id} required maxLength={200} aria-describedby={d} value={form.name} onInput={text('name')} />}
         </Field>
         <Field label={t('settings.licenseeDomain')} name="domain" id="licensee-domain" error={add.error}>
-          {(id, d) => <input id={id} required placeholder="example.com" aria-describedby={d} value={domain} onInput={(e) => setDomain(e.currentTarget.value)} />}
+          {(id, d) => <input id={id} required placeholder="example.com" aria-describedby={d} value={form.domain} onInput={text('domain')} />}
+        </Field>
+        <label class="check">
+          <input type="checkbox" checked={form.includeSubdomains} onChange={(e) => setForm({ ...form, includeSubdomains: e.currentTarget.checked })} />
+          {t('settings.licenseeSubdomains')}
+        </label>
+        <Field label={t('settings.licenseeMediaPath')} name="media_path" id="licensee-media-path" error={add.error}>
+          {(id, d) => <input id={id} placeholder="/user/folder" aria-describedby={d} value={form.mediaPath} onInput={text('mediaPath')} />}
+        </Field>
+        <Field label={t('settings.licenseeFrom')} name="valid_from" id="licensee-from" error={add.error}>
+          {(id, d) => <input id={id} type="date" aria-describedby={d} value={form.validFrom} onInput={text('validFrom')} />}
+        </Field>
+        <Field label={t('settings.licenseeUntil')} name="valid_until" id="licensee-until" error={add.error}>
+          {(id, d) => <input id={id} type="date" aria-describedby={d} value={form.validUntil} onInput={text('validUntil')} />}
+        </Field>
+        <Field label={t('settings.licenseeReference')} name="reference" id="licensee-reference" error={add.error}>
+          {(id, d) => <input id={id} maxLength={200} aria-describedby={d} value={form.reference} onInput={text('reference')} />}
         </Field>
         <button type="submit" disabled={add.busy}>
           {t('settings.licenseeAdd')}

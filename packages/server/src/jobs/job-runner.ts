@@ -26,6 +26,8 @@ export class JobRunner implements JobQueue {
     /** Each job's start, end, duration and failure; absent: none (tests). */
     private readonly logger?: PinoLogger,
     private readonly metrics?: Metrics,
+    /** The platform's clock: a schedule's first run counts from it (a test's ManualClock included). */
+    private readonly now: () => Date = () => new Date(),
   ) {}
 
   private start(): Promise<PgBoss> {
@@ -111,7 +113,7 @@ export class JobRunner implements JobQueue {
    */
   async schedule<T extends object>(queue: string, cron: string, data?: T, options: JobScheduleOptions = {}): Promise<void> {
     const tz = options.tz ?? 'UTC';
-    const next = nextRun(cron, tz, options.from ?? new Date());
+    const next = nextRun(cron, tz, options.from ?? this.now());
     const boss = await this.queue(queue);
     await boss.getDb().executeSql(
       `INSERT INTO job_schedules (queue, key, cron, tz, data, next_run) VALUES ($1, $2, $3, $4, $5, $6)

@@ -21,7 +21,10 @@ export async function configuredPlugins(env: Record<string, string | undefined> 
     try {
       path = requireFromCwd.resolve(specifier);
     } catch (err) {
-      throw new PluginConfigError(`FILIGRANE_PLUGINS: cannot find plugin module "${specifier}" from ${cwd} (${(err as Error).message.split('\n')[0]})`);
+      const reason = (err as Error).message.split('\n')[0];
+      // A plugin folder whose package.json names a main file that is not there yet: it was never built.
+      const hint = /valid "main" entry/.test(reason) ? ': build the plugin first (`npm run build` in its folder)' : '';
+      throw new PluginConfigError(`FILIGRANE_PLUGINS: cannot find plugin module "${specifier}" from ${cwd} (${reason})${hint}`);
     }
     shareHostModules(packageRootOf(path));
     const mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;

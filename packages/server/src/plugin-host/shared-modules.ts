@@ -12,6 +12,13 @@ const pluginRoots = new Set<string>();
 let installed = false;
 
 const isShared = (request: string) => SHARED.some((name) => request === name || request.startsWith(`${name}/`));
+/**
+ * First-party plugins' public modules (their tokens, extension points, and the GraphQL object types
+ * other plugins add fields to, `@Resolver(() => Match)`): the copy the server loaded, when it has
+ * one. The plugin's own copy (a devDependency for its tests) would be other classes: a field added to
+ * its `Match` never reaches the schema, silently. A package the server lacks stays the plugin's own.
+ */
+const isFirstPartyPlugin = (request: string) => /^@filigrane\/plugin-[^/]+$/.test(request);
 
 type Resolve = (request: string, parent: Module | undefined, isMain: boolean, options?: unknown) => string;
 
@@ -24,7 +31,13 @@ export function shareHostModules(root: string): void {
   const original = internal._resolveFilename;
   internal._resolveFilename = function (request, parent, isMain, options) {
     const from = parent?.filename;
-    if (from && isShared(request) && [...pluginRoots].some((r) => from.startsWith(r))) return original.call(this, request, module, isMain, options);
+    if (from && (isShared(request) || isFirstPartyPlugin(request)) && [...pluginRoots].some((r) => from.startsWith(r))) {
+      try {
+        return original.call(this, request, module, isMain, options);
+      } catch (err) {
+        if (!isFirstPartyPlugin(request)) throw err;
+      }
+    }
     return original.call(this, request, parent, isMain, options);
   };
 }
