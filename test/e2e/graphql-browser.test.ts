@@ -149,3 +149,25 @@ test('trusted documents: only the allow-list runs, by id or by its exact text', 
   const unknown = await carol.call('POST', '/graphql', { json: { documentId: 'sha256:00' } });
   t.regex(JSON.stringify(unknown.json), /persisted_query_not_found/);
 });
+
+test('signing a file URL with a fragment or an old signature gives a working signed URL, never a 500 (REST, GraphQL, @signedUrls)', async (t) => {
+  const rest = await alice.call('POST', '/api/v4/signed-urls/', { json: { urls: [`${thumbnail}#top`] } });
+  t.is(rest.status, 200, rest.text);
+  const withFragment: string = rest.json.results[0].signed_url;
+  t.true(withFragment.endsWith('#top'), withFragment);
+  t.is((await get(withFragment)).status, 200, 'fetch leaves the fragment out, the signature before it holds');
+  // Signing a signed URL again signs it afresh (one expiry, one account, one signature).
+  const again = await alice.call('POST', '/api/v4/signed-urls/', { json: { urls: [withFragment.replace('#top', '')] } });
+  t.is(again.status, 200, again.text);
+  const resigned: string = again.json.results[0].signed_url;
+  t.is(resigned.match(/[?&](expires|account|signature)=/g)?.length, 3, resigned);
+  t.is((await get(resigned)).status, 200);
+  const query = await gql(alice, '{ signedFileUrls(urls: ["' + thumbnail + '#x"]) { signedUrl } }');
+  t.falsy(query.json.errors, JSON.stringify(query.json.errors));
+  // Text the user stored that happens to hold such a URL is signed too, without failing the answer.
+  const meta = await alice.call('PATCH', '/api/v4/media/alice/red.png', { json: { metadata: { 'user.link': `${thumbnail}#frag` } } });
+  t.is(meta.status, 200, meta.text);
+  const directive = await gql(alice, 'query @signedUrls { media(path: "/alice/red.png") { metadata thumbnail } }');
+  t.falsy(directive.json.errors, JSON.stringify(directive.json.errors));
+  t.true(String(directive.json.data.media.metadata['user.link']).endsWith('#frag'));
+});

@@ -16,7 +16,8 @@ const png = (colour: string) => sharp({ create: { width: 64, height: 48, channel
 const dataUri = async (colour: string) => `data:image/png;base64,${(await png(colour)).toString('base64')}`;
 
 test.before(async () => {
-  server = await startTestServer({ plugins: defaultPlugins(), workers: false, env: { FETCH_ALLOW_HOSTS: '' } });
+  // A short REQUEST_TIMEOUT_SECONDS, so that a stalled request is seen ending within the test.
+  server = await startTestServer({ plugins: defaultPlugins(), workers: false, env: { FETCH_ALLOW_HOSTS: '', REQUEST_TIMEOUT_SECONDS: '5' } });
   const account = await server.createAccount('edge');
   key = account.apiKey;
   accountId = account.id;
@@ -142,6 +143,32 @@ test('NUL in GraphQL arguments, inline or in variables: a 400 error naming the a
   t.is(vars.json.errors?.[0]?.extensions?.status_code, 400, vars.text);
   t.is(vars.json.errors[0].extensions.apiCode, 'invalid_character');
   t.regex(vars.json.errors[0].message, /filter\.siteDomain\.equals/);
+});
+
+test('unpaired UTF-16 surrogates in JSON strings and keys: 400 invalid_character naming the field, never 500 nor U+FFFD stored (REST and GraphQL)', async (t) => {
+  const lone = '\ud800';
+  const meta = await server.call('PATCH', '/api/v4/media/edge/seen.png', { key, json: { metadata: { 'user.note': `a${lone}b` } } });
+  errorBody(t, meta, 400, 'invalid_character');
+  t.is(meta.json.errors[0].field, 'metadata.user.note');
+  const keyed = await server.call('POST', '/api/v4/searches/', { key, json: { metadata: { [`user.k${'\udc00'}`]: 'x' } } });
+  errorBody(t, keyed, 400, 'invalid_character');
+  t.regex(keyed.json.errors[0].field, /^metadata\.user\.k\\udc00$/);
+  const reg = await server.call('PUT', '/api/v4/media/edge/lone.png', { key, json: { url: await dataUri('#123456'), metadata: { 'user.x': lone } } });
+  errorBody(t, reg, 400, 'invalid_character');
+  // Text columns would have stored U+FFFD in silence: refused the same way.
+  const hook = await server.call('POST', '/api/v4/account/webhooks/', { key, json: { url: 'https://hooks.example.com/x', events: ['match.created'], description: `d${lone}` } });
+  errorBody(t, hook, 400, 'invalid_character');
+  const tags = await server.call('PATCH', '/api/v3/aggregations/group-path/1/', { key, json: { tags: ['ok', `t${lone}`] } });
+  errorBody(t, tags, 400, 'invalid_character');
+  t.is(tags.json.errors[0].field, 'tags.1');
+  const gql = await server.call('POST', '/graphql', { key, json: { query: 'mutation($n: String!) { createOAuthApplication(name: $n) { id } }', variables: { n: `a${lone}` } } });
+  t.is(gql.json.errors?.[0]?.extensions?.apiCode, 'invalid_character', gql.text);
+  // A surrogate pair is one character (an emoji): accepted and read back as sent.
+  const emoji = await server.call('PATCH', '/api/v4/media/edge/seen.png', { key, json: { metadata: { 'user.mood': '\u{1F600}' } } });
+  t.is(emoji.status, 200, emoji.text);
+  const media = await get('/api/v4/media/edge/seen.png');
+  t.is(media.json.metadata['user.mood'], '\u{1F600}');
+  t.false('user.note' in media.json.metadata);
 });
 
 // ---- 3. pagination ----
@@ -295,4 +322,119 @@ test('bidi overrides, isolates and other invisible format characters in media an
   }
   const listing = await get('/api/v4/media/edge/');
   t.false(listing.json.children.some((c: { path: string }) => /[\u202A-\u202E\u2066-\u2069]/.test(c.path)));
+});
+
+test('control and invisible formatting characters in names and labels (applications, webhooks, licensees, searches): 400 naming the field', async (t) => {
+  const fieldsOf = (res: { json: any }) => (res.json?.errors ?? []).map((e: { field: string; code: string }) => `${e.field}:${e.code}`);
+  for (const bad of ['bell\u0007', 'esc\u001b[31mred', 'line\nbreak', 'report\u202Efdp.exe', 'x\u2066y', 'zero\u200Bwidth', 'c1\u0085']) {
+    const app = await server.call('POST', '/api/v3/account/oauth/applications/', { key, json: { name: bad } });
+    errorBody(t, app, 400, 'invalid');
+    t.deepEqual(fieldsOf(app), ['name:invalid_character'], app.text);
+    const hook = await server.call('POST', '/api/v4/account/webhooks/', { key, json: { url: 'https://93.184.215.14/hook', events: ['match.created'], description: bad } });
+    errorBody(t, hook, 400, 'invalid');
+    t.true(fieldsOf(hook).includes('description:invalid_character'), hook.text);
+    const licensee = await server.call('POST', '/api/v4/licensees/', { key, json: { name: bad, reference: bad, domain: 'example.com' } });
+    errorBody(t, licensee, 400, 'invalid');
+    t.deepEqual(fieldsOf(licensee), ['name:invalid_character', 'reference:invalid_character'], licensee.text);
+    const search = await server.call('POST', '/api/v4/searches/', { key, json: { file: await dataUri('#445566'), name: bad, sync: false } });
+    errorBody(t, search, 400, 'invalid');
+    t.deepEqual(fieldsOf(search), ['name:invalid_character'], search.text);
+  }
+  // A search's name is bounded like other names, and an uploaded file's name used as the name is checked too.
+  const long = await server.call('POST', '/api/v4/searches/', { key, json: { file: await dataUri('#445566'), name: 'n'.repeat(256), sync: false } });
+  t.deepEqual(fieldsOf(long), ['name:max_length'], long.text);
+  const boundary = 'labelboundary';
+  const multipart = Buffer.concat([
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="sync"\r\n\r\nfalse\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a\u202Egnp.exe"\r\nContent-Type: image/png\r\n\r\n`),
+    await png('#112244'),
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  const upload = await server.call('POST', '/api/v4/searches/', { key, body: multipart, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
+  errorBody(t, upload, 400, 'invalid');
+  t.deepEqual(fieldsOf(upload), ['name:invalid_character'], upload.text);
+  // Scripts, emoji and their joiners stay welcome.
+  for (const good of ['Caf\u00E9 \u65E5\u672C', '\u0645\u06CC\u200C\u062E\u0648\u0627\u0647\u0645', '\u{1F469}\u200D\u{1F4BB} team']) {
+    const app = await server.call('POST', '/api/v3/account/oauth/applications/', { key, json: { name: good } });
+    t.is(app.status, 201, app.text);
+    t.is(app.json.name, good);
+    const licensee = await server.call('POST', '/api/v4/licensees/', { key, json: { name: good, domain: 'example.com' } });
+    t.is(licensee.status, 201, licensee.text);
+    const search = await server.call('POST', '/api/v4/searches/', { key, json: { file: await dataUri('#445566'), name: good, sync: false } });
+    t.is(search.status, 201, search.text);
+    t.is(search.json.name, good);
+  }
+  const apps = await get('/api/v3/account/oauth/applications/');
+  t.false(apps.json.results.some((a: { name: string }) => /[\u0000-\u001f\u202A-\u202E\u2066-\u2069]/.test(a.name)));
+});
+
+test('names that display as something else: slash look-alikes, dot look-alikes, blank or padded names are 400 invalid_name', async (t) => {
+  const uri = await dataUri('#0a0b0c');
+  for (const name of ['a\u2215b.png', 'a\u2044b.png', 'a\uFF0Fb.png', 'a\u29F8b.png', '\uFF0E\uFF0E', '\uFF0Ehidden.png', '\u2024\u2024', ' x.png', 'x.png ', '\u00A0', '\u3000', 'x.png\u2003']) {
+    const file = await server.call('PUT', `/api/v4/media/edge/${encodeURIComponent(name)}`, { key, json: { url: uri } });
+    errorBody(t, file, 400, 'invalid_name');
+    const folder = await server.call('PUT', `/api/v4/media/edge/${encodeURIComponent(name)}/inside.png`, { key, json: { url: uri } });
+    errorBody(t, folder, 400, 'invalid_name');
+  }
+  // Inner spaces, a backslash, the ordinary full stop and compatibility characters elsewhere are names like any other.
+  for (const name of ['my photo.png', 'a\\b.png', 'v1.2.png', '\uFF21\uFF22.png']) {
+    const res = await server.call('PUT', `/api/v4/media/edge/${encodeURIComponent(name)}`, { key, json: { url: uri } });
+    t.is(res.status, 201, `${name}: ${res.text}`);
+  }
+  const listing = await get('/api/v4/media/edge/?page_size=100');
+  t.false(listing.json.children.some((c: { path: string }) => /[\u2215\u2044\uFF0F\u29F8\uFF0E\u2024]|\s$/.test(c.path)));
+});
+
+test('page and page_size written with more digits than JavaScript holds exactly: page_size capped, page 400 naming the largest', async (t) => {
+  for (const path of ['/api/v4/media/edge/', '/api/v4/matches/', '/api/v3/aggregations/group-path/', '/api/v3/crawling/sessions/']) {
+    const huge = await get(`${path}?page_size=${'9'.repeat(30)}`);
+    t.is(huge.status, 200, `${path}: ${huge.text}`);
+    const zeros = await get(`${path}?page_size=${'0'.repeat(30)}1`);
+    t.is(zeros.status, 200, `${path}: ${zeros.text}`);
+    const page = await get(`${path}?page=${'9'.repeat(30)}`);
+    errorBody(t, page, 400, 'invalid_page');
+    t.regex(page.json.details, /at most \d+/, page.text);
+  }
+  errorBody(t, await get(`/api/v4/media/edge/?page_size=${'0'.repeat(30)}`), 400, 'invalid_page_size');
+});
+
+test('NUL in a path parameter (a tag, an aggregation field, a file name) of an existing object: 400 invalid_character naming it, never 500', async (t) => {
+  const [match] = (await get('/api/v4/matches/')).json.results;
+  const [group] = (await get('/api/v3/aggregations/group-path/')).json.results;
+  for (const [method, path, field] of [
+    ['PUT', `/api/v4/matches/${match.id}/tags/a%00b/`, 'tag'],
+    ['DELETE', `/api/v4/matches/${match.id}/tags/%00/`, 'tag'],
+    ['GET', `/api/v3/aggregations/group-path/${group._id}/tags%00/`, 'field'],
+    ['PUT', `/api/v3/aggregations/group-path/${group._id}/%00/`, 'field'],
+    ['GET', `/api/v4/media-files/${mediaId}/image%00`, 'file'],
+  ] as const) {
+    const res = await server.call(method, path, { key, json: method === 'PUT' && path.includes('aggregations') ? { content: 'x' } : undefined });
+    errorBody(t, res, 400, 'invalid_character');
+    t.is(res.json.errors[0].field, field, path);
+  }
+  const after = await get(`/api/v4/matches/${match.id}/`);
+  t.deepEqual(after.json.tags, match.tags);
+});
+
+test('any other HTTP method on a known path (TRACE, PROPFIND, MKCOL...) is 405 with Allow, as PUT there is; on an unknown path 404', async (t) => {
+  // Raw requests: fetch refuses TRACE.
+  const send = (method: string, path: string) => raw(`${method} ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Token ${key}\r\nConnection: close\r\n\r\n`);
+  for (const method of ['TRACE', 'PROPFIND', 'MKCOL', 'LOCK', 'PURGE', 'SEARCH']) {
+    const res = await send(method, '/api/v4/account/');
+    t.is(res.status, 405, `${method}: ${res.body}`);
+    t.is(JSON.parse(res.body).code, 'method_not_allowed', method);
+    t.is(res.headers.allow, 'DELETE, GET, HEAD, OPTIONS', method);
+    t.truthy(res.headers['x-request-id'], method);
+    const unknown = await send(method, '/api/v4/nothing-here/');
+    t.is(unknown.status, 404, `${method}: ${unknown.body}`);
+  }
+});
+
+test('a request whose body never arrives in full is answered 408 request_timeout and closed, not held open forever', async (t) => {
+  const started = Date.now();
+  const res = await raw(`POST /api/v4/account/settings/ HTTP/1.1\r\nHost: x\r\nAuthorization: Token ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"lang":`);
+  t.is(res.status, 408, res.body);
+  t.is(JSON.parse(res.body).code, 'request_timeout');
+  t.truthy(res.headers['x-request-id']);
+  t.true(Date.now() - started < 9_500, `${Date.now() - started} ms`);
+  t.is((await get('/api/v4/account/settings/')).json.lang, 'en', 'nothing was changed');
 });

@@ -13,6 +13,7 @@ export * from './plugin.js';
 export * from './plugin-loader.js';
 export * from './pagination.js';
 export * from './nul-characters.js';
+export * from './display-text.js';
 export * from './filters.js';
 export * from './filter-language.js';
 export * from './csv.js';

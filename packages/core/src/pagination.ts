@@ -16,11 +16,11 @@ export interface PageRequest {
 
 function positiveInt(raw: string | undefined, name: string, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
-  // At most 16 digits: beyond, the number is not exact in JavaScript (and far past any bound below).
-  if (!/^\d{1,16}$/.test(raw) || Number(raw) < 1) {
-    throw badRequest('invalid_' + name, `${name} must be a positive integer.`);
-  }
-  return Number(raw);
+  if (!/^\d+$/.test(raw) || /^0+$/.test(raw)) throw badRequest('invalid_' + name, `${name} must be a positive integer.`);
+  const digits = raw.replace(/^0+/, '');
+  // Beyond 15 digits a number is not exact in JavaScript, and far past any bound of pageRequest:
+  // it stands for "huge" (page_size capped, page past the largest offset), never a misleading 400.
+  return digits.length > 15 ? Number.MAX_SAFE_INTEGER : Number(digits);
 }
 
 /**

@@ -22,6 +22,8 @@ export { defineSettings, setting, type SettingsDeclaration, type SettingSpec, ty
 
 // Errors (the spec's error body) and REST route helpers.
 export { ApiError, errorBody, badRequest, unauthorized, forbidden, notFound, conflict, unprocessable, validationError, type ErrorItem, type ErrorBody } from '@filigrane/core';
+// One-line labels (names, titles, descriptions): control and invisible formatting characters refused.
+export { labelProblem, labelError } from '@filigrane/core';
 export {
   ok,
   created,

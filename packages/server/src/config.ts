@@ -9,6 +9,8 @@ export interface GatewayConfig extends AppConfig {
   databaseUrl?: string;
   embeddedPgPort: number;
   bodyLimitBytes: number;
+  /** Seconds a client has to send a whole request (0: no limit). */
+  requestTimeoutSeconds: number;
   logLevel: string;
   /** `auto`: `filigrane start` builds the offline tool in the background when it is missing. */
   toolBuild: string;
@@ -53,6 +55,12 @@ export const GATEWAY_SETTINGS = defineSettings('gateway', {
   plugins: setting.list({ env: 'FILIGRANE_PLUGINS', default: [], description: 'Third-party plugin modules to load, comma-separated, resolved from the working directory (docs/plugins.md)' }),
   embeddedPgPort: setting.integer({ env: 'EMBEDDED_PG_PORT', default: 0, min: 0, max: 65535, description: 'Port of the embedded PostgreSQL (0: any free port)' }),
   bodyLimitBytes: setting.integer({ env: 'BODY_LIMIT_BYTES', default: 64 * 1024 * 1024, min: 1, description: 'Largest request body' }),
+  requestTimeoutSeconds: setting.integer({
+    env: 'REQUEST_TIMEOUT_SECONDS',
+    default: 300,
+    min: 0,
+    description: 'Seconds a client has to send a whole request, headers and body; then 408 `request_timeout` and the connection is closed (0: no limit)',
+  }),
   trustProxy: setting.optionalString({
     env: 'TRUST_PROXY',
     description: 'Proxies in front of the API whose `X-Forwarded-For` is believed: a hop count (`1`: one load balancer) or comma-separated proxy addresses/CIDRs; unset: the header is ignored',
@@ -95,6 +103,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     toolDir: resolve(s.toolDir ?? join(CHECKOUT, 'packages', 'tool', 'release')),
     toolVersion: s.toolVersion ?? readVersion(),
     bodyLimitBytes: s.bodyLimitBytes,
+    requestTimeoutSeconds: s.requestTimeoutSeconds,
     logLevel: s.logLevel,
     toolBuild: s.toolBuild,
     blobStoreUrl: s.blobStoreUrl,

@@ -49,6 +49,15 @@ export async function createHttpServer(config: GatewayConfig, container: Contain
   const app = Fastify({
     logger: logger ? { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-csrf-token"]'] } : false,
     bodyLimit: config.bodyLimitBytes,
+    // Fastify turns Node's request timeout off (0): a body that never arrives in full would hold its
+    // connection and buffer forever. Node 20 reads it when the server is created (Fastify's own
+    // option is assigned later, too late), so it goes in the server options; checked every
+    // connectionsCheckingInterval.
+    requestTimeout: config.requestTimeoutSeconds * 1000,
+    http: {
+      requestTimeout: config.requestTimeoutSeconds * 1000,
+      connectionsCheckingInterval: Math.min(30_000, Math.max(1000, (config.requestTimeoutSeconds * 1000) / 4)),
+    },
     genReqId: (req) => requestIdFor(req.headers['x-request-id']),
     requestIdHeader: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2000 },

@@ -1,5 +1,5 @@
 import {
-  badRequest, BlobMissingError, listPage, noContent, ok, parseDateFilters, streamed, TOKENS,
+  badRequest, BlobMissingError, listPage, noContent, notFound, ok, parseDateFilters, streamed, TOKENS,
   type BlobStore, type RouteContext, type RouteSpec,
 } from '@filigrane/core';
 import { parseNewSession } from './crawl-settings.js';
@@ -8,10 +8,18 @@ import { BATCH_PAGE_SCHEMA, BATCH_SCHEMA, CTIME_QUERY, NEW_SESSION_SCHEMA, SESSI
 
 const V3 = ['v3'] as const;
 
-function id(ctx: RouteContext, name = 'id'): number {
+const MAX_ID = 2_147_483_647;
+
+/**
+ * A session or batch id from the path: not digits is 400; digits beyond the integer column (which
+ * PostgreSQL would refuse) name nothing that exists: 404, as any unknown id.
+ */
+function id(ctx: RouteContext, kind: 'session' | 'batch', name = 'id'): number {
   const raw = ctx.params[name] ?? '';
-  if (!/^\d{1,9}$/.test(raw)) throw badRequest('invalid_id', `${name} must be a positive integer.`);
-  return Number(raw);
+  if (!/^\d+$/.test(raw)) throw badRequest('invalid_id', `${name} must be a positive integer.`);
+  const digits = raw.replace(/^0+/, '');
+  if (digits.length > 10 || Number(digits) > MAX_ID) throw notFound(`No crawling ${kind} with this id.`);
+  return Number(digits);
 }
 
 const service = (ctx: RouteContext) => ctx.container.get(CrawlService);
@@ -40,7 +48,7 @@ export const crawlingRoutes: RouteSpec[] = [
     versions: [...V3], method: 'GET', path: '/crawling/sessions/:id/',
     responses: { 200: { schema: SESSION_SCHEMA } },
     async handler(ctx) {
-      return ok(sessionView(ctx.baseUrl, await service(ctx).get(account(ctx), id(ctx))));
+      return ok(sessionView(ctx.baseUrl, await service(ctx).get(account(ctx), id(ctx, 'session'))));
     },
   },
   {
@@ -48,7 +56,7 @@ export const crawlingRoutes: RouteSpec[] = [
     responses: { 204: { description: 'Deleted' } },
     summary: 'Stop the crawl at once and remove the session, its batches and files (matches stay): 204',
     async handler(ctx) {
-      await service(ctx).remove(account(ctx), id(ctx));
+      await service(ctx).remove(account(ctx), id(ctx, 'session'));
       return noContent();
     },
   },
@@ -58,7 +66,7 @@ export const crawlingRoutes: RouteSpec[] = [
       responses: { 202: { schema: SESSION_SCHEMA } },
       summary: `${action}: 202 with the session, 409 when its state does not allow it`,
       async handler(ctx) {
-        const s = await service(ctx)[action](account(ctx), id(ctx));
+        const s = await service(ctx)[action](account(ctx), id(ctx, 'session'));
         return { status: 202, body: sessionView(ctx.baseUrl, s) };
       },
     }),
@@ -68,7 +76,7 @@ export const crawlingRoutes: RouteSpec[] = [
     query: CTIME_QUERY, responses: { 200: { schema: BATCH_PAGE_SCHEMA } },
     async handler(ctx) {
       const ctime = parseDateFilters(ctx.query, 'ctime');
-      const sessionId = id(ctx);
+      const sessionId = id(ctx, 'session');
       return ok(await listPage(ctx, (o, l) => service(ctx).batches(account(ctx), sessionId, ctime, o, l), (r) => batchView(ctx.baseUrl, r), { withCount: false }));
     },
   },
@@ -84,7 +92,7 @@ export const crawlingRoutes: RouteSpec[] = [
     versions: [...V3], method: 'GET', path: '/crawling/batches/:id/',
     responses: { 200: { schema: BATCH_SCHEMA } },
     async handler(ctx) {
-      return ok(batchView(ctx.baseUrl, await service(ctx).batch(account(ctx), id(ctx))));
+      return ok(batchView(ctx.baseUrl, await service(ctx).batch(account(ctx), id(ctx, 'batch'))));
     },
   },
   {
@@ -92,10 +100,10 @@ export const crawlingRoutes: RouteSpec[] = [
     summary: 'A batch file (images.csv.gz, images.tar, videos.csv.gz, documents.csv.gz, pages.csv.gz, pages.warc.gz), streamed',
     responses: { 200: { files: ['application/gzip', 'application/x-tar'] } },
     async handler(ctx) {
-      const a = await service(ctx).artifact(account(ctx), id(ctx), ctx.params.file ?? '');
+      const a = await service(ctx).artifact(account(ctx), id(ctx, 'batch'), ctx.params.file ?? '');
       const blob = await ctx.container.get<BlobStore>(TOKENS.BlobStore).open(a.key);
       if (!blob) throw new BlobMissingError(a.key);
-      return streamed(blob.stream, blob.size, a.contentType, `batch-${id(ctx)}-${a.file}`);
+      return streamed(blob.stream, blob.size, a.contentType, `batch-${id(ctx, 'batch')}-${a.file}`);
     },
   },
 ];

@@ -279,3 +279,25 @@ test.serial('sessions: validation per field, ctime filters, states, isolation, d
   }).then((r) => r.json() as Promise<{ data: { crawlSessions: { nodes: { cycleCount: number; latestBatch: { crawlCycle: number }; batches: { nodes: unknown[] } }[] } } }>);
   t.true(gql.data.crawlSessions.nodes.some((x) => x.cycleCount === 2 && x.batches.nodes.length === 2 && x.latestBatch.crawlCycle === 2), JSON.stringify(gql));
 });
+
+test.serial('an id no session or batch can have (beyond the integer column) is 404 like any unknown id; a malformed one stays 400', async (t) => {
+  for (const big of ['2147483648', '99999999999999999999', '0000000000000000000000000002147483648']) {
+    for (const [method, path] of [
+      ['GET', `/api/v3/crawling/sessions/${big}/`],
+      ['DELETE', `/api/v3/crawling/sessions/${big}/`],
+      ['POST', `/api/v3/crawling/sessions/${big}/crawl/`],
+      ['GET', `/api/v3/crawling/sessions/${big}/batches/`],
+      ['GET', `/api/v3/crawling/batches/${big}/`],
+      ['GET', `/api/v3/crawling/batches/${big}/images.tar`],
+    ] as const) {
+      const res = await server.call(method, path, { key });
+      t.is(res.status, 404, `${method} ${path}: ${res.text}`);
+      t.is(res.json.code, 'not_found');
+    }
+  }
+  for (const bad of ['abc', '-1', '1.5', '0x10']) {
+    const res = await session(bad as unknown as number);
+    t.is(res.status, 400, res.text);
+    t.is(res.json.code, 'invalid_id');
+  }
+});

@@ -1,4 +1,4 @@
-import { badRequest, canActOnHome, forbidden, type Principal } from '@filigrane/core';
+import { badRequest, canActOnHome, forbidden, SPOOFING_CHARACTER, type Principal } from '@filigrane/core';
 
 /** A location in the media tree: `/<homedir>/<path>/<name>`, names NFC-normalised. */
 export interface MediaPath {
@@ -16,30 +16,45 @@ const MAX_DEPTH = 64;
 const invalid = (details: string) => badRequest('invalid_path', details);
 
 /**
- * Invisible format characters (Unicode category Cf) and C1 controls make a name display as
- * something else: `report<U+202E>fdp.exe` lists as `reportexe.pdf`. New names refuse them all
- * (bidi embeddings, overrides, isolates and marks, zero-width space, BOM, soft hyphen, ...) but
- * the joiners that scripts and emoji need: ZWNJ/ZWJ (U+200C/D) and the emoji tag characters
- * (U+E0020-E007F). Decision recorded in docs/api-decisions.md.
+ * Characters drawn like '/' that compatibility normalisation (NFKC) does not turn into one: a name
+ * `a<U+2215>b.jpg` would list as the path `a/b.jpg`.
  */
-const SPOOFING = /(?![\u200C\u200D\u{E0020}-\u{E007F}])[\p{Cf}\u0080-\u009F]/u;
+const SLASH_LOOKALIKE = /[\u2044\u2215\u2571\u27CB\u29F8]/u;
 
 /**
- * Checks one decoded name; hidden names (leading '.') only when `allowHidden` (reading); the
- * spoofing characters only when not `creating` (names stored before the rule stay reachable).
+ * Why a new name would display as something it is not, or null. Invisible format characters and
+ * C1 controls (core's SPOOFING_CHARACTER: `report<U+202E>fdp.exe` lists as `reportexe.pdf`); a
+ * character drawn as '/' (the look-alikes above, or one NFKC maps to '/', like U+FF0F); dot
+ * look-alikes making it read as '.', '..' or a hidden name (NFKC: U+FF0E, U+2024); a leading or
+ * trailing space of any kind (`x.jpg ` lists as `x.jpg`; a blank name shows nothing). Decision
+ * recorded in docs/api-decisions.md.
+ */
+function spoofingProblem(nfc: string): string | null {
+  const spoof = SPOOFING_CHARACTER.exec(nfc);
+  if (spoof) {
+    const code = spoof[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+    return `Names cannot contain invisible formatting or control characters (U+${code}): they can make a name display as another.`;
+  }
+  const compatible = nfc.normalize('NFKC');
+  if (SLASH_LOOKALIKE.test(nfc) || compatible.includes('/')) return 'Names cannot contain a character drawn like "/": the name would display as a path.';
+  if (compatible.startsWith('.')) return 'Names cannot begin with a character drawn like "." (names beginning with "." are reserved, hidden).';
+  if (/^\s|\s$/u.test(nfc)) return 'Names cannot begin or end with a space (of any kind): the name would display as another.';
+  return null;
+}
+
+/**
+ * Checks one decoded name; hidden names (leading '.') only when `allowHidden` (reading); names
+ * that display as another only when `creating` (names stored before the rule stay reachable).
  */
 export function checkName(name: string, allowHidden: boolean, creating = false): string {
   const nfc = name.normalize('NFC');
   if (nfc === '') throw invalid('Empty names are not allowed.');
   if (nfc.includes('/')) throw invalid(`"/" is not allowed in a name ("${nfc}").`);
   if (/[\u0000-\u001f\u007f]/.test(nfc)) throw invalid('Control characters are not allowed in a name.');
-  const spoof = creating ? SPOOFING.exec(nfc) : null;
-  if (spoof) {
-    const code = spoof[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
-    throw badRequest('invalid_name', `Names cannot contain invisible formatting or control characters (U+${code}): they can make a name display as another.`);
-  }
   if (nfc === '.' || nfc === '..') throw invalid('"." and ".." are not names.');
   if (nfc.startsWith('.') && !allowHidden) throw invalid(`Names cannot begin with "." (reserved, hidden): "${nfc}".`);
+  const spoof = creating ? spoofingProblem(nfc) : null;
+  if (spoof) throw badRequest('invalid_name', spoof);
   if (Buffer.byteLength(nfc) > MAX_NAME_BYTES) throw invalid(`Names are limited to ${MAX_NAME_BYTES} bytes.`);
   return nfc;
 }

@@ -267,9 +267,10 @@ test('GraphQL: browse, detail, metadata update', async (t) => {
   t.deepEqual(reg.json.data.registerMedia, { path: '/bob/gql/é.png', watermarked: false, image: { width: 72 }, metadata: { 'user.k': 'v' } });
   const denied = await server.call('POST', '/graphql', { key: bob.apiKey, json: { query: '{ media(path: "/alice/plain/photo.png") { path } }' } });
   t.is(denied.json.errors[0].extensions.status_code, 403);
-  // An unpaired surrogate (valid JSON, not valid Unicode) in a path: 400, not a 500 from encodeURIComponent.
+  // An unpaired surrogate (valid JSON, not valid Unicode) in a path: 400, not a 500 from encodeURIComponent
+  // (refused on arrival with every other argument, as REST bodies are: invalid_character).
   for (const query of ['query($p: String!) { media(path: $p) { path } }', 'query($p: String) { mediaFolder(path: $p) { mediaCount } }', 'mutation($p: String!) { registerMedia(path: $p, url: "data:,x") { path } }']) {
     const lone = await server.call('POST', '/graphql', { key: bob.apiKey, json: { query, variables: { p: '/bob/a\ud800b.png' } } });
-    t.like(lone.json.errors?.[0]?.extensions, { code: 'BAD_USER_INPUT', apiCode: 'invalid_path', status_code: 400 }, lone.text);
+    t.like(lone.json.errors?.[0]?.extensions, { code: 'BAD_USER_INPUT', apiCode: 'invalid_character', status_code: 400 }, lone.text);
   }
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'inversify';
 import { ApiError, assertWithinHome, searchPathOf, CORE_SETTINGS, isUploadedFile, requireBlob, TOKENS, validationError, type BlobStore, type CoreSettings, type ErrorItem, codecApiError, imageView, type MediaRecord } from '@filigrane/core';
-import { IdentificationService, type SearchExecutor, type SearchScope } from '@filigrane/plugin-search';
+import { IdentificationService, searchNameOf, type SearchExecutor, type SearchScope } from '@filigrane/plugin-search';
 import { prepareQuery } from '@filigrane/vision';
 import { DocumentError } from './document-error.js';
 import { extractPdf } from './pdf-extraction.js';
@@ -59,11 +59,10 @@ export class DocumentSearchExecutor implements SearchExecutor<DocumentQuery> {
     const filterMarked = body.filter_marked === undefined || body.filter_marked === null ? null : bool(body.filter_marked);
     if (filterMarked === undefined) errors.push({ field: 'filter_marked', code: 'invalid', details: 'filter_marked must be a boolean.' });
     const searchPath = searchPathOf(body, scope, errors);
-    const name = body.name === undefined || body.name === null ? file.filename : body.name;
-    if (name !== null && typeof name !== 'string') errors.push({ field: 'name', code: 'invalid', details: 'name must be a string.' });
+    const name = searchNameOf(body, file.filename, errors);
     if (errors.length) throw validationError(errors);
     assertWithinHome(searchPath, scope);
-    const query: DocumentQuery = { blob: `searches/documents/${randomUUID()}`, name: name as string | null, search_path: searchPath, filter_marked: filterMarked ?? null, sync: false };
+    const query: DocumentQuery = { blob: `searches/documents/${randomUUID()}`, name, search_path: searchPath, filter_marked: filterMarked ?? null, sync: false };
     await this.blobs.put(query.blob, file.data);
     return { query, sync: false, name: query.name };
   }

@@ -1,6 +1,6 @@
 import { validationError, type ErrorItem } from '@filigrane/plugin-api';
 import { normaliseDomain } from '@filigrane/plugin-blacklist';
-import { text, unknownFields } from './review-input.js';
+import { label, text, unknownFields } from './review-input.js';
 
 /** A licensee as POST sets it (PATCH sets some fields). */
 export interface LicenseeInput {
@@ -50,7 +50,7 @@ export function parseLicensee(body: unknown, partial: boolean): LicenseeInput {
   const errors: ErrorItem[] = [];
   unknownFields(b, FIELDS, errors);
   const out: LicenseeInput = {};
-  if (b.name !== undefined || !partial) out.name = text(b.name, 'name', 200, errors, true)?.trim();
+  if (b.name !== undefined || !partial) out.name = label(b.name, 'name', 200, errors, true)?.trim();
   if (b.domain !== undefined || !partial) {
     const raw = text(b.domain, 'domain', 2048, errors, true);
     if (raw !== undefined) {
@@ -86,7 +86,7 @@ export function parseLicensee(body: unknown, partial: boolean): LicenseeInput {
   if (from !== undefined) out.valid_from = from;
   if (until !== undefined) out.valid_until = until;
   if (from && until && from > until) errors.push({ field: 'valid_until', code: 'invalid', details: 'valid_until is after valid_from.' });
-  if (b.reference !== undefined) out.reference = b.reference === null ? null : (text(b.reference, 'reference', 200, errors)?.trim() ?? undefined);
+  if (b.reference !== undefined) out.reference = b.reference === null ? null : (label(b.reference, 'reference', 200, errors)?.trim() ?? undefined);
   if (errors.length) throw validationError(errors);
   return out;
 }

@@ -1,4 +1,4 @@
-import { validationError, type ErrorItem } from '@filigrane/plugin-api';
+import { labelError, validationError, type ErrorItem } from '@filigrane/plugin-api';
 import { isReviewState, REVIEW_STATES, type ReviewState } from './review-states.js';
 
 export const MAX_NOTE = 2000;
@@ -18,6 +18,14 @@ export function text(value: unknown, field: string, max: number, errors: ErrorIt
   else if (required && value.trim() === '') errors.push({ field, code: 'required', details: `${field} is required.` });
   else return value;
   return undefined;
+}
+
+/** A one-line label (a name, a reference): `text` without control or invisible formatting characters. */
+export function label(value: unknown, field: string, max: number, errors: ErrorItem[], required = false): string | undefined {
+  const s = text(value, field, max, errors, required);
+  const bad = s === undefined ? null : labelError(field, s);
+  if (bad) errors.push(bad);
+  return bad ? undefined : s;
 }
 
 export function reviewState(value: unknown, errors: ErrorItem[], field = 'state'): ReviewState | undefined {

@@ -4,7 +4,7 @@ import { ApiError, isUploadedFile, requireBlob, TOKENS, validationError, type Bl
 import { prepareQuery, queryFingerprint, sniffQueryFormat, type GeometricModel } from '@filigrane/vision';
 import { ACCEPTED_VIDEOS } from '@filigrane/video';
 import { IdentificationService, type IdentifyOptions } from './identification.service.js';
-import { assertWithinHome, searchPathOf, type SearchExecutor, type SearchScope } from './search-executors.js';
+import { assertWithinHome, searchNameOf, searchPathOf, type SearchExecutor, type SearchScope } from './search-executors.js';
 import { VideoMatchService, type VideoMatch } from './video-match.service.js';
 import { videoResult } from './video-search.executor.js';
 
@@ -84,14 +84,13 @@ export class ImageSearchExecutor implements SearchExecutor<ImageQuery> {
     const filterMarked = body.filter_marked === undefined || body.filter_marked === null ? null : bool(body.filter_marked);
     if (filterMarked === undefined) errors.push({ field: 'filter_marked', code: 'invalid', details: 'filter_marked must be a boolean.' });
     const searchPath = searchPathOf(body, scope, errors);
-    const name = body.name === undefined || body.name === null ? (isUploadedFile(file) ? file.filename : null) : body.name;
-    if (name !== null && typeof name !== 'string') errors.push({ field: 'name', code: 'invalid', details: 'name must be a string.' });
+    const name = searchNameOf(body, isUploadedFile(file) ? file.filename : null, errors);
     if (errors.length) throw validationError(errors);
     assertWithinHome(searchPath, scope);
     const data = (file as { data: Buffer }).data;
     const query: ImageQuery = {
       blob: null,
-      name: name as string | null,
+      name,
       search_path: searchPath,
       mode,
       categories: categories as ImageCategory[],

@@ -1,6 +1,26 @@
-import { createExtensionPoint } from '@filigrane/core';
+import { createExtensionPoint, labelError, type ErrorItem } from '@filigrane/core';
 // Executors parse `search_path` with core's helpers (searchPathOf, assertWithinHome), shared with other plugins' executors.
 export { assertWithinHome, searchPathOf } from '@filigrane/core';
+
+/** Longest search name, as for other names (media, applications). */
+export const MAX_SEARCH_NAME = 255;
+
+/**
+ * The search's `name`: the one given, else the uploaded file's name; a one-line label either way
+ * (at most 255 characters, no control or invisible formatting characters). Problems go to `errors`.
+ */
+export function searchNameOf(body: Record<string, unknown>, filename: string | null, errors: ErrorItem[]): string | null {
+  const name = body.name === undefined || body.name === null ? filename : body.name;
+  if (name === null) return null;
+  if (typeof name !== 'string') errors.push({ field: 'name', code: 'invalid', details: 'name must be a string.' });
+  else if (name.length > MAX_SEARCH_NAME) errors.push({ field: 'name', code: 'max_length', details: `name has at most ${MAX_SEARCH_NAME} characters${body.name == null ? ' (the uploaded file\'s name is the name when none is given)' : ''}.` });
+  else {
+    const bad = labelError('name', name);
+    if (bad) errors.push(body.name == null ? { ...bad, details: `${bad.details} (the uploaded file's name is the name when none is given)` } : bad);
+    else return name;
+  }
+  return null;
+}
 
 /** Whom a search runs for: the account and the home directory it may see. */
 export interface SearchScope {

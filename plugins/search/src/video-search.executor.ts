@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'inversify';
 import { CORE_SETTINGS, isUploadedFile, requireBlob, TOKENS, validationError, type BlobStore, type CoreSettings, type ErrorItem, codecApiError, mediaUrl, videoView, withTempFile } from '@filigrane/core';
 import { ACCEPTED_VIDEOS, probeVideo, sniffVideo } from '@filigrane/video';
-import { assertWithinHome, searchPathOf, type SearchExecutor, type SearchScope } from './search-executors.js';
+import { assertWithinHome, searchNameOf, searchPathOf, type SearchExecutor, type SearchScope } from './search-executors.js';
 import { VideoMatchService, type VideoMatch } from './video-match.service.js';
 
 export interface VideoQuery {
@@ -66,15 +66,14 @@ export class VideoSearchExecutor implements SearchExecutor<VideoQuery> {
     if (sync === undefined) errors.push({ field: 'sync', code: 'invalid', details: 'sync must be a boolean.' });
     else if (sync) errors.push({ field: 'sync', code: 'sync_not_allowed', details: 'Synchronous searches are for images only: search videos with sync=false and poll the search.' });
     const searchPath = searchPathOf(body, scope, errors);
-    const name = body.name === undefined || body.name === null ? file.filename : body.name;
-    if (name !== null && typeof name !== 'string') errors.push({ field: 'name', code: 'invalid', details: 'name must be a string.' });
+    const name = searchNameOf(body, file.filename, errors);
     if (errors.length) throw validationError(errors);
     assertWithinHome(searchPath, scope);
     // Probed at once: an unreadable, audio-only or too long video is a 4xx now, not a failed search later.
     await withTempFile(file.data, (f) => probeVideo(f, { maxDuration: this.core.maxVideoSeconds })).catch((err: unknown) => {
       throw codecApiError(err, ACCEPTED_VIDEOS);
     });
-    const query: VideoQuery = { blob: `searches/videos/${randomUUID()}`, name: name as string | null, search_path: searchPath, sync: false };
+    const query: VideoQuery = { blob: `searches/videos/${randomUUID()}`, name, search_path: searchPath, sync: false };
     await this.blobs.put(query.blob, file.data);
     return { query, sync: false, name: query.name };
   }

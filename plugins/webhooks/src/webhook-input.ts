@@ -1,5 +1,5 @@
 import { AllowList, checkTarget, FetchError } from '@filigrane/net';
-import { validationError, type ErrorItem } from '@filigrane/core';
+import { labelError, validationError, type ErrorItem } from '@filigrane/core';
 
 export interface EndpointInput {
   url?: string;
@@ -48,7 +48,9 @@ export function parseEndpointInput(body: unknown, partial: boolean, allowHosts: 
     }
   }
   if (b.description !== undefined) {
+    const bad = typeof b.description === 'string' ? labelError('description', b.description) : null;
     if (typeof b.description !== 'string' || b.description.length > 255) errors.push({ field: 'description', code: 'invalid', details: 'description is a string of at most 255 characters.' });
+    else if (bad) errors.push(bad);
     else out.description = b.description;
   }
   if (b.enabled !== undefined) {

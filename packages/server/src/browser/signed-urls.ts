@@ -21,13 +21,18 @@ export class HmacFileUrlSigner implements FileUrlSigner {
     this.key = createHash('sha256').update('filigrane/signed-file-urls/v1').update(masterKey).digest();
   }
 
+  /**
+   * The URL with its signature last. A fragment (`#top`: browsers never send it) stays after the
+   * signature; the parameters of an earlier signature are dropped, so a signed URL signs afresh.
+   */
   sign(accountId: number, url: string): { url: string; expires: Date } {
     const expires = Math.floor(this.clock.now().getTime() / 1000) + this.ttlSeconds;
-    const parsed = /^(https?:\/\/[^/]+)?(\/[^#]*)$/.exec(url);
+    const parsed = /^(https?:\/\/[^/]+)?(\/[^?#]*)(?:\?([^#]*))?(#.*)?$/.exec(url);
     if (!parsed) throw new Error(`not a URL of this service: ${url}`);
-    const [, origin = '', local] = parsed;
-    const unsigned = `${local}${local!.includes('?') ? '&' : '?'}expires=${expires}&account=${accountId}`;
-    return { url: `${origin}${unsigned}${SIGNATURE}${this.mac(unsigned)}`, expires: new Date(expires * 1000) };
+    const [, origin = '', path, query = '', fragment = ''] = parsed;
+    const kept = query.split('&').filter((p) => p !== '' && !/^(expires|account|signature)(=|$)/.test(p));
+    const unsigned = `${path}?${[...kept, `expires=${expires}`, `account=${accountId}`].join('&')}`;
+    return { url: `${origin}${unsigned}${SIGNATURE}${this.mac(unsigned)}${fragment}`, expires: new Date(expires * 1000) };
   }
 
   /** The account a request URL (path and query, as received) was signed for; a 401 when it is not valid now. */

@@ -19,7 +19,7 @@ import type { TrustedDocuments } from './trusted-documents.js';
 
 export { SIGNED_URLS_DIRECTIVE } from './signed-urls.js';
 
-/** Every argument of every field, inline or from variables, after coercion: NUL is refused as in REST. */
+/** Every argument of every field, inline or from variables, after coercion: NUL and unpaired surrogates are refused as in REST. */
 const refuseNulArguments: MiddlewareFn = ({ args }, next) => {
   rejectNul(args);
   return next();

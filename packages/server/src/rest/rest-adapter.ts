@@ -1,3 +1,4 @@
+import { METHODS as httpMethods } from 'node:http';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Container } from 'inversify';
@@ -25,7 +26,6 @@ interface MountedRoute {
   version: ApiVersion | null;
 }
 
-const METHODS: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 /** Every full path a route answers on: `/api/<v><path>` per version, or the path itself. */
 export function fullPaths(spec: RouteSpec): { path: string; version: ApiVersion | null }[] {
@@ -45,6 +45,10 @@ export function bodyLimitOf(spec: RouteSpec, uploadLimit: number): number {
 }
 
 export function mountRestRoutes(app: FastifyInstance, container: Container, plugins: FiligranePlugin[], baseUrlOf: (req: FastifyRequest) => string, uploadLimit: number): void {
+  // Every method Node's parser accepts (TRACE, PROPFIND, QUERY...) reaches the paths below, so a
+  // known path answers 405 with Allow to any method it lacks, not 404 (CONNECT never reaches a route).
+  for (const method of httpMethods) if (method !== 'CONNECT' && !app.supportedMethods.includes(method)) app.addHttpMethod(method);
+  const routeMethods = app.supportedMethods.filter((m) => m !== 'CONNECT');
   const byPath = new Map<string, Map<string, MountedRoute>>();
   for (const plugin of plugins) {
     for (const spec of plugin.routes ?? []) {
@@ -60,7 +64,7 @@ export function mountRestRoutes(app: FastifyInstance, container: Container, plug
   for (const [path, methods] of byPath) {
     const allow = [...methods.keys(), ...(methods.has('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ');
     app.route({
-      method: [...METHODS, 'HEAD', 'OPTIONS'],
+      method: routeMethods,
       url: path,
       // Fastify reads the body after onRequest (where credentials are checked, see http-server.ts):
       // the limit is per path, the largest of its methods'.
@@ -87,8 +91,12 @@ export function mountRestRoutes(app: FastifyInstance, container: Container, plug
 async function serve(mounted: MountedRoute, req: FastifyRequest, container: Container, baseUrl: string): Promise<RouteResponse> {
   const { spec, version } = mounted;
   const query = req.query as Record<string, QueryValue>;
-  // Every query-string value and every string of a parsed body, for every route: NUL is refused here.
+  // Every query-string value, path parameter and string of a parsed body, for every route: NUL and
+  // unpaired surrogates are refused here. The wildcard (`*`, the media path) is left to its route,
+  // which parses the raw path itself (control characters there are 400 invalid_path).
   rejectNul(query);
+  const { '*': _wildcard, ...params } = (req.params ?? {}) as Record<string, string>;
+  rejectNul(params);
   const format = queryString(query, 'format') ?? 'json';
   if (format !== 'json' && !(spec.formats ?? []).includes(format as 'csv')) {
     throw new ApiError(406, 'not_acceptable', `Format "${format}" is not available here; use format=json${spec.formats?.length ? ' or ' + spec.formats.map((f) => `format=${f}`).join(' or ') : ''}.`);
