@@ -218,6 +218,10 @@ run('the console: sign in, watermark, register, search, review a crawled match s
   t.is(settings.json.notifications.notify_web, true);
   t.is(await page.locator('html').getAttribute('lang'), 'fr');
   await checkScreen(t, 'settings-fr');
+  // The case the `i` key opened by itself: its history in French, the service's own note included.
+  const [autoCase] = (await alice.call('GET', '/api/v4/cases/')).json.results as { id: string }[];
+  await page.goto(`${base}/#/cases/${autoCase!.id}`);
+  await page.locator('ol.history li', { hasText: 'automatiquement' }).filter({ hasText: 'Ouvert pour les copies contrefaisantes du site.' }).waitFor();
 
   // Phone width: nothing wider than the screen, the menu opens from a button.
   await page.setViewportSize({ width: 375, height: 800 });

@@ -342,6 +342,16 @@ function SendNotice({ caseId, notice, onSent }: { caseId: string; notice: Notice
   );
 }
 
+/**
+ * The notes the cases plugin writes on its automatic changes, stored in English: said in the
+ * interface's language (any other note, or a wording the server changes, is shown as stored).
+ */
+const SYSTEM_NOTES: Record<string, Key> = {
+  "Opened for the site's infringing matches.": 'cases.systemNote.opened',
+  "Marked infringing: joined its site's open case.": 'cases.systemNote.joined',
+  'No longer marked infringing.': 'cases.systemNote.left',
+};
+
 /** What happened to the case, oldest first, as REST's history lists it. */
 function CaseHistory({ data }: { data: CaseDetailFieldsFragment }) {
   const t = useT();
@@ -369,7 +379,7 @@ function CaseHistory({ data }: { data: CaseDetailFieldsFragment }) {
             {h.note && (
               <>
                 {' '}
-                <q class="muted">{h.note}</q>
+                <q class="muted">{h.actor.type === 'system' && SYSTEM_NOTES[h.note] ? t(SYSTEM_NOTES[h.note]!) : h.note}</q>
               </>
             )}
           </li>
