@@ -276,6 +276,20 @@ export class CasesResolver {
     return rows.map((c) => caseType(c, ctx.baseUrl, { ...parts.get(c.id)!, notices: notices.get(c.id)! }));
   }
 
+  @Query(() => Int, { description: 'How many cases the filters select (the count of GET /api/v4/cases/)' })
+  async caseCount(
+    @Arg('state', () => String, { nullable: true }) state: string | undefined,
+    @Arg('site', () => String, { nullable: true }) site: string | undefined,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<number> {
+    const p = requirePrincipal(ctx);
+    const r = new FieldReader({}, []);
+    if (state !== undefined && state !== null && !(CASE_STATES as readonly string[]).includes(state)) r.fail('state', 'invalid_choice', `state is one of ${CASE_STATES.join(', ')}.`);
+    r.done();
+    const [, total] = await this.service.list(p.accountId, { state: (state ?? undefined) as CaseState | undefined, site: site ?? undefined }, 0, 1);
+    return total;
+  }
+
   @Query(() => CaseType, { description: 'One case (NOT_FOUND for another account\'s).' })
   async case(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<CaseType> {
     const p = requirePrincipal(ctx);

@@ -142,6 +142,9 @@ test.serial('CSV of the cases and GraphQL show the same cases', async (t) => {
   t.deepEqual(rows.map((r) => [r.id, r.state, r.site, r.match_ids]), list.results.map((c: { id: string; state: string; site: string; match_ids: string[] }) => [c.id, c.state, c.site ?? '', c.match_ids.join(',')]));
   t.truthy(rows[0]!.url && rows[0]!.created && 'resolution' in rows[0]!);
 
+  // The counts of REST's list envelope, with and without a filter.
+  const counts = await alice.call('POST', '/graphql', { json: { query: '{ all: caseCount closed: caseCount(state: "closed") }' } });
+  t.deepEqual(counts.json.data, { all: list.count, closed: (await alice.call('GET', '/api/v4/cases/?state=closed')).json.count }, counts.text);
   const gql = await alice.call('POST', '/graphql', { json: { query: '{ cases(state: "closed") { id title state resolution matchCount history { action fromState toState note actor { type accountId } } } }' } });
   t.is(gql.status, 200, gql.text);
   t.falsy(gql.json.errors, JSON.stringify(gql.json.errors));

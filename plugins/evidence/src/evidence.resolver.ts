@@ -75,6 +75,12 @@ export class EvidenceResolver {
     return rows.map((p) => packType(p, ctx.baseUrl));
   }
 
+  @Query(() => Int, { description: "How many evidence packs the account has (the count of GET /api/v4/evidence/)" })
+  async evidencePackCount(@Ctx() ctx: GraphQLContext): Promise<number> {
+    const [, total] = await this.packs.list(requirePrincipal(ctx).accountId, 0, 1);
+    return total;
+  }
+
   @Query(() => EvidencePackType, { description: 'One evidence pack; NOT_FOUND when it is not one of the account\'s (as REST)' })
   async evidencePack(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<EvidencePackType> {
     const pack = await this.packs.row(requirePrincipal(ctx).accountId, id);

@@ -201,6 +201,8 @@ test('a crawled copy: automatic and asked-for packs, read back with unzip and wa
   const { crawl_records, captured_resources, key_id } = pack.contents;
   t.true(crawl_records > 0 && captured_resources > 0 && /^[0-9a-f]{16}$/.test(key_id), JSON.stringify(pack.contents));
   t.like(gql.json.data.evidencePack, { crawlRecords: crawl_records, capturedResources: captured_resources, keyId: key_id });
+  const packCount = await alice.call('POST', '/graphql', { json: { query: '{ evidencePackCount }' } });
+  t.is(packCount.json.data?.evidencePackCount, (await alice.call('GET', '/api/v4/evidence/')).json.count, packCount.text);
 
   // Bad input: the spec's error body.
   for (const body of [{ matches: [] }, { matches: ['abc'] }, { matches: 'x' }, { matches: [match.id, match.id] }, { matches: Array.from({ length: 21 }, (_, i) => String(i + 1)) }, { matches: [match.id], extra: 1 }, ['x'], { matches: ['99999999'] }]) {
