@@ -14,7 +14,7 @@
  * Run under `flock /tmp/filigrane-bench.lock`.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
@@ -26,6 +26,8 @@ import { benchPostgres } from './support/postgres.js';
 import { loadArchive, sourceSets } from './support/synthetic-archive.js';
 
 const root = resolve(__dirname, '..', '..', '..');
+/** What support/synthetic-archive.ts spills to files per media while it loads (measured ~40 KB). */
+const SPILL_BYTES_PER_MEDIA = 45_000;
 const pct = (v: number[], q: number) => (v.length ? [...v].sort((a, b) => a - b)[Math.min(v.length - 1, Math.floor(q * v.length))]! : NaN);
 const mib = (b: number) => (b / 2 ** 20).toFixed(0);
 const jpegs = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((f) => /\.(jpe?g|png)$/i.test(f)).sort().map((f) => join(dir, f)) : []);
@@ -106,9 +108,24 @@ export async function run(args: string[]): Promise<void> {
     const peerLines: string[] = [];
     let synthetic = 0;
     const base = { databaseUrl: server.databaseUrl, masterKey: server.masterKey.toString('base64'), accountId, copies, unrelated, unrelatedWeb, rounds: Number(values.rounds) };
+    // Bytes per media on disk (database, plus the loader's spill files), measured at each size: a size
+    // the disk cannot hold is reported as not run instead of failing hours in (1,000,000 media need
+    // ~85-95 GB of database alone).
+    let bytesPerMedia = 110_000;
     for (const size of sizes) {
       const target = size - registered.length;
       const t0 = performance.now();
+      const free = (() => {
+        const f = statfsSync(tmpdir());
+        return f.bavail * f.bsize;
+      })();
+      const needed = Math.max(0, target - synthetic) * (bytesPerMedia + SPILL_BYTES_PER_MEDIA) * 1.2;
+      if (needed > free) {
+        const line = `| ${size.toLocaleString('en')} | not run: needs ~${(needed / 1e9).toFixed(0)} GB of disk at ${(bytesPerMedia / 1000).toFixed(0)} KB/media (database) + ${SPILL_BYTES_PER_MEDIA / 1000} KB/media (loader), ${(free / 1e9).toFixed(0)} GB free under ${tmpdir()} |`;
+        console.log(line);
+        rows.push(line);
+        break;
+      }
       if (target > synthetic) {
         await loadArchive(db, accountId, sources, synthetic + 1, target - synthetic, (done) => {
           if (done % 10_000 === 0) console.log(`  ${synthetic + done} synthetic media written (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
@@ -124,6 +141,7 @@ export async function run(args: string[]): Promise<void> {
         `SELECT pg_total_relation_size('visual_index') AS index, pg_total_relation_size('visual_postings') AS postings, pg_database_size(current_database()) AS database`,
       );
       const [indexBytes, postingsBytes, databaseBytes] = [sizeRows[0]!.index, sizeRows[0]!.postings, sizeRows[0]!.database].map(Number) as [number, number, number];
+      bytesPerMedia = databaseBytes / Math.max(1, size);
       const s = await probe({ ...base, mode: 'shared' });
       rows.push(
         `| ${s.entries.toLocaleString('en')} | ${loadS.toFixed(0)} | ${(indexBytes / 2 ** 30).toFixed(1)} + ${(postingsBytes / 2 ** 30).toFixed(1)} (${((indexBytes + postingsBytes) / s.entries / 1000).toFixed(1)} KB/media) | ${(databaseBytes / 2 ** 30).toFixed(1)} | ${pct(s.search, 0.5).toFixed(0)} | ${pct(s.search, 0.99).toFixed(0)} | ${pct(s.retrieval, 0.5).toFixed(0)} | ${pct(s.identify, 0.5).toFixed(0)} / ${pct(s.identify, 0.99).toFixed(0)} | ${pct(s.identifyWeb, 0.5).toFixed(0)} / ${pct(s.identifyWeb, 0.99).toFixed(0)} | ${s.found}/${s.queries} | ${s.falseMatches} / ${s.falseMatchesWeb} | ${mib(s.bootRss)} / ${mib(s.peakRss)} |`,

@@ -6,6 +6,7 @@ import { isPlugin, ManualClock, TOKENS, type AccountProvisioner, type AccountQuo
 import { createTestDatabase } from '@filigrane/db';
 import { bootTestServer, call, drainJobsAndEvents, pluginsExportedBy, type CallOptions, type CallResult, type FiligraneApp, type GatewayConfig } from '@filigrane/server';
 import { serveSite, type SitePage, type TestSite } from './test-site.js';
+import { connect, settle, subscribe, type TestSubscription } from './graphql-subscriptions.js';
 
 /**
  * A plugin for the test server: the plugin object; a plugin module, or its import
@@ -42,6 +43,12 @@ export interface TestAccount {
   apiKey: string;
   /** An HTTP call with this account's API key. */
   call(method: string, path: string, options?: Omit<CallOptions, 'key'>): Promise<CallResult>;
+  /**
+   * A GraphQL subscription over a real graphql-ws connection with this account's key, resolved once the
+   * server reads the outbox for it: `const sub = await alice.subscribe('subscription { feedChecked { feedId } }')`,
+   * then the action, then `await sub.next(1)`. Closed with the server.
+   */
+  subscribe(query: string, variables?: Record<string, unknown>): Promise<TestSubscription>;
 }
 
 export interface NewTestAccount extends AccountQuotas {
@@ -169,6 +176,10 @@ async function boot(options: TestServerOptions & { clock?: Clock; env: Record<st
   const clock = options.clock;
   const server = await bootTestServer({ ...options, plugins, clock, workers: options.workers ?? true });
   const { app, url } = server;
+  const clients: { dispose(): void | Promise<void> }[] = [];
+  const disposeClients = async () => {
+    for (const c of clients.splice(0)) await c.dispose();
+  };
   return {
     url,
     app,
@@ -180,7 +191,19 @@ async function boot(options: TestServerOptions & { clock?: Clock; env: Record<st
     async createAccount(username, options = {}) {
       const { fullName = username, email = `${username}@example.com`, permissions = [], ...quotas } = options;
       const { id, apiKey } = await app.container.get<AccountProvisioner>(TOKENS.AccountProvisioner).create({ username, email, fullName, permissions }, quotas);
-      return { id, username, apiKey, call: (method, path, opts) => call(url, method, path, { ...opts, key: apiKey }) };
+      return {
+        id,
+        username,
+        apiKey,
+        call: (method, path, opts) => call(url, method, path, { ...opts, key: apiKey }),
+        async subscribe(query, variables) {
+          const { client } = connect(url, { authorization: `Token ${apiKey}` });
+          clients.push(client);
+          const sub = subscribe(client, query, variables);
+          await settle(); // no "started" message in the protocol: let the server begin reading
+          return sub;
+        },
+      };
     },
     drainJobs: (opts) => drainJobsAndEvents(app, opts),
     runDueSchedules: () => app.jobs.sendDueSchedules(app.container.get<Clock>(TOKENS.Clock).now()),
@@ -191,10 +214,12 @@ async function boot(options: TestServerOptions & { clock?: Clock; env: Record<st
     },
     get: <T>(token: symbol | (abstract new (...args: never[]) => T)) => app.container.get<T>(token as symbol),
     async restart() {
+      await disposeClients();
       await server.close(); // the app only: the database is the kit's
       return boot({ ...options, masterKey: server.masterKey }, plugins, disposeDatabase, sites);
     },
     async close() {
+      await disposeClients();
       await Promise.all(sites.map((s) => s.close()));
       await server.close();
       await disposeDatabase();

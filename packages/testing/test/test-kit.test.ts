@@ -1,5 +1,6 @@
 import test from 'ava';
 import { ContainerModule, definePlugin, inject, injectable, ok, accepted, TOKENS, PLUGIN_API_VERSION, type Fetcher, type JobQueue, type Clock } from '@filigrane/plugin-api';
+import { eventSubscription, Field, Int, ObjectType, Resolver, Root, Subscription, type DataSource, type EventPublisher, type LiveEvent } from '@filigrane/plugin-api';
 import { selectPlugins, startTestServer } from '../src/index.js';
 import { testPlugins } from '../src/test-server.js';
 
@@ -104,4 +105,41 @@ test('restart(): a new server on the same database, key and clock; schedules and
   t.is(await second.runDueSchedules(), 1, 'the schedule made before the restart');
   await second.drainJobs();
   t.deepEqual(ticks, ['schedule']);
+});
+
+@ObjectType('TickerTicked')
+class TickerTicked {
+  @Field(() => Int) n!: number;
+}
+@injectable()
+@Resolver(() => TickerTicked)
+class TickerResolver {
+  @Subscription(() => TickerTicked, { subscribe: eventSubscription(['ticker.ticked']) })
+  tickerTicked(@Root() e: LiveEvent): TickerTicked {
+    return { n: Number(e.data.n) };
+  }
+}
+
+test("account.subscribe(): a plugin's subscription over a real graphql-ws connection, the caller's events only", async (t) => {
+  const ticker = definePlugin({
+    id: 'ticker',
+    pluginApi: `^${PLUGIN_API_VERSION}`,
+    resolvers: [TickerResolver],
+    routes: [{ versions: ['v4'], method: 'POST', path: '/ticker/', handler: async (ctx) => {
+      const events = ctx.container.get<EventPublisher>(TOKENS.Events);
+      await ctx.container.get<DataSource>(TOKENS.DataSource).transaction((tx) => events.enqueue({ type: 'ticker.ticked', accountId: ctx.principal!.accountId, data: { n: 7 } }, tx));
+      await events.flush();
+      return accepted({});
+    } }],
+  });
+  const server = await startTestServer({ plugins: [ticker] });
+  t.teardown(() => server.close());
+  const alice = await server.createAccount('alice');
+  const bob = await server.createAccount('bob');
+  const mine = await alice.subscribe('subscription { tickerTicked { n } }');
+  const theirs = await bob.subscribe('subscription { tickerTicked { n } }');
+  t.is((await alice.call('POST', '/api/v4/ticker/', { json: {} })).status, 202);
+  t.deepEqual((await mine.next(1)).data, { tickerTicked: { n: 7 } });
+  await server.drainJobs();
+  t.deepEqual(theirs.results, [], "bob gets none of alice's events");
 });
