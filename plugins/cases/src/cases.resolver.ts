@@ -241,6 +241,12 @@ function caseType(c: CaseRow, baseUrl: string, parts: { matches: CaseMatchRow[];
   };
 }
 
+/** The list's filters as GraphQL takes them (a state that is none is reported on `r`). */
+function caseFilter(r: FieldReader, state: string | undefined | null, site: string | undefined | null): { state?: CaseState; site?: string } {
+  if (state !== undefined && state !== null && !(CASE_STATES as readonly string[]).includes(state)) r.fail('state', 'invalid_choice', `state is one of ${CASE_STATES.join(', ')}.`);
+  return { state: (state ?? undefined) as CaseState | undefined, site: site ?? undefined };
+}
+
 /** The same views as REST, in camelCase. */
 @injectable()
 @Resolver()
@@ -265,11 +271,11 @@ export class CasesResolver {
   ): Promise<CaseType[]> {
     const p = requirePrincipal(ctx);
     const r = new FieldReader({}, []);
-    if (state !== undefined && state !== null && !(CASE_STATES as readonly string[]).includes(state)) r.fail('state', 'invalid_choice', `state is one of ${CASE_STATES.join(', ')}.`);
+    const filter = caseFilter(r, state, site);
     if (first < 1 || first > 100) r.fail('first', 'invalid', 'first is between 1 and 100.');
     if (offset < 0) r.fail('offset', 'invalid', 'offset is 0 or more.');
     r.done();
-    const [rows] = await this.service.list(p.accountId, { state: (state ?? undefined) as CaseState | undefined, site: site ?? undefined }, offset, first);
+    const [rows] = await this.service.list(p.accountId, filter, offset, first);
     // Every case's parts in four statements, not four per case.
     const ids = rows.map((c) => c.id);
     const [parts, notices] = await Promise.all([this.service.partsOf(ids), this.notices.listOf(p.accountId, ids)]);
@@ -284,9 +290,9 @@ export class CasesResolver {
   ): Promise<number> {
     const p = requirePrincipal(ctx);
     const r = new FieldReader({}, []);
-    if (state !== undefined && state !== null && !(CASE_STATES as readonly string[]).includes(state)) r.fail('state', 'invalid_choice', `state is one of ${CASE_STATES.join(', ')}.`);
+    const filter = caseFilter(r, state, site);
     r.done();
-    const [, total] = await this.service.list(p.accountId, { state: (state ?? undefined) as CaseState | undefined, site: site ?? undefined }, 0, 1);
+    const [, total] = await this.service.list(p.accountId, filter, 0, 1);
     return total;
   }
 
