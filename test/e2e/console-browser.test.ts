@@ -386,7 +386,9 @@ run('the console rights screens: licensee, evidence pack, case and notice, media
   const sent = await alice.call('GET', `/api/v4/cases/${caseId}/`);
   t.is(sent.json.state, 'notice_sent', sent.text.slice(0, 300));
   t.like(sent.json.notices[0], { sent_via: 'manual', sent_to: 'harbour-weekly.fr contact form' });
-  await p.getByText('sent by other means (harbour-weekly.fr contact form)').waitFor();
+  await p.getByText('sent by other means (harbour-weekly.fr contact form)').first().waitFor();
+  // The history says where it went too (GraphQL's CaseHistoryEntry.sentTo/sentVia, as REST's history).
+  await p.locator('ol.history li', { hasText: 'Notice sent' }).filter({ hasText: 'sent by other means (harbour-weekly.fr contact form)' }).waitFor();
   await p.getByRole('button', { name: 'Delete the case' }).click();
   await p.getByText('cannot be deleted. Close it instead.').waitFor();
   t.is((await alice.call('GET', `/api/v4/cases/${caseId}/`)).status, 200, 'the case is still there');
@@ -430,6 +432,7 @@ run('the console rights screens: licensee, evidence pack, case and notice, media
   await p.getByLabel('Case', { exact: true }).fill('Loopback copies');
   await p.getByRole('button', { name: 'Rename' }).click();
   await p.getByRole('heading', { name: 'Loopback copies', level: 1 }).waitFor();
+  await p.locator('ol.history li', { hasText: 'Renamed' }).filter({ hasText: '“Loopback copies”' }).waitFor();
   t.is((await alice.call('GET', `/api/v4/cases/${openCase!.id}/`)).json.title, 'Loopback copies');
   // A match taken out of the open case; REST's case no longer holds it.
   await p.getByRole('button', { name: `Take out match #${match!.id}` }).click();

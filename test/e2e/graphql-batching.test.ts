@@ -64,15 +64,23 @@ const nested = (n: number) => `{
   crawlSessions(first: ${n}) { nodes { id state latestBatch { id crawlCycle } batches(first: 3) { nodes { id session { id } } } } }
 }`;
 
-async function countStatements(account: TestAccount, query: string): Promise<{ statements: number; ms: number; json: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  statements = 0;
-  counting = true;
-  const started = performance.now();
-  const res = await account.call('POST', '/graphql', { json: { query } });
-  const ms = performance.now() - started;
-  counting = false;
-  if (res.status !== 200 || res.json.errors) throw new Error(res.text.slice(0, 500));
-  return { statements, ms, json: res.json };
+/**
+ * SQL statements of one request, the least of `runs` runs: anything else the process does meanwhile
+ * (a pool opening one more connection under load, say) can only add to a run's count.
+ */
+async function countStatements(account: TestAccount, query: string, runs = 3): Promise<{ statements: number; ms: number; json: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  let best: { statements: number; ms: number; json: any } | undefined; // eslint-disable-line @typescript-eslint/no-explicit-any
+  for (let i = 0; i < runs; i++) {
+    statements = 0;
+    counting = true;
+    const started = performance.now();
+    const res = await account.call('POST', '/graphql', { json: { query } });
+    const ms = performance.now() - started;
+    counting = false;
+    if (res.status !== 200 || res.json.errors) throw new Error(res.text.slice(0, 500));
+    if (!best || statements < best.statements) best = { statements, ms, json: res.json };
+  }
+  return best!;
 }
 
 test.serial('a nested query over 100 matches and 100 sessions runs as many SQL statements as over 10', async (t) => {

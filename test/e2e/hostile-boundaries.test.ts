@@ -438,3 +438,21 @@ test('a request whose body never arrives in full is answered 408 request_timeout
   t.true(Date.now() - started < 9_500, `${Date.now() - started} ms`);
   t.is((await get('/api/v4/account/settings/')).json.lang, 'en', 'nothing was changed');
 });
+
+test('an unreadable video is 422 video_unreadable whose details name no server path (registration and search)', async (t) => {
+  const fake = Buffer.concat([Buffer.from('000000186674797069736f6d0000020069736f6d69736f32', 'hex'), Buffer.alloc(4096, 0x5a)]);
+  const put = await server.call('PUT', '/api/v4/media/edge/fake.mp4', { key, body: fake, headers: { 'content-type': 'video/mp4' } });
+  errorBody(t, put, 422, 'video_unreadable');
+  const boundary = 'videoboundary';
+  const multipart = Buffer.concat([
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="sync"\r\n\r\nfalse\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="q.mp4"\r\nContent-Type: video/mp4\r\n\r\n`),
+    fake,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  const search = await server.call('POST', '/api/v4/searches/', { key, body: multipart, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
+  errorBody(t, search, 422, 'video_unreadable');
+  for (const res of [put, search]) {
+    t.notRegex(res.json.details, /\/tmp|filigrane-video|\binput\b:|\/[a-z]+\//i, res.text);
+    t.regex(res.json.details, /^not a readable video/, res.text);
+  }
+});

@@ -5,6 +5,16 @@ import { VideoError } from './errors.js';
 export const FFMPEG = (require('@ffmpeg-installer/ffmpeg') as { path: string }).path;
 export const FFPROBE = (require('@ffprobe-installer/ffprobe') as { path: string }).path;
 
+/**
+ * The last line a decoder wrote, for an error a client reads: without the input file's path (a
+ * temporary file on the server, never shown), so `/tmp/x/input: Invalid data...` reads `Invalid data...`.
+ */
+export function decoderMessage(stderr: string, file: string, fallback: string): string {
+  const line = stderr.trim().split('\n').pop()?.trim() ?? '';
+  const cleaned = line.split(`${file}: `).join('').split(file).join('the file').trim();
+  return cleaned || fallback;
+}
+
 export interface RunResult {
   stdout: Buffer;
   stderr: string;

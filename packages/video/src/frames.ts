@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { FFMPEG, reap } from './ffmpeg.js';
+import { decoderMessage, FFMPEG, reap } from './ffmpeg.js';
 import { VideoError } from './errors.js';
 
 export interface Frame {
@@ -163,7 +163,7 @@ async function* decodeFrames(file: string, options: SampleOptions, fps: number, 
     }
     const code = await closed;
     if (timedOut) throw new VideoError('video_timeout', `decoding took longer than ${options.timeoutMs ?? 600_000} ms`);
-    if (code !== 0 && index === 0) throw new VideoError('video_unreadable', `the video could not be decoded: ${stderr.trim().split('\n').pop() ?? ''}`);
+    if (code !== 0 && index === 0) throw new VideoError('video_unreadable', `the video could not be decoded: ${decoderMessage(stderr, file, 'ffmpeg failed')}`);
   } finally {
     clearTimeout(timer);
     await reap(child);

@@ -1,4 +1,4 @@
-import { FFPROBE, run } from './ffmpeg.js';
+import { decoderMessage, FFPROBE, run } from './ffmpeg.js';
 import { VideoError } from './errors.js';
 
 export interface VideoInfo {
@@ -41,7 +41,7 @@ function containerOf(formatName: string, brand: string | undefined): string {
 /** Duration, size, codec and container of a video file, refusing what the limits exclude. */
 export async function probeVideo(file: string, limits: ProbeLimits = {}): Promise<VideoInfo> {
   const res = await run(FFPROBE, ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file], { timeoutMs: limits.timeoutMs ?? 20_000, maxStdout: 4 * 1024 * 1024 });
-  if (res.code !== 0) throw new VideoError('video_unreadable', `not a readable video: ${res.stderr.trim().split('\n').pop() ?? 'ffprobe failed'}`);
+  if (res.code !== 0) throw new VideoError('video_unreadable', `not a readable video: ${decoderMessage(res.stderr, file, 'ffprobe failed')}`);
   const parsed = JSON.parse(res.stdout.toString('utf8')) as {
     format?: { format_name?: string; duration?: string; tags?: Record<string, string> };
     streams?: { codec_type?: string; codec_name?: string; width?: number; height?: number; duration?: string; disposition?: { attached_pic?: number } }[];

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
-import { ApiError, notFound, TOKENS, validationError, type AppConfig, type BlobStore, type Clock, type ErrorItem, type EventPublisher, type JobQueue } from '@filigrane/core';
+import { ApiError, labelError, notFound, TOKENS, validationError, type AppConfig, type BlobStore, type Clock, type ErrorItem, type EventPublisher, type JobQueue } from '@filigrane/core';
 import { PressIssue } from './press-issue.entity.js';
 
 export const PRESS_QUEUE = 'press.process-issue';
@@ -32,6 +32,11 @@ export function parseIssueFields(name: unknown, date: unknown, domain: unknown):
   const errors: ErrorItem[] = [];
   if (typeof name !== 'string' || !name.trim()) errors.push({ field: 'name', code: 'required', details: 'name (the publication) is required.' });
   else if (name.length > 200) errors.push({ field: 'name', code: 'max_length', details: 'At most 200 characters.' });
+  else {
+    // Shown to every account with a match in the issue: one line, nothing invisible (spaces fold below).
+    const bad = labelError('name', name.replace(/[\t\n\r]/g, ' '));
+    if (bad) errors.push(bad);
+  }
   const validDate = typeof date === 'string' && DATE.test(date) && !Number.isNaN(Date.parse(`${date}T00:00:00Z`)) && new Date(`${date}T00:00:00Z`).toISOString().startsWith(date);
   if (date === undefined || date === null || date === '') errors.push({ field: 'date', code: 'required', details: 'date (YYYY-MM-DD) is required.' });
   else if (!validDate) errors.push({ field: 'date', code: 'invalid', details: 'date must be a date, YYYY-MM-DD.' });

@@ -173,6 +173,12 @@ test.serial('a bad document fails with a reason; deleting an issue keeps the mat
   const invalid = await server.call('POST', '/api/v3/press/issues/', { key: ops.apiKey, json: { url: 'data:text/plain;base64,aGVsbG8=', name: '', date: '2026-13-01' } });
   t.is(invalid.status, 400);
   t.deepEqual(invalid.json.errors.map((e: { field: string }) => e.field).sort(), ['date', 'name']);
+  // The publication's name is shown to every account with a press match: no escape sequences, no bidi tricks.
+  for (const name of ['Le\u001b[31m Monde', 'Le \u202EednoM', 'Le\u200BMonde']) {
+    const spoof = await server.call('POST', '/api/v3/press/issues/', { key: ops.apiKey, json: { url: 'data:application/pdf;base64,JVBERi0=', name, date: '2026-11-21' } });
+    t.is(spoof.status, 400, spoof.text);
+    t.deepEqual(spoof.json.errors.map((e: { field: string; code: string }) => `${e.field}:${e.code}`), ['name:invalid_character'], spoof.text);
+  }
 
   t.is((await server.call('DELETE', issueUrl, { key: ops.apiKey })).status, 204);
   t.is((await server.call('GET', issueUrl, { key: ops.apiKey })).status, 404);

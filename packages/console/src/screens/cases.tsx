@@ -355,6 +355,17 @@ function CaseHistory({ data }: { data: CaseDetailFieldsFragment }) {
             {h.fromState && h.toState && h.fromState !== h.toState && ` · ${t(stateKey(h.fromState))} → ${t(stateKey(h.toState))}`}
             {h.resolution && ` (${t(`cases.resolution.${h.resolution}` as Key)})`}
             {h.matchIds.length > 0 && ` #${h.matchIds.join(', #')}`}
+            {/* What the change touched: the new title, the notice and where it went, the pack's hash. */}
+            {h.title && ` · “${h.title}”`}
+            {h.type && ` · ${h.type.toUpperCase()}`}
+            {h.sentTo && ` · ${t(h.sentVia === 'mail' ? 'cases.sentMail' : 'cases.sentOther', { to: h.sentTo })}`}
+            {h.sha256 && (
+              <>
+                {' · sha256 '}
+                <code>{h.sha256.slice(0, 12)}…</code>
+              </>
+            )}
+            {h.actor.type === 'system' && ` · ${t('cases.bySystem')}`}
             {h.note && (
               <>
                 {' '}
