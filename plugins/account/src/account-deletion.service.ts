@@ -41,7 +41,7 @@ export class AccountDeletionService {
    * credential), only when ACCOUNT_SELF_DELETE allows it, and only naming itself as confirmation.
    */
   async requestSelf(principal: Principal, confirmation: unknown): Promise<DeletionRequest> {
-    requireTokenScheme(principal);
+    requireTokenScheme(principal, 'An account can only be deleted');
     if (!this.settings.selfDelete) throw forbidden('This service does not let accounts delete themselves: ask its operator.');
     if (confirmation !== principal.username) {
       throw badRequest('confirmation_mismatch', `To delete this account and everything it stored, send its username ("username": "${principal.username}").`);

@@ -75,3 +75,14 @@ test('concurrent rotations leave exactly one working key', async (t) => {
   t.is(working.length, 1);
   t.is((await server.call('GET', '/api/v4/account/settings/api_key/', { key: working[0] })).json.api_key, working[0]);
 });
+
+test('a bearer token cannot delete the account either, and the refusal says so (not a word about reading the key)', async (t) => {
+  const { apiKey: key } = await server.createAccount('keepme');
+  const bearer = await bearerFor(key);
+  const del = await server.call('DELETE', '/api/v4/account/', { bearer, json: { username: 'keepme' } });
+  t.is(del.status, 403, del.text);
+  t.is(del.json.code, 'permission_denied');
+  t.regex(del.json.details, /delete/i, del.text);
+  t.notRegex(del.json.details, /read or rotated/, del.text);
+  t.is((await server.call('GET', '/api/v4/account/', { key })).status, 200, 'the account is still there');
+});

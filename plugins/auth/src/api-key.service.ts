@@ -10,9 +10,9 @@ import { newSecret } from './secrets.js';
  * password (a browser session) may see or replace it: a bearer token is a delegated machine
  * credential and must not be able to escalate to the permanent key.
  */
-export function requireTokenScheme(principal: Principal): void {
+export function requireTokenScheme(principal: Principal, action = 'The API key can only be read or rotated'): void {
   if (principal.scheme === 'bearer') {
-    throw forbidden('The API key can only be read or rotated with the API key itself (Authorization: Token) or in the console, not with a bearer token.');
+    throw forbidden(`${action} with the API key itself (Authorization: Token) or in the console, not with a bearer token.`);
   }
 }
 

@@ -1,4 +1,4 @@
-import { validationError, type ErrorItem } from '@filigrane/plugin-api';
+import { labelProblem, validationError, type ErrorItem } from '@filigrane/plugin-api';
 
 /** A JSON object body, or 400. */
 export function objectBody(body: unknown): Record<string, unknown> {
@@ -27,6 +27,9 @@ export class FieldReader {
     if (typeof value !== 'string') return this.fail(field, 'invalid', 'Expected a string.');
     const bad = options.multiline ? /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/ : /[\u0000-\u001f\u007f]/;
     if (bad.test(value)) return this.fail(field, 'invalid', 'Control characters are not allowed.');
+    // One-line texts (titles, names printed on notices) are labels: nothing invisible that reorders them.
+    const spoof = options.multiline ? null : labelProblem(value);
+    if (spoof) return this.fail(field, 'invalid_character', spoof);
     const v = value.trim();
     if (v.length > options.max) return this.fail(field, 'max_length', `At most ${options.max} characters.`);
     if (v === '' && options.required) return this.fail(field, 'blank', 'This field may not be blank.');

@@ -212,3 +212,16 @@ test.serial('a match deleted with its media: a notice for its case says so, not 
   // It can be taken out of the case.
   t.is((await bob.call('DELETE', `/api/v4/cases/${c.id}/matches/${m.bob}/`)).status, 200);
 });
+
+test.serial('case titles and the rights holder printed on notices refuse invisible formatting characters (bidi overrides...), like other labels', async (t) => {
+  const [c] = (await alice.call('GET', '/api/v4/cases/')).json.results;
+  const title = await alice.call('PATCH', `/api/v4/cases/${c.id}/`, { json: { title: 'Case \u202Eeno' } });
+  t.is(title.status, 400, title.text);
+  t.deepEqual(title.json.errors.map((e: { field: string; code: string }) => `${e.field}:${e.code}`), ['title:invalid_character']);
+  const holder = await alice.call('PATCH', '/api/v4/cases/settings/', { json: { rights_holder: { name: 'Studio\u2066 X' } } });
+  t.is(holder.status, 400, holder.text);
+  t.is(holder.json.errors[0].code, 'invalid_character', holder.text);
+  t.is((await alice.call('GET', `/api/v4/cases/${c.id}/`)).json.title, c.title, 'unchanged');
+  const fine = await alice.call('PATCH', `/api/v4/cases/${c.id}/`, { json: { title: '\u0645\u06CC\u200C\u062E\u0648\u0627\u0647\u0645 case' } });
+  t.is(fine.status, 200, fine.text);
+});
