@@ -15,6 +15,16 @@ module.exports = {
       },
     },
     {
+      name: 'third-party-internals',
+      comment: "The examples are third-party plugins: the plugin API and other plugins' public modules (tests also the test kit), as the scaffold's lint holds a plugin outside the repository.",
+      severity: 'error',
+      from: { path: '^examples/([^/]+)/(src|test)/' },
+      to: {
+        path: '^(packages|plugins|gateway)/',
+        pathNot: ['^packages/(plugin-api|testing)/(src/index\\.ts|dist/src/index\\.(js|d\\.ts))$', '^plugins/[^/]+/(src/index\\.ts|dist/src/index\\.(js|d\\.ts))$'],
+      },
+    },
+    {
       name: 'public-module-exports-entity',
       comment: "A plugin's public module never exports its entities (tables are the owner's; others call its services).",
       severity: 'error',

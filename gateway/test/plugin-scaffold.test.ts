@@ -9,7 +9,7 @@ import { PLUGIN_API_VERSION } from '@filigrane/core';
 test('a scaffolded plugin names everything after the plugin and installs from the registry by default', (t) => {
   const dir = join(mkdtempSync(join(tmpdir(), 'filigrane-scaffold-')), 'photo-feed');
   const files = scaffoldPlugin({ name: 'photo-feed', dir });
-  t.deepEqual(files, ['.dependency-cruiser.cjs', '.gitignore', 'README.md', 'package.json', 'src/index.ts', 'src/photo-feed.entity.ts', 'src/photo-feed.migration.ts', 'src/photo-feed.plugin.ts', 'src/photo-feed.routes.ts', 'src/photo-feed.service.ts', 'src/photo-feed.settings.ts', 'test/photo-feed.test.ts', 'tsconfig.json']);
+  t.deepEqual(files, ['.dependency-cruiser.cjs', '.gitignore', 'README.md', 'package.json', 'src/index.ts', 'src/photo-feed.entity.ts', 'src/photo-feed.migration.ts', 'src/photo-feed.plugin.ts', 'src/photo-feed.resolver.ts', 'src/photo-feed.routes.ts', 'src/photo-feed.service.ts', 'src/photo-feed.settings.ts', 'test/photo-feed.test.ts', 'tsconfig.json']);
   const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
   t.is(pkg.name, 'filigrane-plugin-photo-feed');
   t.deepEqual(pkg.peerDependencies, { '@filigrane/plugin-api': `^${PLUGIN_API_VERSION}` }, 'the API this Filigrane provides');
@@ -26,6 +26,8 @@ test('a scaffolded plugin names everything after the plugin and installs from th
   t.regex(plugin, /id: 'photo-feed'/);
   t.true(plugin.includes(`pluginApi: '^${PLUGIN_API_VERSION}'`));
   t.regex(plugin, /export const photoFeedPlugin/);
+  t.regex(plugin, /resolvers: \[PhotoFeedResolver\]/);
+  t.regex(readFileSync(join(dir, 'src/photo-feed.resolver.ts'), 'utf8'), /@ObjectType\('PhotoFeedFeed'\)[\s\S]*photoFeedFeeds\(/);
   t.regex(readFileSync(join(dir, 'src/photo-feed.migration.ts'), 'utf8'), /CREATE TABLE photo_feed_feeds/);
   t.regex(readFileSync(join(dir, 'src/photo-feed.settings.ts'), 'utf8'), /PHOTO_FEED_MAX_IMAGES_PER_FEED/);
   t.notRegex(files.map((f) => readFileSync(join(dir, f), 'utf8')).join('\n'), /__[A-Za-z]+__/, 'no placeholder left');

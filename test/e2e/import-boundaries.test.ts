@@ -11,7 +11,7 @@ const run = process.env.DATABASE_URL ? test.serial.skip : test.serial;
 const root = join(__dirname, '..', '..', '..');
 const exec = promisify(execFile);
 
-async function lint(files: Record<string, string>, top: 'plugins' | 'packages' = 'plugins'): Promise<{ code: number; output: string }> {
+async function lint(files: Record<string, string>, top: 'plugins' | 'packages' | 'examples' = 'plugins'): Promise<{ code: number; output: string }> {
   const dir = join(root, top, `.lint-fixture-${process.pid}`);
   rmSync(dir, { recursive: true, force: true });
   try {
@@ -74,4 +74,13 @@ run('a package importing the gateway or a plugin fails the lint (the test kit st
   t.not(r.code, 0);
   t.regex(r.output, /package-imports-gateway: packages\/\.lint-fixture-\d+\/src\/kit\.ts → gateway\/dist\/src\/index\.js/);
   t.regex(r.output, /package-imports-plugin: packages\/\.lint-fixture-\d+\/src\/kit\.ts → plugins\/account\/dist\/src\/index\.js/);
+});
+
+run("a third-party plugin (examples/) reaching past the plugin API fails the lint; the API and the kit pass", async (t) => {
+  const bad = await lint({ 'src/reach.ts': `import { SecretBox } from '@filigrane/core';\nimport { blobKeys } from '@filigrane/plugin-media/dist/src/media.service.js';\nexport const x = [SecretBox, blobKeys];\n` }, 'examples');
+  t.not(bad.code, 0);
+  t.regex(bad.output, /third-party-internals: examples\/\.lint-fixture-\d+\/src\/reach\.ts → packages\/core\//);
+  t.regex(bad.output, /third-party-internals: .*reach\.ts → plugins\/media\/dist\/src\/media\.service\.js/);
+  const good = await lint({ 'test/good.ts': `import { TOKENS } from '@filigrane/plugin-api';\nimport { startTestServer } from '@filigrane/testing';\nexport const x = [TOKENS, startTestServer];\n` }, 'examples');
+  t.is(good.code, 0, good.output);
 });
