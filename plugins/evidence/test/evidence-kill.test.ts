@@ -22,7 +22,9 @@ import { startTimeStampAuthority } from './support/time-stamp-authority.js';
 // runs once, in the embedded-database suite (skipped when DATABASE_URL is set), with its own timeout.
 
 const CLI = resolve(__dirname, '..', '..', '..', '..', 'gateway', 'bin', 'filigrane.js');
-const LEASE_SECONDS = 2;
+// Short, so the takeover is quick; long beside the heartbeat (a quarter of it), so a loaded machine's
+// late heartbeat is not taken for a dead worker (2 s built a third time once under CI load).
+const LEASE_SECONDS = 6;
 
 const filesUnder = (dir: string): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name)) : [join(dir, e.name)]));
