@@ -239,6 +239,9 @@ export function maskGrid(width: number, height: number, canonicalSize: number): 
   return { maskWidth: Math.max(1, Math.round(width * s)), maskHeight: Math.max(1, Math.round(height * s)) };
 }
 
+/** Rows per strip: the vertical running sum restarts at each, in both kernels (so they agree float for float). */
+const STRIP_ROWS = 128;
+
 /** The blurred JND mask of a whole w x h plane given by rows. */
 export function jndMask(
   width: number,
@@ -248,17 +251,16 @@ export function jndMask(
   laCap: number,
   alloc: Allocator = FRESH,
 ): Float32Array {
-  const strip = 128;
   const out = alloc.float32('jnd.mask', width * height);
   // WebAssembly where available: the same floats, without the JavaScript's cold first calls (the
   // mask runs once per embedding, so a process never warms it up).
-  if (jndMaskWasm(width, height, source, blur, strip, laLut(laCap), cmLut, out)) return out;
+  if (jndMaskWasm(width, height, source, blur, STRIP_ROWS, laLut(laCap), cmLut, out)) return out;
   return jndMaskJs(width, height, source, blur, laCap, alloc, out);
 }
 
 /** jndMask in JavaScript (the reference of the WebAssembly kernel, and the fallback). */
 export function jndMaskJs(width: number, height: number, source: RowSource, blur: number, laCap: number, alloc: Allocator, out: Float32Array): Float32Array {
-  const strip = 128;
+  const strip = STRIP_ROWS;
   const strips = new JndStrips(width, height, source, strip, blur, laCap, alloc);
   for (let y0 = 0; y0 < height; y0 += strip) {
     const y1 = Math.min(height, y0 + strip);
