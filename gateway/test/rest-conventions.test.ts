@@ -143,3 +143,27 @@ test.serial('concurrent requests are counted exactly: no more than the limit pas
     await Promise.all(apps.map((a) => a.close()));
   }
 });
+
+test('every collection answers the page envelope: next and previous (absolute URLs or null) beside its results', async (t) => {
+  // Structural: any GET whose documented 200 carries a `results` list must document the envelope.
+  const doc = (await server.call('GET', '/api/schema/', { key })).json;
+  const resolve = (s: any): any => (s?.$ref ? s.$ref.split('/').slice(1).reduce((o: any, k: string) => o[k], doc) : s); // eslint-disable-line @typescript-eslint/no-explicit-any
+  const lacking: string[] = [];
+  for (const [path, ops] of Object.entries<any>(doc.paths)) { // eslint-disable-line @typescript-eslint/no-explicit-any
+    const schema = resolve(resolve(ops.get?.responses?.['200'])?.content?.['application/json']?.schema);
+    if (resolve(schema?.properties?.results)?.type !== 'array') continue;
+    if (!['next', 'previous', 'results'].every((f) => schema.required?.includes(f))) lacking.push(path);
+  }
+  t.deepEqual(lacking, []);
+  // And really: the lists that had only `results` (browser sessions, evidence keys) page like the others.
+  for (const path of ['/api/v4/sessions/', '/api/v4/evidence/keys/']) {
+    const first = await server.call('GET', `${path}?page_size=1`, { key });
+    t.is(first.status, 200, path);
+    t.true('next' in first.json && 'previous' in first.json, `${path}: ${first.text.slice(0, 120)}`);
+    t.is(first.json.previous, null);
+    t.is((await server.call('GET', `${path}?page_size=0`, { key })).json.code, 'invalid_page_size', `${path} reads page_size`);
+  }
+  const second = await server.call('GET', '/api/v4/evidence/keys/?page=2', { key });
+  t.deepEqual(second.json.results, [], 'past the end: an empty page');
+  t.regex(second.json.previous, /^http:\/\/127\.0\.0\.1:\d+\/api\/v4\/evidence\/keys\/$/, 'previous is an absolute URL to follow');
+});
