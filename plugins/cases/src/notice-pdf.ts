@@ -13,8 +13,8 @@ let fonts: Promise<[Uint8Array, Uint8Array]> | null = null;
 const fontBytes = () => (fonts ??= Promise.all([readFile(join(FONT_DIR, 'DejaVuSans.ttf')), readFile(join(FONT_DIR, 'DejaVuSans-Bold.ttf'))]));
 
 // Characters DejaVu lacks (Chinese, Japanese, Korean names and sites) are drawn with a system
-// fallback font when the machine has one: Droid Sans Fallback comes with Ghostscript's Debian
-// packages (fonts-droid-fallback), which the press pipeline needs anyway. Without it they print '?'.
+// fallback font when the machine has one: Droid Sans Fallback (Debian fonts-droid-fallback, which
+// Ghostscript brings, itself brought by ImageMagick). Without it they print '?'.
 const FALLBACK_FONTS = ['/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf', '/usr/share/fonts/truetype/droid/DroidSansFallback.ttf'];
 let fallback: Promise<Uint8Array | null> | null = null;
 const fallbackBytes = () =>
