@@ -378,3 +378,75 @@ function jndAddRow(col: usize, J: usize, o: i32, w: i32, sign: i32): void {
   if (sign > 0) for (let x = 0; x < w; x++) store<f64>(col + (<usize>x << 3), load<f64>(col + (<usize>x << 3)) + f32at(J, o + x));
   else for (let x = 0; x < w; x++) store<f64>(col + (<usize>x << 3), load<f64>(col + (<usize>x << 3)) - f32at(J, o + x));
 }
+
+// ---- The plan's shaped plane and its gain histogram (src/embed.ts shapedPlane and ShapedHistogram.addRow,
+// same arithmetic), so that a fresh process does not run them as cold JavaScript.
+
+/**
+ * Row y of a bilinear upsampling of the w0 x h0 f32 plane p (PlaneUpsampler.source): srow[x] =
+ * f32(p[a + x] + fy * (p[b + x] - p[a + x])), plus one spare copy of the last sample.
+ */
+function sourceRow(p: usize, w0: i32, h0: i32, rowI0: usize, rowF: usize, y: i32, srow: usize): void {
+  const fy = <f64>load<f32>(rowF + (<usize>y << 2));
+  const ra = <usize>(load<i32>(rowI0 + (<usize>y << 2)) * w0);
+  const rb = h0 > 1 ? ra + <usize>w0 : ra;
+  for (let x = 0; x < w0; x++) {
+    const qa = <f64>load<f32>(p + ((ra + <usize>x) << 2));
+    const qb = <f64>load<f32>(p + ((rb + <usize>x) << 2));
+    store<f32>(srow + (<usize>x << 2), <f32>(qa + fy * (qb - qa)));
+  }
+  store<f32>(srow + (<usize>w0 << 2), load<f32>(srow + (<usize>(w0 - 1) << 2)));
+}
+
+/** f32(s[k] + f[x] * (s[k + 1] - s[k])) with k = colI0[x]: output x of an upsampled row. */
+// @ts-ignore: decorator
+@inline function upsampled(srow: usize, colI0: usize, colF: usize, x: i32): f64 {
+  const k = <usize>load<i32>(colI0 + (<usize>x << 2));
+  const sk = <f64>load<f32>(srow + (k << 2));
+  const sk1 = <f64>load<f32>(srow + ((k + 1) << 2));
+  return <f64><f32>(sk + <f64>load<f32>(colF + (<usize>x << 2)) * (sk1 - sk));
+}
+
+/**
+ * M * P on the wm x hm mask grid, in place over the mask (f32): mask[y][x] = f32(mask[y][x] * up[y][x])
+ * with up the w0 x h0 pattern p upsampled by the tables (colI0/colF: wm entries, rowI0/rowF: hm). srow
+ * is scratch (w0 + 1 f32). Returns the largest |value| of the result.
+ */
+export function shapePlane(
+  mask: usize, wm: i32, hm: i32, p: usize, w0: i32, h0: i32, colI0: usize, colF: usize, rowI0: usize, rowF: usize, srow: usize,
+): f64 {
+  let bound: f64 = 0;
+  for (let y = 0; y < hm; y++) {
+    sourceRow(p, w0, h0, rowI0, rowF, y, srow);
+    const o = mask + (<usize>(y * wm) << 2);
+    for (let x = 0; x < wm; x++) {
+      const at = o + (<usize>x << 2);
+      const v = <f32>(<f64>load<f32>(at) * upsampled(srow, colI0, colF, x));
+      store<f32>(at, v);
+      const m = <f64>abs<f32>(v);
+      if (m > bound) bound = m;
+    }
+  }
+  return bound;
+}
+
+/**
+ * Adds rows y0, y0 + step, ... < H of the shaped plane q (wm x hm f32) upsampled to W x H by the tables
+ * (colI0/colF: W entries, rowI0/rowF: H) to the histogram counts (u32): bin half + round(v * k).
+ * srow is scratch (wm + 1 f32). Returns the number of rows added.
+ */
+export function shapedHistogram(
+  q: usize, wm: i32, hm: i32, colI0: usize, colF: usize, rowI0: usize, rowF: usize,
+  W: i32, H: i32, y0: i32, step: i32, k: f64, half: i32, counts: usize, srow: usize,
+): i32 {
+  let rows = 0;
+  for (let y = y0; y < H; y += step) {
+    sourceRow(q, wm, hm, rowI0, rowF, y, srow);
+    for (let x = 0; x < W; x++) {
+      const at = counts + (<usize>(half + jsRound(upsampled(srow, colI0, colF, x) * k)) << 2);
+      store<u32>(at, load<u32>(at) + 1);
+    }
+    rows++;
+  }
+  return rows;
+}

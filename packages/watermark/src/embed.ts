@@ -18,7 +18,7 @@ import {
   type ImageFormat,
   type RawImage,
 } from '@filigrane/vision';
-import { applyBand, lumaPrefixRows, sseRgb8 } from './wasm-kernels';
+import { applyBand, lumaPrefixRows, shapedHistogramWasm, shapePlaneWasm, sseRgb8 } from './wasm-kernels';
 import { jndMask, maskBlurRadius, maskGrid, type RowSource } from './jnd';
 import { assertMediaKey } from './key';
 import { ALGORITHM_VERSION, canonicalGrid, DEFAULTS, type EmbeddingParams } from './params';
@@ -117,20 +117,28 @@ function reducePlanes(
 }
 
 /**
- * M * P on the mask grid. Both factors are smooth at that scale (the mask is blurred over a
- * canonical pixel, the pattern is band-limited), so upsampling the product once is as good as
- * multiplying two upsampled planes, at half the cost per full-resolution pixel. Computed in place over
- * the mask plane (a reused buffer, see scratch.ts).
+ * M * P on the mask grid, and its largest |value|. Both factors are smooth at that scale (the mask is
+ * blurred over a canonical pixel, the pattern is band-limited), so upsampling the product once is as good
+ * as multiplying two upsampled planes, at half the cost per full-resolution pixel. A new array (the plan
+ * may outlive this call); the mask plane may be overwritten. In WebAssembly when the engine has it (it
+ * runs once per embedding, so a fresh process would run the JavaScript cold), else `shapedPlaneJs`: the
+ * same floats either way.
  */
-function shapedPlane(maskPlane: Float32Array, wm: number, hm: number, p0: Float32Array, w0: number, h0: number): Float32Array {
+export function shapedPlane(maskPlane: Float32Array, wm: number, hm: number, p0: Float32Array, w0: number, h0: number): { q: Float32Array; bound: number } {
+  const fast = shapePlaneWasm(maskPlane, wm, hm, new PlaneUpsampler(p0, w0, h0, wm, hm).parts());
+  return fast ? { q: fast.plane, bound: fast.bound } : shapedPlaneJs(maskPlane, wm, hm, p0, w0, h0);
+}
+
+/** The JavaScript definition of shapedPlane, computed in place over the mask plane then copied. */
+export function shapedPlaneJs(maskPlane: Float32Array, wm: number, hm: number, p0: Float32Array, w0: number, h0: number): { q: Float32Array; bound: number } {
   const up = new PlaneUpsampler(p0, w0, h0, wm, hm);
-  const out = maskPlane; // in place: the mask itself is not needed afterwards
   const row = scratch.float32('shapedRow', wm);
   for (let y = 0; y < hm; y++) {
     up.row(y, row);
-    multiplyRow(out, maskPlane, row, y * wm, wm);
+    multiplyRow(maskPlane, maskPlane, row, y * wm, wm);
   }
-  return out;
+  const q = maskPlane.slice(0, wm * hm);
+  return { q, bound: maxAbs(q) };
 }
 
 /** out[o + x] = mask[o + x] * row[x]: one row per call so V8 optimises it early (see jnd.ts). */
@@ -152,10 +160,27 @@ function maxAbs(q: Float32Array): number {
  * Histogram of M * P over all pixels: the PSNR after rounding can then be predicted for any gain
  * without another pass over the image (the added value is round(alpha * m) on every colour channel).
  */
-class ShapedHistogram {
+export class ShapedHistogram {
   static readonly BINS = 1 << 13;
   readonly counts = new Uint32Array(ShapedHistogram.BINS);
   constructor(readonly bound: number) {}
+
+  /**
+   * Adds full-resolution rows y0, y0 + step, ... of `shaped`; returns the number of pixels added. In
+   * WebAssembly when the engine has it, else with addRow: the same counts either way.
+   */
+  addRows(shaped: PlaneUpsampler, y0: number, step: number, js = false): number {
+    const half = ShapedHistogram.BINS / 2;
+    const k = (half - 1) / (this.bound || 1);
+    const rows = js ? undefined : shapedHistogramWasm(shaped.parts(), shaped.width, shaped.height, y0, step, k, this.counts);
+    if (rows !== undefined) return rows * shaped.width;
+    let sampled = 0;
+    for (let y = y0; y < shaped.height; y += step) {
+      this.addRow(shaped, y);
+      sampled += shaped.width;
+    }
+    return sampled;
+  }
 
   /** Adds full-resolution row y of `shaped` (upsampled inline, as applyDelta does). */
   addRow(shaped: PlaneUpsampler, y: number): void {
@@ -327,9 +352,7 @@ function planEmbed(size: { width: number; height: number }, key: Uint8Array, opt
   stage('mask');
   const p0 = pattern ?? patternFor(key, W, H, L, scratch.float32('pattern', w0 * h0));
   stage('pattern');
-  // Copied out of the scratch mask plane: the plan may outlive this call.
-  const q = shapedPlane(maskPlane, wm, hm, p0, w0, h0).slice();
-  const bound = maxAbs(q);
+  const { q, bound } = shapedPlane(maskPlane, wm, hm, p0, w0, h0);
   // Bilinear interpolation never leaves the range of its samples: `bound` bounds every pixel.
   const shaped = new PlaneUpsampler(q, wm, hm, W, H);
   stage('shape');
@@ -339,11 +362,7 @@ function planEmbed(size: { width: number; height: number }, key: Uint8Array, opt
   // PSNR and corrects). A fixed share of mask rows keeps the sample size about constant at 1-24 MP.
   const histogram = new ShapedHistogram(bound);
   const step = Math.max(2, Math.floor((3 * H) / hm));
-  let sampled = 0;
-  for (let y = Math.floor(step / 2); y < H; y += step) {
-    histogram.addRow(shaped, y);
-    sampled += W;
-  }
+  const sampled = histogram.addRows(shaped, Math.floor(step / 2), step);
   stage('histogram');
   return { shaped, histogram, sampled, reduced, canonicalPending: wantCanonical && !full, canonicalSize: L, w0, h0 };
 }

@@ -8,7 +8,9 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import test from 'ava';
 import { applyBandRgb8, type ApplyBand } from '../src/apply-rows';
+import { ShapedHistogram, shapedPlane, shapedPlaneJs } from '../src/embed';
 import { jndMask, jndMaskJs } from '../src/jnd';
+import { PlaneUpsampler } from '../src/pattern';
 import { Scratch } from '../src/scratch';
 import { applyBand, lumaPrefixRgb8, lumaPrefixRows, sseRgb8, wasmKernelsAvailable } from '../src/wasm-kernels';
 
@@ -134,6 +136,27 @@ test('the JND mask in WebAssembly equals the JavaScript one, float for float', (
       const js = jndMaskJs(w, h, source, blur, cap, new Scratch(), new Float32Array(w * h));
       t.deepEqual(wasm, js, `${w}x${h}, blur ${blur}, cap ${cap}`);
     }
+  }
+});
+
+test('the shaped plane and its gain histogram in WebAssembly equal the JavaScript ones', (t) => {
+  // Mask grids with and without SIMD tails, a 1-row pattern, the 17.9 MP file's (768 x 432 from 512 x 288).
+  for (const [wm, hm, w0, h0, W, H] of [[768, 432, 512, 288, 5640, 3172], [37, 21, 16, 9, 101, 67], [9, 5, 4, 1, 30, 11], [2, 2, 2, 2, 3, 3]] as const) {
+    const r = rng(wm * 31 + hm);
+    const mask = Float32Array.from({ length: wm * hm }, () => 0.5 + 4 * r());
+    const p0 = Float32Array.from({ length: w0 * h0 }, () => (r() * 2 - 1) * 3);
+    const wasm = shapedPlane(mask.slice(), wm, hm, p0, w0, h0);
+    const js = shapedPlaneJs(mask.slice(), wm, hm, p0, w0, h0);
+    t.true(Buffer.from(wasm.q.buffer).equals(Buffer.from(js.q.buffer)), `${wm}x${hm}: the same floats`);
+    t.is(wasm.bound, js.bound, `${wm}x${hm}: the same bound`);
+    const shaped = new PlaneUpsampler(js.q, wm, hm, W, H);
+    const step = Math.max(2, Math.floor((3 * H) / hm));
+    const a = new ShapedHistogram(js.bound);
+    const b = new ShapedHistogram(js.bound);
+    const n = a.addRows(shaped, Math.floor(step / 2), step);
+    t.is(n, b.addRows(shaped, Math.floor(step / 2), step, true), `${wm}x${hm}: the same pixel count`);
+    t.true(n > 0);
+    t.deepEqual(a.counts, b.counts, `${W}x${H}: the same counts`);
   }
 });
 
