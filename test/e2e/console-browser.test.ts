@@ -395,6 +395,8 @@ run('the console rights screens: licensee, evidence pack, case and notice, media
   await p.locator('ol.history li', { hasText: 'Notice sent' }).filter({ hasText: 'sent by other means (harbour-weekly.fr contact form)' }).waitFor();
   await p.getByRole('button', { name: 'Delete the case' }).click();
   await p.getByText('cannot be deleted. Close it instead.').waitFor();
+  // Said once: the translation says all the server's details said, so they are not repeated under it.
+  t.is(await p.locator('.error[role=alert]', { hasText: 'cannot be deleted' }).locator('p').count(), 0, 'the refusal is not repeated in the server\'s words');
   t.is((await alice.call('GET', `/api/v4/cases/${caseId}/`)).status, 200, 'the case is still there');
   await checkScreen(t, 'case-notice-sent', p);
   // Resolved (the copy was removed), then closed: REST's history has both moves.

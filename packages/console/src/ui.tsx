@@ -12,6 +12,9 @@ const BY_CODE: Partial<Record<string, Key>> = {
   case_not_active: 'error.caseNotActive',
 };
 
+/** Codes whose translation carries everything the server's details say (no specifics such as allowed states or a mail server's reply). */
+const SAYS_ALL = new Set(['case_has_sent_notices', 'mail_not_configured', 'case_not_active']);
+
 /** What went wrong and what to do, in the interface language, with the server's own words beside. */
 export function explain(t: T, err: unknown): { title: string; detail: string } {
   if (!(err instanceof ConsoleError)) return { title: t('error.5xx'), detail: String((err as Error)?.message ?? err) };
@@ -20,7 +23,9 @@ export function explain(t: T, err: unknown): { title: string; detail: string } {
   const title = byCode
     ? t(byCode)
     : s === 0 ? t('error.offline') : s === 401 ? t('error.401') : s === 403 ? t('error.403') : s === 404 ? t('error.404') : s === 429 ? t('error.429') : s >= 500 ? t('error.5xx') : t('error.400');
-  return { title, detail: s === 0 ? '' : err.message };
+  // Where the translation already says all the server said, its words would only repeat it.
+  const repeats = byCode !== undefined && SAYS_ALL.has(err.code);
+  return { title, detail: s === 0 || repeats ? '' : err.message };
 }
 
 export function ErrorBox({ error, onRetry }: { error: unknown; onRetry?: () => void }) {

@@ -10,7 +10,7 @@ import type { Logger } from './logger.js';
  * package). A plugin declares the range it works with (`pluginApi: '^1.1.0'`); a version outside
  * it stops the boot. Minor: additions only; major: anything a plugin could notice breaking.
  */
-export const PLUGIN_API_VERSION = '1.3.0';
+export const PLUGIN_API_VERSION = '1.4.0';
 
 /** @deprecated the major.minor of PLUGIN_API_VERSION, for plugins that still declare `coreApi`. */
 export const CORE_API_VERSION = PLUGIN_API_VERSION.split('.').slice(0, 2).join('.');

@@ -23,7 +23,7 @@ function reviewedIds(event: DomainEvent): string[] {
  */
 export const casesPlugin = definePlugin({
   id: 'cases',
-  pluginApi: '^1.3.0',
+  pluginApi: '^1.4.0',
   requires: ['account', 'matches', 'notifications', 'review', 'evidence', 'webhooks'],
   migrations: [CasesInit1795641910181, CasesEvidenceStatus1795643406196],
   bindings: new ContainerModule(({ bind }) => {

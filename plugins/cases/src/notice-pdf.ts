@@ -12,43 +12,123 @@ const FONT_DIR = join(dirname(createRequire(__filename).resolve('dejavu-fonts-tt
 let fonts: Promise<[Uint8Array, Uint8Array]> | null = null;
 const fontBytes = () => (fonts ??= Promise.all([readFile(join(FONT_DIR, 'DejaVuSans.ttf')), readFile(join(FONT_DIR, 'DejaVuSans-Bold.ttf'))]));
 
+// Characters DejaVu lacks (Chinese, Japanese, Korean names and sites) are drawn with a system
+// fallback font when the machine has one: Droid Sans Fallback (Debian fonts-droid-fallback, which
+// Ghostscript brings, itself brought by ImageMagick). Without it they print '?'.
+const FALLBACK_FONTS = ['/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf', '/usr/share/fonts/truetype/droid/DroidSansFallback.ttf'];
+let fallback: Promise<Uint8Array | null> | null = null;
+const fallbackBytes = () =>
+  (fallback ??= (async () => {
+    for (const path of FALLBACK_FONTS) {
+      const bytes = await readFile(path).catch(() => null);
+      if (bytes) return bytes;
+    }
+    return null;
+  })());
+
 const A4: [number, number] = [595.28, 841.89];
 const MARGIN = 56;
 const WIDTH = A4[0] - 2 * MARGIN;
 
-/** Characters the font has: anything else (emoji, CJK) becomes '?', so the text never fails to draw. */
-function drawable(font: PDFFont, text: string): string {
-  const set = new Set(font.getCharacterSet());
-  let out = '';
-  for (const ch of text) out += set.has(ch.codePointAt(0)!) ? ch : '?';
+const charSets = new WeakMap<PDFFont, Set<number>>();
+const has = (font: PDFFont, cp: number) => {
+  let set = charSets.get(font);
+  if (!set) charSets.set(font, (set = new Set(font.getCharacterSet())));
+  return set.has(cp);
+};
+
+/** A piece of a line drawn with one font. */
+interface Run {
+  font: PDFFont;
+  text: string;
+}
+
+/**
+ * The text as runs of the font (or the fallback) that has each character: anything neither has
+ * (emoji...) becomes '?', so the text never fails to draw.
+ */
+function runs(font: PDFFont, fallbackFont: PDFFont | null, text: string): Run[] {
+  const out: Run[] = [];
+  for (const ch of text) {
+    const cp = ch.codePointAt(0)!;
+    const [f, c] = has(font, cp) ? [font, ch] : fallbackFont && has(fallbackFont, cp) ? [fallbackFont, ch] : [font, '?'];
+    const last = out.at(-1);
+    if (last?.font === f) last.text += c;
+    else out.push({ font: f, text: c });
+  }
   return out;
 }
 
-/** Lines of at most `width` points: breaks at spaces, and inside words (URLs, hashes) longer than a line. */
-function wrap(font: PDFFont, size: number, text: string, width: number): string[] {
-  const lines: string[] = [];
-  let line = '';
-  const fits = (s: string) => font.widthOfTextAtSize(s, size) <= width;
-  for (const word of text.split(' ')) {
-    const candidate = line ? `${line} ${word}` : word;
+const width = (line: Run[], size: number) => line.reduce((w, r) => w + r.font.widthOfTextAtSize(r.text, size), 0);
+
+/** Splits runs at a code-point offset. */
+function split(line: Run[], at: number): [Run[], Run[]] {
+  const head: Run[] = [];
+  const tail: Run[] = [];
+  let seen = 0;
+  for (const r of line) {
+    const chars = Array.from(r.text);
+    const take = Math.max(0, Math.min(chars.length, at - seen));
+    if (take > 0) head.push({ font: r.font, text: chars.slice(0, take).join('') });
+    if (take < chars.length) tail.push({ font: r.font, text: chars.slice(take).join('') });
+    seen += chars.length;
+  }
+  return [head, tail];
+}
+
+const length = (line: Run[]) => line.reduce((n, r) => n + Array.from(r.text).length, 0);
+const concat = (a: Run[], b: Run[]): Run[] => {
+  const out = a.map((r) => ({ ...r }));
+  for (const r of b) {
+    const last = out.at(-1);
+    if (last?.font === r.font) last.text += r.text;
+    else out.push({ ...r });
+  }
+  return out;
+};
+
+/** Words of runs (split at spaces, which every font has). */
+function words(line: Run[]): Run[][] {
+  const out: Run[][] = [[]];
+  for (const r of line) {
+    const parts = r.text.split(' ');
+    parts.forEach((part, i) => {
+      if (i > 0) out.push([]);
+      if (part) out.at(-1)!.push({ font: r.font, text: part });
+    });
+  }
+  return out;
+}
+
+/** Lines of at most `max` points: breaks at spaces, and inside words (URLs, hashes, CJK) longer than a line. */
+function wrap(text: Run[], size: number, max: number, space: Run): Run[][] {
+  const lines: Run[][] = [];
+  let line: Run[] = [];
+  const fits = (l: Run[]) => width(l, size) <= max;
+  for (const word of words(text)) {
+    const candidate = line.length ? concat(concat(line, [space]), word) : word;
     if (fits(candidate)) {
       line = candidate;
       continue;
     }
-    if (line) lines.push(line);
-    line = '';
+    if (line.length) lines.push(line);
+    line = [];
     let rest = word;
     while (!fits(rest)) {
-      let n = rest.length - 1;
-      while (n > 1 && !fits(rest.slice(0, n))) n--;
-      lines.push(rest.slice(0, n));
-      rest = rest.slice(n);
+      let n = length(rest) - 1;
+      while (n > 1 && !fits(split(rest, n)[0])) n--;
+      const [head, tail] = split(rest, n);
+      lines.push(head);
+      rest = tail;
     }
     line = rest;
   }
   lines.push(line);
   return lines;
 }
+
+const allText = (doc: NoticeDocument, author: string) =>
+  [doc.title, doc.subtitle, author, ...doc.header.flat(), ...doc.sections.flatMap((s) => [s.heading, ...s.paragraphs.map((p) => p.text)])].join('');
 
 /** The notice as an A4 PDF with its text selectable (checked by reading it back with pdftotext). */
 export async function noticePdf(doc: NoticeDocument, meta: { author: string; created: Date }): Promise<Buffer> {
@@ -57,9 +137,13 @@ export async function noticePdf(doc: NoticeDocument, meta: { author: string; cre
   const [regularBytes, boldBytes] = await fontBytes();
   const regular = await pdf.embedFont(regularBytes, { subset: true });
   const bold = await pdf.embedFont(boldBytes, { subset: true });
+  // The fallback is embedded only when some character needs it (a subset of what is drawn).
+  const needsFallback = Array.from(allText(doc, meta.author)).some((ch) => !has(regular, ch.codePointAt(0)!));
+  const extraBytes = needsFallback ? await fallbackBytes() : null;
+  const extra = extraBytes ? await pdf.embedFont(extraBytes, { subset: true }) : null;
   pdf.setTitle(doc.title);
   pdf.setSubject(doc.subtitle);
-  pdf.setAuthor(drawable(regular, meta.author));
+  pdf.setAuthor(meta.author);
   pdf.setCreator('Filigrane');
   pdf.setProducer('Filigrane (pdf-lib)');
   pdf.setCreationDate(meta.created);
@@ -68,13 +152,17 @@ export async function noticePdf(doc: NoticeDocument, meta: { author: string; cre
   let page: PDFPage = pdf.addPage(A4);
   let y = A4[1] - MARGIN;
   const line = (text: string, font: PDFFont, size: number, x = MARGIN, width = WIDTH) => {
-    for (const l of wrap(font, size, drawable(font, text), width)) {
+    for (const l of wrap(runs(font, extra, text), size, width, { font, text: ' ' })) {
       if (y - size < MARGIN) {
         page = pdf.addPage(A4);
         y = A4[1] - MARGIN;
       }
       y -= size * 1.35;
-      page.drawText(l, { x, y, size, font, color: rgb(0, 0, 0) });
+      let at = x;
+      for (const r of l) {
+        page.drawText(r.text, { x: at, y, size, font: r.font, color: rgb(0, 0, 0) });
+        at += r.font.widthOfTextAtSize(r.text, size);
+      }
     }
   };
   line(doc.title, bold, 16);

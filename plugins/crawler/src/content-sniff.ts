@@ -1,3 +1,5 @@
+import { headText } from './html-decode.js';
+
 /** What a response really is, from its first bytes; the Content-Type header is only a hint. */
 export type SniffedKind = 'html' | 'image' | 'video' | 'document' | 'other';
 
@@ -10,7 +12,7 @@ export function sniffKind(body: Buffer, declared: string | null): SniffedKind {
   if (ascii.slice(4, 8) === 'ftyp') return /^(avif|avis|heic|heix|mif1)/.test(ascii.slice(8, 12)) ? 'image' : 'video';
   if (ascii.startsWith('%PDF-')) return 'document';
   if (ascii.startsWith('\x1aE\xdf\xa3')) return 'video';
-  const head = body.subarray(0, 1024).toString('utf8').replace(/^\uFEFF/, '').trimStart().toLowerCase();
+  const head = headText(body).replace(/^\uFEFF/, '').trimStart().toLowerCase();
   if (/^<(!doctype html|html|head|body|!--|meta|title|div|p\b|a\b|table|h[1-6])/.test(head)) return 'html';
   // Text without a recognisable tag: trust an HTML declaration only if there are no binary bytes.
   if (declared && /html|xhtml/.test(declared) && !/[\x00-\x08\x0e-\x1a]/.test(head)) return 'html';

@@ -29,6 +29,10 @@ const DOCUMENT_EXT = /\.pdf$/i;
 const BACKGROUND_URL = /background(?:-image)?\s*:[^;]*?url\(\s*(['"]?)([^'")]+)\1\s*\)/gi;
 const MAX_LINKS_PER_PAGE = 5000;
 const MAX_JSON_LD = 256 * 1024;
+const MAX_STYLE = 256 * 1024;
+/** Lazy-loading scripts keep the real image in these until the reader scrolls (lazysizes, WordPress, jQuery lazyload). */
+const LAZY_SRC = ['data-src', 'data-lazy-src', 'data-original'] as const;
+const LAZY_SRCSET = ['data-srcset', 'data-lazy-srcset'] as const;
 
 export function pathExtension(url: string): 'image' | 'video' | 'document' | null {
   const path = new URL(url).pathname;
@@ -62,6 +66,8 @@ export function extractPage(html: string, pageUrl: string): ExtractedPage {
   let inTitle = false;
   let title = '';
   let inJsonLd = false;
+  let inStyle = false;
+  let styleText = '';
   let inVideo = 0;
   let jsonText = '';
 
@@ -102,12 +108,12 @@ export function extractPage(html: string, pageUrl: string): ExtractedPage {
             break;
           case 'img':
             add(images, a.src, 'img');
-            if (a['data-src']) add(images, a['data-src'], 'img');
-            for (const u of srcsetUrls(a.srcset ?? '')) add(images, u, 'srcset');
+            for (const lazy of LAZY_SRC) if (a[lazy]) add(images, a[lazy], 'img');
+            for (const attr of ['srcset', ...LAZY_SRCSET]) for (const u of srcsetUrls(a[attr] ?? '')) add(images, u, 'srcset');
             break;
           case 'source':
             if (inVideo > 0) add(videos, a.src, 'video');
-            else if (a.srcset) for (const u of srcsetUrls(a.srcset)) add(images, u, 'picture');
+            else if (a.srcset || a['data-srcset']) for (const attr of ['srcset', 'data-srcset']) for (const u of srcsetUrls(a[attr] ?? '')) add(images, u, 'picture');
             else if (a.src && (a.type ?? '').startsWith('video/')) add(videos, a.src, 'video');
             break;
           case 'video':
@@ -140,6 +146,10 @@ export function extractPage(html: string, pageUrl: string): ExtractedPage {
           case 'title':
             inTitle = true;
             break;
+          case 'style':
+            inStyle = true;
+            styleText = '';
+            break;
           case 'script':
             inJsonLd = (a.type ?? '').toLowerCase() === 'application/ld+json';
             jsonText = '';
@@ -149,9 +159,14 @@ export function extractPage(html: string, pageUrl: string): ExtractedPage {
       ontext(text) {
         if (inTitle && title.length < 1000) title += text;
         if (inJsonLd && jsonText.length < MAX_JSON_LD) jsonText += text;
+        if (inStyle && styleText.length < MAX_STYLE) styleText += text;
       },
       onclosetag(name) {
         if (name === 'title') inTitle = false;
+        if (name === 'style' && inStyle) {
+          addStyle(styleText); // a page's own <style> block: hero and banner backgrounds
+          inStyle = false;
+        }
         if (name === 'video' && inVideo > 0) inVideo--;
         if (name === 'script' && inJsonLd) {
           jsonLd.push(jsonText);

@@ -6,7 +6,7 @@ import { sniffKind } from './content-sniff.js';
 import type { CrawlFrontier } from './crawl-frontier.js';
 import { pageFields, runPrefix, validatorsOf, type CrawlRun, type MatchedImage, type PageContext, type Validators } from './crawl-run.js';
 import type { CrawlerConfig } from './crawl-settings.js';
-import { inSite } from './crawl-url.js';
+import { canonicalUrl, inSite } from './crawl-url.js';
 import type { DoneMark } from './crawl-writes.js';
 import { crawlerSource } from './crawler-source.js';
 import { readCredit } from './image-credit.js';
@@ -21,6 +21,9 @@ export const IMAGE_ACCEPT = 'image/avif,image/webp,image/apng,image/svg+xml,imag
 
 /** Bytes of matched images kept per crawl for the sightings of further pages. */
 const MATCHED_IMAGES_BYTES = 64 * 1024 * 1024;
+
+/** Redirects followed from an image URL to its file (CDNs, resizers, moved paths), as browsers follow several. */
+export const MAX_IMAGE_REDIRECTS = 5;
 
 /** The images of crawled pages: fetched once per crawl, their credit lines read, their pixels handed to the match pipeline. */
 export class ImageSightings {
@@ -38,9 +41,9 @@ export class ImageSightings {
    * The images of a page: each URL is fetched once per crawl (conditional GET when known), its
    * credit line read and its pixels matched; a URL matched earlier in the crawl gets a sighting for
    * this page too, without being fetched or identified again. `fetchedAs` is the page's own
-   * response when the page was an image.
+   * response when the page was an image; `hops` the redirects that led to `urls`.
    */
-  async images(run: CrawlRun, urls: string[], page: PageContext, fetchedAs: FetchedResource | null): Promise<void> {
+  async images(run: CrawlRun, urls: string[], page: PageContext, fetchedAs: FetchedResource | null, hops = 0): Promise<void> {
     const fresh: { url: string; settle(m: MatchedImage | null): void }[] = [];
     const known: Promise<MatchedImage | null>[] = [];
     for (const url of new Set(urls)) {
@@ -62,7 +65,7 @@ export class ImageSightings {
         for (const row of await this.frontier.claimOnce(run, 'image', fresh.map((f) => f.url))) {
           let fetched: DoneMark['fetched'];
           try {
-            fetched = await this.imageOnce(run, row.url, row, page, fetchedAs);
+            fetched = await this.imageOnce(run, row.url, row, page, fetchedAs, hops);
           } catch (err) {
             run.writes.item('image', row.url, { pageUrl: page.url, outcome: `error: ${(err as Error).message}`.slice(0, 300) });
           } finally {
@@ -79,7 +82,7 @@ export class ImageSightings {
     }
   }
 
-  private async imageOnce(run: CrawlRun, url: string, row: Validators & { id: string }, page: PageContext, fetchedAs: FetchedResource | null): Promise<DoneMark['fetched']> {
+  private async imageOnce(run: CrawlRun, url: string, row: Validators & { id: string }, page: PageContext, fetchedAs: FetchedResource | null, hops: number): Promise<DoneMark['fetched']> {
     const s = run.s;
     const w = run.writes;
     const pageUrl = page.url;
@@ -95,6 +98,7 @@ export class ImageSightings {
     }
     const base = { pageUrl, status: res.status, contentType: res.contentType, bytes: res.body.length, warcRecords: records };
     if (res.status === 304) return void w.item('image', url, { ...base, outcome: 'not modified' });
+    if (res.status >= 300 && res.status < 400) return void w.item('image', url, { ...base, outcome: await this.redirected(run, url, res, page, hops) });
     if (res.status < 200 || res.status > 299) return void w.item('image', url, { ...base, outcome: `HTTP ${res.status}` });
     const md5 = createHash('md5').update(res.body).digest('hex');
     const fetched = validatorsOf(res, md5);
@@ -152,6 +156,25 @@ export class ImageSightings {
       w.item('image', url, { ...fields, outcome: `match failed: ${(err as Error).message}`.slice(0, 300) });
     }
     return fetched;
+  }
+
+  /**
+   * An image URL that redirects: its target is an image of the same page, fetched under the same
+   * rules (site, robots.txt, SSRF guard, once per crawl). A target another page already handles is
+   * not waited for (two pages redirecting into each other's images would wait forever): its match,
+   * when known, is shown for this page too.
+   */
+  private async redirected(run: CrawlRun, url: string, res: FetchedResource, page: PageContext, hops: number): Promise<string> {
+    const raw = String(res.headers?.location ?? '').trim();
+    if (raw === '') return 'redirect without location';
+    const target = canonicalUrl(raw, res.url);
+    if (!target) return `redirect to ${raw.slice(0, 200)} (not followed: only http(s) URLs without credentials)`;
+    if (hops >= MAX_IMAGE_REDIRECTS) return `redirect to ${target} (more than ${MAX_IMAGE_REDIRECTS} redirects, not followed)`;
+    if (!run.images.has(target)) await this.images(run, [target], page, null, hops + 1);
+    else if (run.matched.has(target)) await this.resight(run, run.matched.get(target)!, page).catch(() => undefined);
+    const matched = run.matched.get(target);
+    if (matched) run.matched.set(url, matched); // later pages showing `url` get their sighting too
+    return `redirect to ${target}`;
   }
 
   /** Keeps what an image's identification found, by URL and by content, within the memory bound. */

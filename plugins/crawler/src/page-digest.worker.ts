@@ -3,6 +3,7 @@
 // gzip) and, for an HTML page, its parsing.
 import { parentPort } from 'node:worker_threads';
 import type { FetchedResource } from '@filigrane/net';
+import { decodeHtml } from './html-decode.js';
 import { extractPage, type ExtractedPage } from './html-extract.js';
 import { warcExchange } from './warc-writer.js';
 
@@ -26,7 +27,7 @@ export async function digest(task: Omit<DigestTask, 'id'>): Promise<{ records: B
   const records = await warcExchange(res, new Date(task.date));
   if (!task.html) return { records, page: null, pageError: null };
   try {
-    return { records, page: extractPage(res.body.toString('utf8'), res.url), pageError: null };
+    return { records, page: extractPage(decodeHtml(res.body, res.headers), res.url), pageError: null };
   } catch (err) {
     return { records, page: null, pageError: (err as Error).message };
   }

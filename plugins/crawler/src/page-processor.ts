@@ -40,6 +40,21 @@ export class PageProcessor {
     }
   }
 
+  /**
+   * A redirect is one more link hop: its target is queued one level deeper, so an endless chain
+   * (`/r/1` -> `/r/2` -> ...) ends at CRAWL_MAX_DEPTH like an endless chain of links.
+   */
+  private redirect(run: CrawlRun, claim: Claim, from: string, location: string | string[] | undefined): string {
+    const raw = String(location ?? '').trim();
+    if (raw === '') return 'redirect without location';
+    const target = canonicalUrl(raw, from);
+    if (!target) return `redirect to ${raw.slice(0, 200)} (not followed: only http(s) URLs without credentials)`;
+    if (!inSite(target, run.s.site)) return `redirect to ${target} (other site, not followed)`;
+    if (claim.depth >= this.cfg.maxDepth) return `redirect to ${target} (deeper than ${this.cfg.maxDepth} links, not followed)`;
+    run.addLinks([target], claim.depth + 1);
+    return `redirect to ${target}`;
+  }
+
   /** Processes one fetched page; returns the validators to remember when it was fetched (2xx). */
   private async crawlPage(run: CrawlRun, claim: Claim, got: RunFetch): Promise<DoneMark['fetched']> {
     const s = run.s;
@@ -53,9 +68,7 @@ export class PageProcessor {
     const digested = await this.digester.digest(res, got.at, kind === 'html');
     const base = { status: res.status, contentType: res.contentType, bytes: res.body.length, warcRecords: digested.records };
     if (res.status >= 300 && res.status < 400 && res.status !== 304) {
-      const target = canonicalUrl(String(res.headers?.location ?? ''), res.url);
-      if (target && inSite(target, s.site)) run.addLinks([target], claim.depth);
-      return void w.item('page', claim.url, { ...base, outcome: target ? `redirect to ${target}${inSite(target, s.site) ? '' : ' (other site, not followed)'}` : 'redirect without location' });
+      return void w.item('page', claim.url, { ...base, outcome: this.redirect(run, claim, res.url, res.headers?.location) });
     }
     if (res.status === 304) return void w.item('page', claim.url, { ...base, outcome: 'not modified' });
     if (!ok) return void w.item('page', claim.url, { ...base, outcome: `HTTP ${res.status}` });

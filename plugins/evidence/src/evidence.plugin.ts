@@ -14,7 +14,7 @@ import { SigningKeyService } from './signing-key.service.js';
 /** Evidence packs: signed, time-stamped WACZ files of matches (issue 21, item 3). */
 export const evidencePlugin = definePlugin({
   id: 'evidence',
-  pluginApi: '^1.3.0',
+  pluginApi: '^1.4.0',
   requires: ['matches', 'media', 'webhooks'],
   settings: EVIDENCE_SETTINGS,
   entities: [EvidencePack, EvidenceKey, EvidenceAccountSettings],

@@ -21,7 +21,7 @@ import { REVIEW_SETTINGS } from './review.settings.js';
  */
 export const reviewPlugin = definePlugin({
   id: 'review',
-  pluginApi: '^1.3.0',
+  pluginApi: '^1.4.0',
   requires: ['matches', 'webhooks', 'notifications'],
   settings: REVIEW_SETTINGS,
   migrations: [ReviewInit1764108000000],
