@@ -18,7 +18,7 @@ import {
   type ImageFormat,
   type RawImage,
 } from '@filigrane/vision';
-import { applyBand, lumaPrefixRows, shapedHistogramWasm, shapePlaneWasm, sseRgb8 } from './wasm-kernels';
+import { applyBand, histogramSquaresWasm, lumaPrefixRows, shapedHistogramWasm, shapePlaneWasm, sseRgb8 } from './wasm-kernels';
 import { jndMask, maskBlurRadius, maskGrid, type RowSource } from './jnd';
 import { assertMediaKey } from './key';
 import { ALGORITHM_VERSION, canonicalGrid, DEFAULTS, type EmbeddingParams } from './params';
@@ -204,9 +204,13 @@ export class ShapedHistogram {
   }
 
   /** Mean square of the rounded delta, in output units, for gain `a` (clipping ignored). */
-  meanSquare(a: number, total: number, integer: boolean): number {
+  meanSquare(a: number, total: number, integer: boolean, js = false): number {
     const half = ShapedHistogram.BINS / 2;
     const step = (this.bound || 1) / (half - 1);
+    // In WebAssembly where the engine has it (the same sum): the gain search calls this ~50 times per
+    // solve, on a fresh process's cold JavaScript.
+    const fast = js ? undefined : histogramSquaresWasm(this.counts, a, step, integer);
+    if (fast !== undefined) return fast / total;
     let ss = 0;
     for (let i = 0; i < this.counts.length; i++) {
       const c = this.counts[i];
