@@ -81,7 +81,15 @@ export class CrawlRunner {
     const s = await this.frontier.state(sessionId);
     if (!s || s.cycle !== cycle) return;
     const run = new CrawlRun(s, (st) => new CrawlWrites(this.db, this.blobs, st.id, st.cycle, `${runPrefix(st)}/w`), Math.min(64, this.cfg.concurrency * 2));
-    await Promise.all(Array.from({ length: this.cfg.concurrency }, () => this.loop(run)));
+    const renewal = setInterval(
+      () => void this.frontier.renew(run).catch((err) => console.error(`crawl ${sessionId}:${cycle}: lease renewal: ${(err as Error).message}`)),
+      Math.max(500, (this.cfg.claimLease * 1000) / 3),
+    );
+    try {
+      await Promise.all(Array.from({ length: this.cfg.concurrency }, () => this.loop(run)));
+    } finally {
+      clearInterval(renewal);
+    }
     // Every loop is out: write what they learnt, hand back the pages claimed but not crawled.
     await run.writes.flush().catch((err) => console.error(`crawl ${sessionId}:${cycle}: ${(err as Error).message}`));
     await this.frontier.release(run);

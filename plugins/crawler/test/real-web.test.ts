@@ -18,8 +18,9 @@ test.before(async () => {
   server = await startTestServer({
     plugins: ['crawler'],
     workers: true,
-    // Off-site images fetched, so a redirect to a private address meets the SSRF guard itself.
-    config: { extra: { ...process.env, FETCH_ALLOW_HOSTS: '127.0.0.1', CRAWL_CONCURRENCY: '2', CRAWL_MAX_DEPTH: String(MAX_DEPTH), CRAWL_OFFSITE_IMAGES: 'true' } },
+    // Off-site images fetched, so a redirect to a private address meets the SSRF guard itself; a
+    // 2 s claim lease, shorter than a Retry-After wait.
+    config: { extra: { ...process.env, FETCH_ALLOW_HOSTS: '127.0.0.1', CRAWL_CONCURRENCY: '2', CRAWL_MAX_DEPTH: String(MAX_DEPTH), CRAWL_OFFSITE_IMAGES: 'true', CRAWL_CLAIM_LEASE: '2' } },
   });
   key = (await server.createAccount('realweb')).apiKey;
   const marked = await embed(await syntheticPhoto(71), generateKey());
@@ -126,6 +127,26 @@ test('images behind redirects, lazy-loaded and in <style> are found; redirects n
     t.true(chain >= MAX_DEPTH - 1 && chain <= MAX_DEPTH, `chain hops fetched: ${chain}`);
     t.regex(pages.find((l) => l.includes('not followed') && l.includes('/chain/')) ?? '', /deeper than 6 links/);
     t.true(batch.pages.count < 12, String(batch.pages.count));
+  } finally {
+    await site.close();
+  }
+});
+
+test('a page waiting out a Retry-After longer than its claim lease is not fetched twice', async (t) => {
+  let calls = 0;
+  const site = await new TestSite({
+    '/': { type: 'text/html', body: '<html><a href="/slow">slow</a></html>' },
+    '/slow': (_q, res) => {
+      if (calls++ === 0) res.writeHead(503, { 'retry-after': '3', 'content-type': 'text/plain' }).end('busy');
+      else res.writeHead(200, { 'content-type': 'text/html' }).end('<html><title>slow</title></html>');
+    },
+  }).start();
+  try {
+    const { s, batch } = await crawl(site, false);
+    t.is(s.state, 'done', String(s.reason));
+    t.is(site.hits('/slow').length, 2, 'the 503, then its one retry: no second worker took the page meanwhile');
+    t.is(batch.pages.count, 2);
+    t.is(s.progress.pages, 2);
   } finally {
     await site.close();
   }
