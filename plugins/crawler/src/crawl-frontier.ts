@@ -49,6 +49,7 @@ export class CrawlFrontier {
   /** The next page to crawl: from the pages this process claimed, claiming more (one round trip) when none is left. */
   async next(run: CrawlRun): Promise<Claim | null> {
     for (;;) {
+      if (run.end?.finish === false) return null; // paused or deleted: the claims left are handed back
       const claim = run.queue.shift();
       if (claim) {
         run.inflight++;
@@ -106,6 +107,16 @@ export class CrawlFrontier {
       `UPDATE crawl_urls SET claimed_until = now() + make_interval(secs => $2) WHERE id = ANY($1::bigint[]) AND state = 'claimed'`,
       [[...run.held], this.cfg.claimLease],
     );
+  }
+
+  /**
+   * Reads the session between refills (every second): a pause or a DELETE stops the loops before
+   * their next request, not after the pages already claimed (up to 64, each as slow as its origin).
+   */
+  async watch(run: CrawlRun): Promise<void> {
+    if (run.end) return;
+    const s = await this.state(run.s.id);
+    if (!s || s.state !== 'running' || s.cycle !== run.s.cycle) run.end ??= { finish: false, limit: null };
   }
 
   /** Hands back the pages this process claimed but did not crawl (its loops are out). */

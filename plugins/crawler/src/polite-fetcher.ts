@@ -10,6 +10,15 @@ export interface PoliteRequest {
   timeoutSeconds: number;
   maxBytes: number;
   headers?: Record<string, string>;
+  /** True once the request is no longer wanted (the crawl was paused or deleted while it waited for its slot). */
+  cancelled?: () => boolean;
+}
+
+/** Thrown instead of sending a request whose crawl stopped while it waited for the origin. */
+export class FetchCancelled extends Error {
+  constructor() {
+    super('the crawl stopped before this request was sent');
+  }
 }
 
 const RETRIED_STATUS = new Set([429, 500, 502, 503, 504]);
@@ -136,6 +145,7 @@ export class PoliteFetcher {
     return this.exclusive(origin, async () => {
       for (let attempt = 1; ; attempt++) {
         await this.waitSlot(origin, req.delay);
+        if (req.cancelled?.()) throw new FetchCancelled();
         let res: FetchedResource | null = null;
         let failure: FetchError | null = null;
         try {

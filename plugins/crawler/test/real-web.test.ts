@@ -151,3 +151,41 @@ test('a page waiting out a Retry-After longer than its claim lease is not fetche
     await site.close();
   }
 });
+
+test('pause and DELETE stop the requests at once, not after the pages already claimed; a resumed crawl fetches each page once', async (t) => {
+  const pages = (n: number) => ({
+    '/': { type: 'text/html', body: `<html>${Array.from({ length: n }, (_, i) => `<a href="/p/${i + 1}">${i + 1}</a>`).join('')}</html>` },
+    ...Object.fromEntries(Array.from({ length: n }, (_, i) => [`/p/${i + 1}`, { type: 'text/html', body: `<html><title>${i + 1}</title></html>` }])),
+  });
+  const act = (id: number, what: 'pause' | 'resume') => server.call('POST', `/api/v3/crawling/sessions/${id}/${what}/`, { key });
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const paused = await new TestSite(pages(16)).start();
+  const deleted = await new TestSite(pages(16)).start();
+  try {
+    const start = async (site: TestSite) => {
+      const created = await server.call('POST', '/api/v3/crawling/sessions/', { key, json: { url: site.url('/'), search: false, download_delay: 0.4 } });
+      await waitFor('the first pages', async () => site.requests.filter((r) => r.path.startsWith('/p/')).length >= 2, 30_000);
+      return created.json.id as number;
+    };
+    const id = await start(paused);
+    t.is((await act(id, 'pause')).status, 202);
+    const atPause = paused.requests.length;
+    await sleep(2500);
+    t.true(paused.requests.length <= atPause + 1, `${paused.requests.length - atPause} requests after the pause`);
+    t.is((await act(id, 'resume')).status, 202);
+    const s = await waitFor(`session ${id}`, async () => {
+      const r = (await server.call('GET', `/api/v3/crawling/sessions/${id}/`, { key })).json;
+      return r.state === 'done' || r.state === 'failed' ? r : null;
+    });
+    t.is(s.state, 'done', String(s.reason));
+    for (let i = 1; i <= 16; i++) t.is(paused.hits(`/p/${i}`).length, 1, `/p/${i}`);
+
+    const gone = await start(deleted);
+    t.is((await server.call('DELETE', `/api/v3/crawling/sessions/${gone}/`, { key })).status, 204);
+    const atDelete = deleted.requests.length;
+    await sleep(2500);
+    t.true(deleted.requests.length <= atDelete + 1, `${deleted.requests.length - atDelete} requests after the DELETE`);
+  } finally {
+    await Promise.all([paused.close(), deleted.close()]);
+  }
+});
