@@ -189,3 +189,23 @@ test('pause and DELETE stop the requests at once, not after the pages already cl
     await Promise.all([paused.close(), deleted.close()]);
   }
 });
+
+test('a robots.txt behind redirects is followed (RFC 9309: five hops): its rules hold', async (t) => {
+  const site = await new TestSite({
+    '/robots.txt': (_q, res) => res.writeHead(301, { location: '/r2/robots.txt' }).end(),
+    '/r2/robots.txt': (_q, res) => res.writeHead(302, { location: '/static/robots.txt' }).end(),
+    '/static/robots.txt': { type: 'text/plain', body: 'User-agent: *\nDisallow: /private/\n' },
+    '/': { type: 'text/html', body: '<html><a href="/private/x">p</a><a href="/open">o</a></html>' },
+    '/private/x': { type: 'text/html', body: '<html>private</html>' },
+    '/open': { type: 'text/html', body: '<html>open</html>' },
+  }).start();
+  try {
+    const { s, pages } = await crawl(site, false);
+    t.is(s.state, 'done', String(s.reason));
+    t.is(site.hits('/private/x').length, 0);
+    t.is(site.hits('/open').length, 1);
+    t.true(pages.some((l) => l.startsWith(site.url('/private/x')) && l.includes('disallowed by robots.txt')));
+  } finally {
+    await site.close();
+  }
+});
