@@ -40,6 +40,7 @@ export async function boot(mode: 'start' | 'worker' | 'migrate', config: Gateway
       // Operator commands print their result on stdout (`--json` included): the service's lines go to stderr.
       log: mode === 'migrate' ? (line: string) => console.error(line) : undefined,
       http: mode === 'start',
+      checkBlobStore: mode !== 'migrate',
       logger: mode === 'start' && config.logLevel !== 'silent',
     });
   } catch (err) {

@@ -14,6 +14,10 @@
  *   how many fall below the 1e-6 threshold (must be 0), and the rates at 1e-2 and 1e-3 (nominal);
  * - `--floor`: the small-crop floor, by area (10% down to 1%) and by pixels (10% crops of the photo
  *   reduced to 1 MP and 0.5 MP).
+ * - `--archive N`: the same account also holds N synthetic media (real rows, as the index benchmark
+ *   loads them: descriptors derived from the ORB sets of half of the first unrelated folder's
+ *   photos, which then leave the unrelated set), so recall and false matches are measured in an
+ *   archive of that size.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -25,6 +29,7 @@ import { embed, encodeLmk, generateKey, type Registration } from '@filigrane/wat
 import { analyseDetection, gaussianCarrier, log10PValue, normalisedCorrelation, type DetectionAnalysis } from '@filigrane/watermark/internal';
 import { COPY_CLASSES, cropOf } from './attacks';
 import { benchPostgres } from './support/postgres.js';
+import { loadArchive, photoSourceSets } from './support/synthetic-archive.js';
 
 const root = resolve(__dirname, '..', '..', '..');
 const pct = (v: number[], q: number) => (v.length ? [...v].sort((a, b) => a - b)[Math.min(v.length - 1, Math.floor(q * v.length))]! : NaN);
@@ -85,6 +90,7 @@ export async function run(args: string[]): Promise<void> {
       h0: { type: 'string', default: '4' },
       keys: { type: 'string', default: '0' },
       floor: { type: 'boolean', default: false },
+      archive: { type: 'string', default: '0' },
     },
   });
   const files = images(values.photos);
@@ -94,7 +100,7 @@ export async function run(args: string[]): Promise<void> {
   process.env.DATABASE_URL = pg.url;
   const server = await startTestServer({ plugins: defaultPlugins(), workers: false, config: { rateLimit: { perSecond: 1_000_000, perDay: 1_000_000_000 } } });
   try {
-    const { apiKey } = await server.createAccount('copies');
+    const { apiKey, id: accountId } = await server.createAccount('copies');
     const der = Buffer.from(await (await fetch(`${server.url}/api/v4/account/download/public_key.der`, { headers: { authorization: `Token ${apiKey}` } })).arrayBuffer());
     const marked: Buffer[] = [];
     const registrations: Registration[] = [];
@@ -108,6 +114,23 @@ export async function run(args: string[]): Promise<void> {
       if (res.status !== 201) throw new Error(`${f}: ${res.status} ${res.text}`);
     }
     console.log(`${files.length} photos registered watermarked (${values.photos}); classes: ${classes.join(', ')}`);
+    const [photoDir, ...otherDirs] = values.unrelated.split(',').filter(Boolean);
+    let unrelated = [photoDir, ...otherDirs].flatMap((d) => (d ? images(d) : []));
+    const archive = Number(values.archive);
+    if (archive > 0 && photoDir) {
+      // Half of the first folder's photos become the synthetic media's sources (so they are unrelated no more).
+      const photos = images(photoDir);
+      const sourceFiles = photos.filter((_, i) => i % 2 === 1);
+      unrelated = [...photos.filter((_, i) => i % 2 === 0), ...otherDirs.flatMap((d) => images(d))];
+      const db = server.app.dataSource;
+      const t0 = performance.now();
+      await loadArchive(db, accountId, await photoSourceSets(sourceFiles), 1, archive, (done) => {
+        if (done % 10_000 === 0) console.log(`  ${done} synthetic media written (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+      });
+      for (const table of ['visual_postings', 'visual_index', 'media']) await db.query(`VACUUM ANALYZE ${table}`);
+      const [{ n }] = await db.query('SELECT count(*)::int AS n FROM visual_index WHERE account_id = $1', [accountId]);
+      console.log(`archive: ${n.toLocaleString('en')} media indexed in the account (${archive.toLocaleString('en')} synthetic, from ${sourceFiles.length} photos' ORB sets), loaded in ${((performance.now() - t0) / 1000).toFixed(0)} s; ${unrelated.length} unrelated photos left`);
+    }
 
     console.log('\n| class | transforms | found | detected | false matches | p50 ms | p95 ms |');
     console.log('|---|---|---|---|---|---|---|');
@@ -146,7 +169,6 @@ export async function run(args: string[]): Promise<void> {
     if (misses.length) console.log(`misses: ${misses.join(', ')}`);
 
     // Unrelated photos: nothing may match, as they are or mirrored.
-    const unrelated = values.unrelated.split(',').filter(Boolean).flatMap((d) => images(d));
     let fp = 0;
     const plainMs: number[] = [];
     for (const f of unrelated) {

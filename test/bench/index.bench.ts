@@ -23,7 +23,7 @@ import { startTestServer } from '@filigrane/testing';
 import { defaultPlugins } from '@filigrane/gateway';
 import { ATTACKS } from './attacks';
 import { benchPostgres } from './support/postgres.js';
-import { loadArchive, sourceSets } from './support/synthetic-archive.js';
+import { loadArchive, photoSourceSets } from './support/synthetic-archive.js';
 
 const root = resolve(__dirname, '..', '..', '..');
 /** What support/synthetic-archive.ts spills to files per media while it loads (measured ~40 KB). */
@@ -82,16 +82,6 @@ export async function run(args: string[]): Promise<void> {
         copies.push({ file, expect: path });
       }
     }
-    // Real ORB sets: each source photo at 4 scales and 4 rotations.
-    const variants: Buffer[] = [];
-    for (const f of sourceFiles) {
-      const meta = await sharp(f).metadata();
-      for (const scale of [1, 0.8, 0.65, 0.5]) {
-        for (const angle of [0, 90, 180, 270]) {
-          variants.push(await sharp(f).rotate(angle).resize(Math.round(meta.width! * scale)).jpeg({ quality: 90 }).toBuffer());
-        }
-      }
-    }
     // The same unrelated images the size crawled web images usually are (1,200 px on the longest
     // side, JPEG q85): identification is timed on both, decode included.
     const unrelatedWeb: string[] = [];
@@ -100,7 +90,7 @@ export async function run(args: string[]): Promise<void> {
       writeFileSync(file, await sharp(f).rotate().resize(1200, 1200, { fit: 'inside', withoutEnlargement: true }).jpeg({ quality: 85 }).toBuffer());
       unrelatedWeb.push(file);
     }
-    const sources = await sourceSets(variants);
+    const sources = await photoSourceSets(sourceFiles);
     console.log(`${registered.length} photos registered (${copies.length} attacked copies as queries), ${unrelated.length} unrelated crawled images (as is, and at 1,200 px), synthetic media from ${sources.length} real ORB sets (${sourceFiles.length} photos x 4 scales x 4 rotations)`);
     console.log(`PostgreSQL ${(await db.query('SHOW server_version'))[0].server_version}, ${values.rounds} rounds per measure\n`);
 

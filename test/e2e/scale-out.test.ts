@@ -141,6 +141,9 @@ test('--queues patterns select queues, and a pattern naming none is refused', (t
   t.is(selectQueues(specs).length, specs.length);
   t.throws(() => selectQueues(specs, ['crawler.*', 'serch.run']), { message: /serch\.run matches no queue; the queues are: crawler\.crawl/ });
   t.throws(() => selectQueues(specs, ['search.ru']), { message: /matches no queue/ }, 'a pattern matches a whole name');
+  // The platform's queues (the outbox's delivery to webhooks and mails, run-time schedules) run on every worker.
+  const withCore = [...specs, { queue: 'core.events' }, { queue: 'core.schedules' }];
+  t.deepEqual(selectQueues(withCore, ['crawler.*']).map((s) => s.queue), ['crawler.crawl', 'crawler.tick', 'core.events', 'core.schedules']);
 });
 
 if (process.env.DATABASE_URL) {
@@ -306,8 +309,23 @@ if (process.env.DATABASE_URL) {
     t.false(gone.text.includes(thumbKey), 'the key is for the log, not the client');
     await waitFor('the log line', async () => b.output().includes(thumbKey), 5_000);
 
+    // A bucket that does not exist stops the boot, saying so (not a "missing file" on every request).
+    const noBucket = await spawnFiligrane('no-bucket', ['worker'], { ...env('no-bucket'), BLOB_STORE_URL: 's3://no-such-bucket/x' }, /\n(?!)/).then(
+      () => '',
+      (err: Error) => err.message,
+    );
+    t.regex(noBucket, /exited \(1\)[\s\S]*BLOB_STORE_URL s3:\/\/no-such-bucket\/x: the bucket "no-such-bucket" does not exist/);
+
+    // The S3 server stops: a file request is a 503 of its own code, its key logged.
+    await s3.close();
+    s3 = undefined;
+    const down = await http(A, 'GET', `/api/v4/media-files/${idOf(lmk.json)}/thumbnail`, key!);
+    t.is(down.status, 503, down.text);
+    t.is(down.json?.code, 'blob_store_unavailable');
+    await waitFor('the log line', async () => a.output().includes(`deployment/media/${idOf(lmk.json)}/thumbnail.jpg failed`), 5_000);
+
     for (const p of [a, b, w2]) await stop(p);
-    for (const p of procs) t.log(`${p.name}: peak RSS ${peaks[p.name]} MiB`);
+    for (const p of procs) if (peaks[p.name]) t.log(`${p.name}: peak RSS ${peaks[p.name]} MiB`);
     t.log(`multi-process test: ${((Date.now() - began) / 1000).toFixed(1)} s`);
   });
 }

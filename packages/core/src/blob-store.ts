@@ -27,6 +27,11 @@ export interface BlobStore {
   deletePrefix(prefix: string): Promise<void>;
   /** Keys of the blobs under `prefix/`, in ascending (byte) order. */
   list(prefix: string): AsyncIterable<string>;
+  /**
+   * Checks at boot that the store can be used (an S3 bucket exists and the credentials are
+   * accepted); throws a message for the operator otherwise. Optional: the filesystem needs none.
+   */
+  check?(): Promise<void>;
 }
 
 /**
@@ -39,6 +44,22 @@ export class BlobMissingError extends Error {
   constructor(readonly key: string) {
     super(`stored file missing: ${key}`);
     this.name = 'BlobMissingError';
+  }
+}
+
+/**
+ * The store itself failed (S3 unreachable, credentials refused, bucket gone): a server fault of its
+ * own, 503 `blob_store_unavailable` on routes; the operation and the key are logged, never shown.
+ */
+export class BlobStoreUnavailableError extends Error {
+  readonly code = 'blob_store_unavailable';
+  constructor(
+    readonly operation: string,
+    readonly key: string,
+    cause: unknown,
+  ) {
+    super(`file store ${operation} ${key} failed: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    this.name = 'BlobStoreUnavailableError';
   }
 }
 

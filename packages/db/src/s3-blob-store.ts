@@ -3,6 +3,7 @@ import {
   DeleteObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
+  HeadBucketCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
@@ -10,7 +11,7 @@ import {
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { assertBlobKey, type BlobStore, type ByteRange } from '@filigrane/core';
+import { assertBlobKey, BlobStoreUnavailableError, type BlobStore, type ByteRange } from '@filigrane/core';
 
 export interface S3BlobStoreOptions {
   bucket: string;
@@ -29,7 +30,7 @@ const PART_SIZE = 8 * 1024 * 1024;
 
 const missing = (err: unknown) => {
   const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
-  return e.name === 'NoSuchKey' || e.name === 'NotFound' || e.$metadata?.httpStatusCode === 404;
+  return e.name === 'NoSuchKey' || e.name === 'NotFound' || (e.$metadata?.httpStatusCode === 404 && e.name !== 'NoSuchBucket');
 };
 
 /**
@@ -61,8 +62,35 @@ export class S3BlobStore implements BlobStore {
     return this.prefix ? `${this.prefix}/${key}` : key;
   }
 
+  /** The store failing (unreachable, refused, no bucket) is an error of its own, naming the operation and key. */
+  private async call<T>(operation: string, key: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (err) {
+      if (err instanceof BlobStoreUnavailableError) throw err;
+      throw new BlobStoreUnavailableError(operation, `s3://${this.bucket}/${key}`, err);
+    }
+  }
+
+  /** At boot: the bucket exists and the credentials are accepted, or the process does not start. */
+  async check(): Promise<void> {
+    const where = `BLOB_STORE_URL s3://${this.bucket}${this.prefix ? `/${this.prefix}` : ''}`;
+    try {
+      await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
+    } catch (err) {
+      const e = err as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
+      const status = e.$metadata?.httpStatusCode;
+      const why =
+        status === 404 || e.name === 'NoSuchBucket' ? `the bucket "${this.bucket}" does not exist (create it, or fix BLOB_STORE_URL or S3_ENDPOINT)`
+        : status === 403 || status === 401 ? 'the credentials were refused (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_PROFILE or the instance role)'
+        : `the store could not be reached (S3_ENDPOINT, S3_FORCE_PATH_STYLE, AWS_REGION): ${e.name ?? ''} ${e.message ?? String(err)}`.trim();
+      throw new Error(`${where}: ${why}`, { cause: err });
+    }
+  }
+
   async put(key: string, data: Buffer): Promise<void> {
-    await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.key(key), Body: data, ContentLength: data.length }));
+    const Key = this.key(key);
+    await this.call('put', Key, () => this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key, Body: data, ContentLength: data.length })));
   }
 
   async putStream(key: string, source: Readable): Promise<number> {
@@ -76,8 +104,15 @@ export class S3BlobStore implements BlobStore {
       }),
     );
     source.once('error', (err) => counted.destroy(err));
-    const upload = new Upload({ client: this.client, params: { Bucket: this.bucket, Key: this.key(key), Body: counted }, partSize: PART_SIZE, queueSize: 2, leavePartsOnError: false });
-    await upload.done();
+    const Key = this.key(key);
+    const upload = new Upload({ client: this.client, params: { Bucket: this.bucket, Key, Body: counted }, partSize: PART_SIZE, queueSize: 2, leavePartsOnError: false });
+    try {
+      await upload.done();
+    } catch (err) {
+      // The source's own failure is the caller's; the store's is the operators'.
+      if (source.errored || counted.errored) throw err;
+      throw new BlobStoreUnavailableError('upload', `s3://${this.bucket}/${Key}`, err);
+    }
     return bytes;
   }
 
@@ -88,7 +123,7 @@ export class S3BlobStore implements BlobStore {
       size = (await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key }))).ContentLength ?? 0;
     } catch (err) {
       if (missing(err)) return null;
-      throw err;
+      throw new BlobStoreUnavailableError('open', `s3://${this.bucket}/${Key}`, err);
     }
     const range = pick ? pick(size) : null;
     let out;
@@ -96,30 +131,32 @@ export class S3BlobStore implements BlobStore {
       out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key, ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }));
     } catch (err) {
       if (missing(err)) return null;
-      throw err;
+      throw new BlobStoreUnavailableError('open', `s3://${this.bucket}/${Key}`, err);
     }
     return { stream: out.Body as Readable, size, range };
   }
 
   async get(key: string): Promise<Buffer | null> {
+    const Key = this.key(key);
     try {
-      const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.key(key) }));
+      const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key }));
       return Buffer.from(await out.Body!.transformToByteArray());
     } catch (err) {
       if (missing(err)) return null;
-      throw err;
+      throw new BlobStoreUnavailableError('get', `s3://${this.bucket}/${Key}`, err);
     }
   }
 
   async delete(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.key(key) }));
+    const Key = this.key(key);
+    await this.call('delete', Key, () => this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key })));
   }
 
   async deletePrefix(prefix: string): Promise<void> {
     let batch: string[] = [];
     const flush = async () => {
       if (!batch.length) return;
-      const out = await this.client.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }));
+      const out = await this.call('delete', `${this.key(prefix)}/`, () => this.client.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } })));
       if (out.Errors?.length) throw new Error(`could not delete ${out.Errors.length} blob(s) under ${prefix}: ${out.Errors[0]?.Code} ${out.Errors[0]?.Message}`);
       batch = [];
     };
@@ -135,7 +172,7 @@ export class S3BlobStore implements BlobStore {
     const strip = this.prefix ? this.prefix.length + 1 : 0;
     let token: string | undefined;
     do {
-      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: full, ContinuationToken: token }));
+      const page = await this.call('list', full, () => this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: full, ContinuationToken: token })));
       for (const o of page.Contents ?? []) if (o.Key) yield o.Key.slice(strip);
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);

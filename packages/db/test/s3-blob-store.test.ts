@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { FsBlobStore, createBlobStore, parseBlobStoreUrl, startTestS3Server, type TestS3Server } from '../src/index.js';
 import { S3BlobStore } from '../src/s3-blob-store.js';
+import { BlobStoreUnavailableError } from '@filigrane/core';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,6 +83,30 @@ test('s3: two stores on one bucket with different prefixes do not see each other
   await a.put('media/1/original.jpg', Buffer.from('a'));
   t.is(await b.get('media/1/original.jpg'), null);
   t.deepEqual(await collect(b.list('media')), []);
+});
+
+test('s3: a store that fails is BlobStoreUnavailableError naming the key, never a missing file; the boot check says what is wrong', async (t) => {
+  t.timeout(60_000);
+  const unavailable = (what: RegExp) => ({ instanceOf: BlobStoreUnavailableError, message: what });
+  await s3Store('ok').check!();
+  Object.assign(process.env, s3.env());
+  const noBucket = createBlobStore({ url: 's3://no-such-bucket/p', endpoint: s3.endpoint, forcePathStyle: true, dataDir: '/nonexistent' });
+  await t.throwsAsync(noBucket.check!(), { message: /^BLOB_STORE_URL s3:\/\/no-such-bucket\/p: the bucket "no-such-bucket" does not exist/ });
+  await t.throwsAsync(noBucket.get('media/1/original'), unavailable(/get s3:\/\/no-such-bucket\/p\/media\/1\/original/), 'the bucket is missing, not the file');
+  const refused = new S3BlobStore({ bucket: s3.bucket, prefix: 'p', endpoint: s3.endpoint, forcePathStyle: true, client: { credentials: { accessKeyId: 'NOT-A-KEY', secretAccessKey: 'x' } } });
+  await t.throwsAsync(refused.check(), { message: /credentials were refused/ });
+  await t.throwsAsync(refused.put('media/1/original', Buffer.from('x')), unavailable(/put s3:\/\/filigrane-test\/p\/media\/1\/original/));
+
+  // The S3 server stops: every operation fails with the key, none answers "no such file".
+  const gone = await startTestS3Server('going');
+  const store = new S3BlobStore({ bucket: 'going', prefix: '', endpoint: gone.endpoint, forcePathStyle: true });
+  await store.put('media/2/original', Buffer.from('kept'));
+  await gone.close();
+  await t.throwsAsync(store.get('media/2/original'), unavailable(/get s3:\/\/going\/media\/2\/original failed: .*ECONNREFUSED/));
+  await t.throwsAsync(store.open('media/2/original'), unavailable(/open s3:\/\/going\/media\/2\/original/));
+  await t.throwsAsync(store.putStream('media/3/original', Readable.from([Buffer.from('x')])), unavailable(/upload s3:\/\/going\/media\/3\/original/));
+  await t.throwsAsync(collect(store.list('media')), unavailable(/list s3:\/\/going\/media\//));
+  await t.throwsAsync(store.check(), { message: /could not be reached/ });
 });
 
 test('BLOB_STORE_URL is checked', (t) => {

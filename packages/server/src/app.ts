@@ -67,6 +67,8 @@ export interface AppOptions {
   jobLogger?: Logger;
   /** Serve HTTP (false for `filigrane worker`). */
   http?: boolean;
+  /** Check the blob store before anything else (`start`, `worker`): a missing bucket or refused credentials stop the boot. */
+  checkBlobStore?: boolean;
   logger?: boolean;
   log?: (message: string) => void;
 }
@@ -124,9 +126,10 @@ export async function createApp(options: AppOptions): Promise<FiligraneApp> {
   container.bind(TOKENS.Events).toConstantValue(new OutboxEventBus(extensions, jobs, () => db!, log, () => (options.clock ?? systemClock).now()));
   container.bind(LIVE_EVENTS).toConstantValue(new OutboxTail(() => db!, log));
   for (const [token, values] of parseAllSettings(plugins, options.config)) container.bind(token).toConstantValue(values);
-  container.bind(TOKENS.BlobStore).toConstantValue(
-    createBlobStore({ url: options.config.blobStoreUrl, endpoint: options.config.s3Endpoint, forcePathStyle: options.config.s3ForcePathStyle, dataDir: options.config.dataDir }),
-  );
+  const blobs = createBlobStore({ url: options.config.blobStoreUrl, endpoint: options.config.s3Endpoint, forcePathStyle: options.config.s3ForcePathStyle, dataDir: options.config.dataDir });
+  // Said at boot rather than as a file missing on every request (a wrong bucket answers 404 to every key).
+  if (options.checkBlobStore) await blobs.check?.();
+  container.bind(TOKENS.BlobStore).toConstantValue(blobs);
 
   const dataSource = createDataSource({
     url: options.databaseUrl,

@@ -378,3 +378,221 @@ function jndAddRow(col: usize, J: usize, o: i32, w: i32, sign: i32): void {
   if (sign > 0) for (let x = 0; x < w; x++) store<f64>(col + (<usize>x << 3), load<f64>(col + (<usize>x << 3)) + f32at(J, o + x));
   else for (let x = 0; x < w; x++) store<f64>(col + (<usize>x << 3), load<f64>(col + (<usize>x << 3)) - f32at(J, o + x));
 }
+
+// ---- The plan's shaped plane and its gain histogram (src/embed.ts shapedPlane and ShapedHistogram.addRow,
+// same arithmetic), so that a fresh process does not run them as cold JavaScript.
+
+/**
+ * Row y of a bilinear upsampling of the w0 x h0 f32 plane p (PlaneUpsampler.source): srow[x] =
+ * f32(p[a + x] + fy * (p[b + x] - p[a + x])), plus one spare copy of the last sample.
+ */
+function sourceRow(p: usize, w0: i32, h0: i32, rowI0: usize, rowF: usize, y: i32, srow: usize): void {
+  const fy = <f64>load<f32>(rowF + (<usize>y << 2));
+  const ra = <usize>(load<i32>(rowI0 + (<usize>y << 2)) * w0);
+  const rb = h0 > 1 ? ra + <usize>w0 : ra;
+  for (let x = 0; x < w0; x++) {
+    const qa = <f64>load<f32>(p + ((ra + <usize>x) << 2));
+    const qb = <f64>load<f32>(p + ((rb + <usize>x) << 2));
+    store<f32>(srow + (<usize>x << 2), <f32>(qa + fy * (qb - qa)));
+  }
+  store<f32>(srow + (<usize>w0 << 2), load<f32>(srow + (<usize>(w0 - 1) << 2)));
+}
+
+/** f32(s[k] + f[x] * (s[k + 1] - s[k])) with k = colI0[x]: output x of an upsampled row. */
+// @ts-ignore: decorator
+@inline function upsampled(srow: usize, colI0: usize, colF: usize, x: i32): f64 {
+  const k = <usize>load<i32>(colI0 + (<usize>x << 2));
+  const sk = <f64>load<f32>(srow + (k << 2));
+  const sk1 = <f64>load<f32>(srow + ((k + 1) << 2));
+  return <f64><f32>(sk + <f64>load<f32>(colF + (<usize>x << 2)) * (sk1 - sk));
+}
+
+/**
+ * M * P on the wm x hm mask grid, in place over the mask (f32): mask[y][x] = f32(mask[y][x] * up[y][x])
+ * with up the w0 x h0 pattern p upsampled by the tables (colI0/colF: wm entries, rowI0/rowF: hm). srow
+ * is scratch (w0 + 1 f32). Returns the largest |value| of the result.
+ */
+export function shapePlane(
+  mask: usize, wm: i32, hm: i32, p: usize, w0: i32, h0: i32, colI0: usize, colF: usize, rowI0: usize, rowF: usize, srow: usize,
+): f64 {
+  let bound: f64 = 0;
+  for (let y = 0; y < hm; y++) {
+    sourceRow(p, w0, h0, rowI0, rowF, y, srow);
+    const o = mask + (<usize>(y * wm) << 2);
+    for (let x = 0; x < wm; x++) {
+      const at = o + (<usize>x << 2);
+      const v = <f32>(<f64>load<f32>(at) * upsampled(srow, colI0, colF, x));
+      store<f32>(at, v);
+      const m = <f64>abs<f32>(v);
+      if (m > bound) bound = m;
+    }
+  }
+  return bound;
+}
+
+/**
+ * Adds rows y0, y0 + step, ... < H of the shaped plane q (wm x hm f32) upsampled to W x H by the tables
+ * (colI0/colF: W entries, rowI0/rowF: H) to the histogram counts (u32): bin half + round(v * k).
+ * srow is scratch (wm + 1 f32). Returns the number of rows added.
+ */
+export function shapedHistogram(
+  q: usize, wm: i32, hm: i32, colI0: usize, colF: usize, rowI0: usize, rowF: usize,
+  W: i32, H: i32, y0: i32, step: i32, k: f64, half: i32, counts: usize, srow: usize,
+): i32 {
+  let rows = 0;
+  for (let y = y0; y < H; y += step) {
+    sourceRow(q, wm, hm, rowI0, rowF, y, srow);
+    for (let x = 0; x < W; x++) {
+      const at = counts + (<usize>(half + jsRound(upsampled(srow, colI0, colF, x) * k)) << 2);
+      store<u32>(at, load<u32>(at) + 1);
+    }
+    rows++;
+  }
+  return rows;
+}
+
+// ---- The keyed pattern's inverse DCT (src/dct.ts LowpassIdct.run with a power-of-two FFT side, then
+// src/pattern.ts's unit-RMS scaling), same operations in the same order on float64, so the same floats.
+// The cosine tables come from the JavaScript (Math.cos and Math.sin are not WebAssembly's to redo).
+
+// @ts-ignore: decorator
+@inline function f64at(base: usize, i: i32): f64 {
+  return load<f64>(base + (<usize>i << 3));
+}
+
+// @ts-ignore: decorator
+@inline function f64to(base: usize, i: i32, v: f64): void {
+  store<f64>(base + (<usize>i << 3), v);
+}
+
+function zero64(base: usize, from: i32, to: i32): void {
+  for (let i = from; i < to; i++) f64to(base, i, 0);
+}
+
+/** fft.ts fftRadix2(re, im, inverse = true): rev (u32 n), cos and sin (f64 n / 2, sin negated) from radix2Plan. */
+function ifftRadix2(re: usize, im: usize, n: i32, rev: usize, cosT: usize, sinT: usize): void {
+  for (let i = 0; i < n; i++) {
+    const j = <i32>load<u32>(rev + (<usize>i << 2));
+    if (j > i) {
+      let t = f64at(re, i); f64to(re, i, f64at(re, j)); f64to(re, j, t);
+      t = f64at(im, i); f64to(im, i, f64at(im, j)); f64to(im, j, t);
+    }
+  }
+  for (let a = 0; a + 1 < n; a += 2) {
+    const tr = f64at(re, a + 1);
+    const ti = f64at(im, a + 1);
+    f64to(re, a + 1, f64at(re, a) - tr); f64to(im, a + 1, f64at(im, a) - ti);
+    f64to(re, a, f64at(re, a) + tr); f64to(im, a, f64at(im, a) + ti);
+  }
+  for (let size = 4; size <= n; size <<= 1) {
+    const half = size >> 1;
+    const step = n / size;
+    for (let k = 0; k < half; k++) {
+      const wr = f64at(cosT, k * step);
+      const wi = -1.0 * f64at(sinT, k * step);
+      for (let a = k; a < n; a += size) {
+        const b = a + half;
+        const tr = f64at(re, b) * wr - f64at(im, b) * wi;
+        const ti = f64at(re, b) * wi + f64at(im, b) * wr;
+        f64to(re, b, f64at(re, a) - tr); f64to(im, b, f64at(im, a) - ti);
+        f64to(re, a, f64at(re, a) + tr); f64to(im, a, f64at(im, a) + ti);
+      }
+    }
+  }
+}
+
+/** LowpassIdct.fftPair: the orthonormal DCT-III of lines a and b (b < 0: none) of p, in place. */
+function idctPair(
+  p: usize, a: i32, b: i32, stride: i32, n: i32, k1: i32, twRe: usize, twIm: usize,
+  re: usize, im: usize, ta: usize, tb: usize, rev: usize, cosT: usize, sinT: usize,
+): void {
+  const c0 = sqrt<f64>(<f64>n);
+  const c = sqrt<f64>(<f64>n / 2);
+  for (let k = 0; k < k1; k++) {
+    f64to(ta, k, f64at(p, a + k * stride) * c);
+    f64to(tb, k, b >= 0 ? f64at(p, b + k * stride) * c : 0);
+  }
+  f64to(ta, 0, f64at(ta, 0) * (c0 / c));
+  f64to(tb, 0, f64at(tb, 0) * (c0 / c));
+  zero64(ta, k1, n);
+  zero64(tb, k1, n);
+  f64to(re, 0, f64at(ta, 0));
+  f64to(im, 0, f64at(tb, 0));
+  for (let k = 1; k < n; k++) {
+    const ak = f64at(ta, k), ank = f64at(ta, n - k), bk = f64at(tb, k), bnk = f64at(tb, n - k);
+    const cr = f64at(twRe, k), ci = f64at(twIm, k);
+    f64to(re, k, ak * cr - ank * ci + bk * ci + bnk * cr);
+    f64to(im, k, -ak * ci - ank * cr + bk * cr - bnk * ci);
+  }
+  if (n > 1) ifftRadix2(re, im, n, rev, cosT, sinT);
+  const half = (n + 1) >> 1;
+  const inv = 1 / <f64>n;
+  for (let k = 0; k < half; k++) f64to(p, a + 2 * k * stride, f64at(re, k) * inv);
+  for (let k = 0; k < n >> 1; k++) f64to(p, a + (2 * k + 1) * stride, f64at(re, n - 1 - k) * inv);
+  if (b >= 0) {
+    for (let k = 0; k < half; k++) f64to(p, b + 2 * k * stride, f64at(im, k) * inv);
+    for (let k = 0; k < n >> 1; k++) f64to(p, b + (2 * k + 1) * stride, f64at(im, n - 1 - k) * inv);
+  }
+}
+
+/**
+ * LowpassIdct.run(coef, out) for a w x h plane (f64), then the pattern's scaling: out32[i] =
+ * f32(out[i] * s) with s = 1 / sqrt(mean square) (0 for a zero plane). kxFrom/kxTo (i32 ky1) are the
+ * band's rows, basis the sparse axis' DCT-III matrix, twRe/twIm (f64 n) the DCT twiddles and rev,
+ * cosT, sinT the radix-2 tables of the FFT side (length n = w when columns come first, else h, a power
+ * of two). E and O (f64, max(kx1, (w + 1) / 2)), re, im, ta, tb (f64 n) are scratch.
+ */
+export function lowpassPattern(
+  coef: usize, out: usize, out32: usize, w: i32, h: i32, rowsFirst: i32, kx1: i32, ky1: i32, kxFrom: usize, kxTo: usize, basis: usize,
+  twRe: usize, twIm: usize, rev: usize, cosT: usize, sinT: usize, E: usize, O: usize, re: usize, im: usize, ta: usize, tb: usize,
+): void {
+  zero64(out, 0, w * h);
+  if (rowsFirst) {
+    const half = (w + 1) >> 1;
+    for (let ky = 0; ky < ky1; ky++) {
+      const o = ky * w;
+      zero64(E, 0, half);
+      zero64(O, 0, half);
+      const to = load<i32>(kxTo + (<usize>ky << 2));
+      for (let kx = load<i32>(kxFrom + (<usize>ky << 2)); kx < to; kx++) {
+        const c = f64at(coef, o + kx);
+        const acc = kx & 1 ? O : E;
+        const b = kx * w;
+        for (let x = 0; x < half; x++) f64to(acc, x, f64at(acc, x) + c * f64at(basis, b + x));
+      }
+      for (let x = 0; x < half; x++) {
+        f64to(out, o + x, f64at(E, x) + f64at(O, x));
+        f64to(out, o + w - 1 - x, f64at(E, x) - f64at(O, x));
+      }
+    }
+    for (let x = 0; x < w; x += 2) idctPair(out, x, x + 1 < w ? x + 1 : -1, w, h, ky1, twRe, twIm, re, im, ta, tb, rev, cosT, sinT);
+  } else {
+    const half = (h + 1) >> 1;
+    for (let y = 0; y < half; y++) {
+      zero64(E, 0, kx1);
+      zero64(O, 0, kx1);
+      for (let ky = 0; ky < ky1; ky++) {
+        const c = f64at(basis, ky * h + y);
+        const acc = ky & 1 ? O : E;
+        const src = ky * w;
+        const to = load<i32>(kxTo + (<usize>ky << 2));
+        for (let kx = load<i32>(kxFrom + (<usize>ky << 2)); kx < to; kx++) f64to(acc, kx, f64at(acc, kx) + c * f64at(coef, src + kx));
+      }
+      const a = y * w;
+      const b = (h - 1 - y) * w;
+      for (let kx = 0; kx < kx1; kx++) {
+        f64to(out, a + kx, f64at(E, kx) + f64at(O, kx));
+        f64to(out, b + kx, f64at(E, kx) - f64at(O, kx));
+      }
+    }
+    for (let y = 0; y < h; y += 2) idctPair(out, y * w, y + 1 < h ? (y + 1) * w : -1, 1, w, kx1, twRe, twIm, re, im, ta, tb, rev, cosT, sinT);
+  }
+  const n = w * h;
+  let ss: f64 = 0;
+  for (let i = 0; i < n; i++) {
+    const v = f64at(out, i);
+    ss += v * v;
+  }
+  const s = ss > 0 ? 1 / sqrt<f64>(ss / <f64>n) : 0;
+  for (let i = 0; i < n; i++) store<f32>(out32 + (<usize>i << 2), <f32>(f64at(out, i) * s));
+}

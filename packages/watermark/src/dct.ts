@@ -29,6 +29,11 @@ function plan(n: number): DctPlan {
   return p;
 }
 
+/** The Makhoul twiddles of length n: cos(pi k / 2n) and -sin(pi k / 2n) (for the WebAssembly inverse DCT). */
+export function dctTwiddles(n: number): { twRe: Float64Array; twIm: Float64Array } {
+  return plan(n);
+}
+
 /** Orthonormal DCT-II of `src` (stride `stride`, length n) written to `dst` with the same stride. */
 function dct1(src: Float64Array, offset: number, stride: number, n: number): void {
   const { twRe, twIm, re, im } = plan(n);
@@ -201,6 +206,12 @@ export class LowpassIdct {
     this.im = new Float64Array(m);
     this.ta = new Float64Array(m);
     this.tb = new Float64Array(m);
+  }
+
+  /** What the WebAssembly version of `run` needs (wasm-kernels.ts lowpassPatternWasm). */
+  parts(): { w: number; h: number; rowsFirst: boolean; kx1: number; ky1: number; kxFrom: Int32Array; kxTo: Int32Array; basis: Float64Array } {
+    const { w, h, rowsFirst, kx1, ky1, kxFrom, kxTo, basis } = this;
+    return { w, h, rowsFirst, kx1, ky1, kxFrom, kxTo, basis };
   }
 
   /** Writes the inverse transform of `coef` (w x h, row-major) into `out` (w x h, any contents) and returns it. */

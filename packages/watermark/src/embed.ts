@@ -18,12 +18,13 @@ import {
   type ImageFormat,
   type RawImage,
 } from '@filigrane/vision';
-import { applyBand, lumaPrefixRows, sseRgb8 } from './wasm-kernels';
+import { applyBand, lumaPrefixRows, shapedHistogramWasm, shapePlaneWasm, sseRgb8 } from './wasm-kernels';
 import { jndMask, maskBlurRadius, maskGrid, type RowSource } from './jnd';
 import { assertMediaKey } from './key';
 import { ALGORITHM_VERSION, canonicalGrid, DEFAULTS, type EmbeddingParams } from './params';
 import { canonicalPattern, PlaneUpsampler } from './pattern';
-import { pixelHash } from './pixel-hash';
+import { IdleWork, type Slice } from './idle-work';
+import { pixelHash, pixelHasher } from './pixel-hash';
 import { Scratch } from './scratch';
 import { floatToReduced, type ReducedOriginal, type Registration, type RegistrationMode } from './registration';
 
@@ -117,20 +118,28 @@ function reducePlanes(
 }
 
 /**
- * M * P on the mask grid. Both factors are smooth at that scale (the mask is blurred over a
- * canonical pixel, the pattern is band-limited), so upsampling the product once is as good as
- * multiplying two upsampled planes, at half the cost per full-resolution pixel. Computed in place over
- * the mask plane (a reused buffer, see scratch.ts).
+ * M * P on the mask grid, and its largest |value|. Both factors are smooth at that scale (the mask is
+ * blurred over a canonical pixel, the pattern is band-limited), so upsampling the product once is as good
+ * as multiplying two upsampled planes, at half the cost per full-resolution pixel. A new array (the plan
+ * may outlive this call); the mask plane may be overwritten. In WebAssembly when the engine has it (it
+ * runs once per embedding, so a fresh process would run the JavaScript cold), else `shapedPlaneJs`: the
+ * same floats either way.
  */
-function shapedPlane(maskPlane: Float32Array, wm: number, hm: number, p0: Float32Array, w0: number, h0: number): Float32Array {
+export function shapedPlane(maskPlane: Float32Array, wm: number, hm: number, p0: Float32Array, w0: number, h0: number): { q: Float32Array; bound: number } {
+  const fast = shapePlaneWasm(maskPlane, wm, hm, new PlaneUpsampler(p0, w0, h0, wm, hm).parts());
+  return fast ? { q: fast.plane, bound: fast.bound } : shapedPlaneJs(maskPlane, wm, hm, p0, w0, h0);
+}
+
+/** The JavaScript definition of shapedPlane, computed in place over the mask plane then copied. */
+export function shapedPlaneJs(maskPlane: Float32Array, wm: number, hm: number, p0: Float32Array, w0: number, h0: number): { q: Float32Array; bound: number } {
   const up = new PlaneUpsampler(p0, w0, h0, wm, hm);
-  const out = maskPlane; // in place: the mask itself is not needed afterwards
   const row = scratch.float32('shapedRow', wm);
   for (let y = 0; y < hm; y++) {
     up.row(y, row);
-    multiplyRow(out, maskPlane, row, y * wm, wm);
+    multiplyRow(maskPlane, maskPlane, row, y * wm, wm);
   }
-  return out;
+  const q = maskPlane.slice(0, wm * hm);
+  return { q, bound: maxAbs(q) };
 }
 
 /** out[o + x] = mask[o + x] * row[x]: one row per call so V8 optimises it early (see jnd.ts). */
@@ -152,10 +161,27 @@ function maxAbs(q: Float32Array): number {
  * Histogram of M * P over all pixels: the PSNR after rounding can then be predicted for any gain
  * without another pass over the image (the added value is round(alpha * m) on every colour channel).
  */
-class ShapedHistogram {
+export class ShapedHistogram {
   static readonly BINS = 1 << 13;
   readonly counts = new Uint32Array(ShapedHistogram.BINS);
   constructor(readonly bound: number) {}
+
+  /**
+   * Adds full-resolution rows y0, y0 + step, ... of `shaped`; returns the number of pixels added. In
+   * WebAssembly when the engine has it, else with addRow: the same counts either way.
+   */
+  addRows(shaped: PlaneUpsampler, y0: number, step: number, js = false): number {
+    const half = ShapedHistogram.BINS / 2;
+    const k = (half - 1) / (this.bound || 1);
+    const rows = js ? undefined : shapedHistogramWasm(shaped.parts(), shaped.width, shaped.height, y0, step, k, this.counts);
+    if (rows !== undefined) return rows * shaped.width;
+    let sampled = 0;
+    for (let y = y0; y < shaped.height; y += step) {
+      this.addRow(shaped, y);
+      sampled += shaped.width;
+    }
+    return sampled;
+  }
 
   /** Adds full-resolution row y of `shaped` (upsampled inline, as applyDelta does). */
   addRow(shaped: PlaneUpsampler, y: number): void {
@@ -281,7 +307,7 @@ interface EmbedPlan {
   histogram: ShapedHistogram;
   sampled: number;
   reduced?: ReducedOriginal;
-  /** The reduced original is still to be made from the full-resolution pixels (see reduceCanonical). */
+  /** The reduced original is still to be made from the full-resolution pixels (see canonicalJob). */
   canonicalPending: boolean;
   canonicalSize: number;
   w0: number;
@@ -306,7 +332,7 @@ function patternFor(key: Uint8Array, W: number, H: number, L: number, out?: Floa
 /**
  * The plan of an embedding into a W x H image. The mask comes from `maskInput`: the image itself, or
  * a shrunk decode of it (decodeRaw's `shrink`) at least as large as the mask grid, which lets the plan
- * run beside the full decode; the reduced original is then left for reduceCanonical.
+ * run beside the full decode; the reduced original is then left for canonicalJob.
  */
 function planEmbed(size: { width: number; height: number }, key: Uint8Array, options: EmbedOptions, maskInput: RawImage, pattern?: Float32Array): EmbedPlan {
   const stage = stageTimer();
@@ -327,9 +353,7 @@ function planEmbed(size: { width: number; height: number }, key: Uint8Array, opt
   stage('mask');
   const p0 = pattern ?? patternFor(key, W, H, L, scratch.float32('pattern', w0 * h0));
   stage('pattern');
-  // Copied out of the scratch mask plane: the plan may outlive this call.
-  const q = shapedPlane(maskPlane, wm, hm, p0, w0, h0).slice();
-  const bound = maxAbs(q);
+  const { q, bound } = shapedPlane(maskPlane, wm, hm, p0, w0, h0);
   // Bilinear interpolation never leaves the range of its samples: `bound` bounds every pixel.
   const shaped = new PlaneUpsampler(q, wm, hm, W, H);
   stage('shape');
@@ -339,22 +363,41 @@ function planEmbed(size: { width: number; height: number }, key: Uint8Array, opt
   // PSNR and corrects). A fixed share of mask rows keeps the sample size about constant at 1-24 MP.
   const histogram = new ShapedHistogram(bound);
   const step = Math.max(2, Math.floor((3 * H) / hm));
-  let sampled = 0;
-  for (let y = Math.floor(step / 2); y < H; y += step) {
-    histogram.addRow(shaped, y);
-    sampled += W;
-  }
+  const sampled = histogram.addRows(shaped, Math.floor(step / 2), step);
   stage('histogram');
   return { shaped, histogram, sampled, reduced, canonicalPending: wantCanonical && !full, canonicalSize: L, w0, h0 };
 }
 
-/** The reduced original of a plan made from a shrunk decode: one pass over the full-resolution pixels. */
-function reduceCanonical(plan: EmbedPlan, raw: RawImage): void {
-  if (!plan.canonicalPending) return;
-  // A mask grid of the image's own size: no mask reduction, the canonical one only.
-  const planes = reducePlanes(raw, { w0: plan.w0, h0: plan.h0 }, raw.width, raw.height);
-  plan.reduced = floatToReduced(planes.canonical!, plan.w0, plan.h0);
-  plan.canonicalPending = false;
+/** Rows of the reduced original's pass per slice of idle work (~2 ms at 5640 pixels a row). */
+const CANONICAL_SLICE_ROWS = 120;
+
+/**
+ * The reduced original of a plan made from a shrunk decode, from the full-resolution pixels, in slices
+ * (idle-work.ts): each call reduces the next rows; true once the reduced original is made (at once when
+ * there is nothing to do). Same sums in the same order, so the same reduced original as one pass.
+ */
+function canonicalJob(plan: EmbedPlan, raw: RawImage): Slice {
+  if (!plan.canonicalPending) return () => true;
+  const { width: W, height: H, channels } = raw;
+  const done = (canonical: Float32Array): true => {
+    plan.reduced = floatToReduced(canonical, plan.w0, plan.h0);
+    plan.canonicalPending = false;
+    return true;
+  };
+  if (raw.depth !== 8 || channels < 3 || (plan.w0 === W && plan.h0 === H)) {
+    // A mask grid of the image's own size: no mask reduction, the canonical one only.
+    return () => done(reducePlanes(raw, { w0: plan.w0, h0: plan.h0 }, W, H).canonical!);
+  }
+  const reducer = new AreaReducer(W, H, plan.w0, plan.h0, new Float32Array(plan.w0 * plan.h0));
+  const data = raw.data as Uint8Array;
+  const rowBytes = W * channels;
+  let y = 0;
+  return () => {
+    const end = Math.min(H, y + CANONICAL_SLICE_ROWS);
+    lumaPrefixRows(data.subarray(y * rowBytes, end * rowBytes), W, end - y, channels, (p) => reducer.pushPrefix(p));
+    y = end;
+    return y === H && done(reducer.result());
+  };
 }
 
 /**
@@ -464,6 +507,9 @@ export function embedRaw(raw: RawImage, key: Uint8Array, options: EmbedOptions =
   };
 }
 
+/** Bytes of the pixel hash per slice of idle work (~3 ms of SHA-256). */
+const HASH_SLICE_BYTES = 2 << 20;
+
 /** Below this many pixels a JPEG's mask is made from its full decode (a shrunk one would not pay for itself). */
 const SHRUNK_MASK_MIN_PIXELS = 4_000_000;
 
@@ -498,6 +544,7 @@ async function codecLoss(
   info: ImageInfo,
   settings: JpegEncodeSettings,
   alpha: number,
+  idle: IdleWork,
 ): Promise<number | undefined> {
   const { width: W, height: H, channels } = raw;
   if (raw.depth !== 8 || channels < 3) return undefined;
@@ -520,7 +567,8 @@ async function codecLoss(
   }
   const sampleInfo: ImageInfo = { ...info, height: bands * bandRows };
   const sample: RawImage = { ...raw, data: marked, height: bands * bandRows };
-  const decoded = (await decodeRaw(await encodeLike(sample, input, sampleInfo, { jpeg: settings }), sampleInfo)).data as Uint8Array;
+  const coded = await idle.during(encodeLike(sample, input, sampleInfo, { jpeg: settings }));
+  const decoded = (await idle.during(decodeRaw(coded, sampleInfo))).data as Uint8Array;
   let sse = 0;
   let n = 0;
   for (let i = 0; i < bands; i++) {
@@ -597,13 +645,18 @@ async function embedWith(
     embedMs += performance.now() - t;
     mark('plan', t0);
   }
+  // The pixel hash and the reduced original wait for no one: they fill this thread's waits for libvips.
+  const idle = new IdleWork();
+  const hasher = pixelHasher(raw);
+  idle.add(() => hasher.update(HASH_SLICE_BYTES));
+  idle.add(canonicalJob(plan, raw));
   let internal = info.format === 'jpeg' ? target + JPEG_START_MARGIN : target;
   if (correctable && ladder.length) {
     const alpha = solveGain(plan.histogram, plan.sampled, mseOf(internal), raw.depth);
-    let mse = await codecLoss(plan, raw, input, info, ladder[0], alpha);
+    let mse = await codecLoss(plan, raw, input, info, ladder[0], alpha, idle);
     while (mse !== undefined && mse > mseOf(target) / 3 && rung + 1 < ladder.length) {
       rung++;
-      mse = await codecLoss(plan, raw, input, info, ladder[rung], alpha);
+      mse = await codecLoss(plan, raw, input, info, ladder[rung], alpha, idle);
     }
     if (mse !== undefined) {
       lastEmbedStages.codecMse = mse;
@@ -613,10 +666,9 @@ async function embedWith(
     mark('codecSample', t0);
   }
   const write = async (marked: Uint8Array | Uint16Array): Promise<{ image: Buffer; psnr: number }> => {
-    const image = await encodeLike({ ...raw, data: marked }, input, info, ladder.length ? { jpeg: ladder[rung] } : {});
-    return { image, psnr: psnrOf(raw, await decodeRaw(image, info, limits), sseRgb8) };
+    const image = await idle.during(encodeLike({ ...raw, data: marked }, input, info, ladder.length ? { jpeg: ladder[rung] } : {}));
+    return { image, psnr: psnrOf(raw, await idle.during(decodeRaw(image, info, limits)), sseRgb8) };
   };
-  let hash: Buffer | undefined;
   let out: Uint8Array | Uint16Array | undefined;
   for (let attempt = 0; ; attempt++) {
     t = performance.now();
@@ -624,23 +676,9 @@ async function embedWith(
     out = applied.out;
     embedMs += performance.now() - t;
     mark('apply', t0);
-    const encoding = encodeLike({ ...raw, data: out }, input, info, ladder.length ? { jpeg: ladder[rung] } : {});
-    if (!hash) {
-      // Hashed while libvips encodes.
-      t = performance.now();
-      hash = pixelHash(raw);
-      embedMs += performance.now() - t;
-      mark('hash', t0);
-    }
-    const image = await encoding;
+    const image = await idle.during(encodeLike({ ...raw, data: out }, input, info, ladder.length ? { jpeg: ladder[rung] } : {}));
     mark('encode', t0);
-    const verifying = decodeRaw(image, info, limits);
-    // The reduced original (when the plan came from a shrunk decode) is made while libvips decodes.
-    t = performance.now();
-    reduceCanonical(plan, raw);
-    embedMs += performance.now() - t;
-    mark('canonical', t0);
-    const written = await verifying;
+    const written = await idle.during(decodeRaw(image, info, limits));
     mark('verifyDecode', t0);
     let file = { image, psnr: psnrOf(raw, written, sseRgb8) };
     mark('verifyPsnr', t0);
@@ -651,7 +689,10 @@ async function embedWith(
       file = await write(out);
     }
     if (!correctable || file.psnr >= target || attempt >= 2 || internal >= target + MAX_CODEC_MARGIN) {
-      const registration = registrationOf(plan, raw, key, options, internal, applied.psnr, info.format, hash);
+      idle.finish();
+      embedMs += idle.ms;
+      mark('idleWork', t0);
+      const registration = registrationOf(plan, raw, key, options, internal, applied.psnr, info.format, hasher.digest());
       const ms = embedMs;
       return {
         raw: { ...raw, data: out },

@@ -33,6 +33,11 @@ function radix2Plan(n: number): Radix2Plan {
   return plan;
 }
 
+/** The radix-2 tables of a power-of-two length n (for the WebAssembly inverse DCT, wasm-kernels.ts). */
+export function radix2Tables(n: number): { rev: Uint32Array; cos: Float64Array; sin: Float64Array } {
+  return radix2Plan(n);
+}
+
 /** In-place forward FFT (e^{-2 pi i jk/n}) of a power-of-two length; `inverse` flips the sign (no 1/n). */
 function fftRadix2(re: Float64Array, im: Float64Array, inverse: boolean): void {
   const n = re.length;

@@ -2,10 +2,20 @@
  * SHA-256 of an image's decoded pixels, so that metadata-only edits (EXIF, ICC, XMP, re-saving a
  * PNG with other compression) keep the hash. Samples are hashed as decoded, little-endian for 16-bit.
  */
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import type { RawImage } from '@filigrane/vision';
 
 export function pixelHash(raw: RawImage): Buffer {
+  const hasher = pixelHasher(raw);
+  while (!hasher.update(Infinity));
+  return hasher.digest();
+}
+
+/**
+ * pixelHash in steps (the same digest): `update(bytes)` hashes up to that many more bytes of samples and
+ * returns true once all are hashed, so the hash can fill the waits for the codec (idle-work.ts).
+ */
+export function pixelHasher(raw: RawImage): { update(bytes: number): boolean; digest(): Buffer } {
   const header = Buffer.alloc(16);
   header.write('FLPX', 0, 'latin1');
   header.writeUInt32LE(raw.width, 4);
@@ -18,7 +28,24 @@ export function pixelHash(raw: RawImage): Buffer {
     // Big-endian host: hash the little-endian byte order the format specifies.
     const le = Buffer.alloc(bytes.length);
     for (let i = 0; i < raw.data.length; i++) le.writeUInt16LE(raw.data[i], 2 * i);
-    return hash.update(le).digest();
+    return whole(hash.update(le));
   }
-  return hash.update(bytes).digest();
+  let done = 0;
+  return {
+    update(n: number): boolean {
+      const end = Math.min(bytes.length, done + n);
+      if (end > done) hash.update(bytes.subarray(done, end));
+      done = end;
+      return done === bytes.length;
+    },
+    digest: () => {
+      if (done !== bytes.length) throw new Error('pixelHasher: digest before every sample was hashed');
+      return hash.digest();
+    },
+  };
+}
+
+/** A hasher already fed everything. */
+function whole(hash: Hash): { update(bytes: number): boolean; digest(): Buffer } {
+  return { update: () => true, digest: () => hash.digest() };
 }

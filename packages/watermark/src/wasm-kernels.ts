@@ -41,6 +41,15 @@ interface KernelExports {
     Y: number, w: number, h: number, blur: number, strip: number, laTable: number, cmLut: number,
     h3: number, h5: number, sm: number, df: number, J: number, acc: number, col: number, out: number,
   ): void;
+  lowpassPattern(
+    coef: number, out: number, out32: number, w: number, h: number, rowsFirst: number, kx1: number, ky1: number, kxFrom: number, kxTo: number,
+    basis: number, twRe: number, twIm: number, rev: number, cosT: number, sinT: number, E: number, O: number, re: number, im: number, ta: number, tb: number,
+  ): void;
+  shapePlane(mask: number, wm: number, hm: number, p: number, w0: number, h0: number, colI0: number, colF: number, rowI0: number, rowF: number, srow: number): number;
+  shapedHistogram(
+    q: number, wm: number, hm: number, colI0: number, colF: number, rowI0: number, rowF: number,
+    W: number, H: number, y0: number, step: number, k: number, half: number, counts: number, srow: number,
+  ): number;
 }
 
 /** Samples streamed through the module per call. */
@@ -243,5 +252,95 @@ export function jndMaskWasm(
   for (let y = 0; y < h; y++) source(y, new Float32Array(mem.buffer, Y + 4 * y * w, w));
   k.jndMask(Y, w, h, blur, strip, la, cm, h3, h5, sm, df, J, acc, col, mask);
   out.set(new Float32Array(mem.buffer, mask, w * h));
+  return true;
+}
+
+/** A small plane and its bilinear tables (PlaneUpsampler.parts()). */
+export interface UpsampledPlane {
+  q: Float32Array;
+  w0: number;
+  h0: number;
+  colI0: Int32Array;
+  colF: Float32Array;
+  rowI0: Int32Array;
+  rowF: Float32Array;
+}
+
+/** Copies `arrays` after BASE in the module's memory; returns their offsets and the first free one. */
+function place(k: KernelExports, arrays: (Int32Array | Float32Array | Uint32Array | Float64Array)[], scratch: number): { at: number[]; free: number; mem: Uint8Array } {
+  let o = BASE;
+  const at = arrays.map((a) => {
+    const here = o;
+    o += align(a.byteLength);
+    return here;
+  });
+  const mem = memoryOf(k, o + align(scratch));
+  placed = undefined;
+  arrays.forEach((a, i) => mem.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), at[i]));
+  return { at, free: o, mem };
+}
+
+/**
+ * M * P on the mask grid (embed.ts shapedPlane, same floats): `mask` (wm x hm) times the plane `up.q`
+ * upsampled to wm x hm by up's tables, into a new array; with the largest |value|. Undefined where this
+ * engine has no WebAssembly SIMD (the caller then runs the JavaScript).
+ */
+export function shapePlaneWasm(mask: Float32Array, wm: number, hm: number, up: UpsampledPlane): { plane: Float32Array; bound: number } | undefined {
+  const k = kernels();
+  if (!k) return undefined;
+  const { at, free, mem } = place(k, [mask, up.q, up.colI0, up.colF, up.rowI0, up.rowF], 4 * (up.w0 + 1));
+  const bound = k.shapePlane(at[0], wm, hm, at[1], up.w0, up.h0, at[2], at[3], at[4], at[5], free);
+  return { plane: new Float32Array(mem.buffer.slice(at[0], at[0] + 4 * wm * hm)), bound };
+}
+
+/**
+ * ShapedHistogram.addRow (embed.ts, same bins) for rows y0, y0 + step, ... < H of the plane `up.q`
+ * upsampled to W x H by up's tables: bin half + round(v * scale) of `counts` for every pixel. Returns the
+ * number of rows added, or undefined where this engine has no WebAssembly SIMD.
+ */
+export function shapedHistogramWasm(up: UpsampledPlane, W: number, H: number, y0: number, step: number, scale: number, counts: Uint32Array): number | undefined {
+  const k = kernels();
+  if (!k) return undefined;
+  const { at, free, mem } = place(k, [up.q, up.colI0, up.colF, up.rowI0, up.rowF, counts], 4 * (up.w0 + 1));
+  const rows = k.shapedHistogram(at[0], up.w0, up.h0, at[1], at[2], at[3], at[4], W, H, y0, step, scale, counts.length / 2, at[5], free);
+  counts.set(new Uint32Array(mem.buffer, at[5], counts.length));
+  return rows;
+}
+
+/** The inverse DCT's plan and tables (dct.ts LowpassIdct.parts(), dctTwiddles and fft.ts radix2Tables of its FFT side). */
+export interface LowpassTables {
+  w: number;
+  h: number;
+  rowsFirst: boolean;
+  kx1: number;
+  ky1: number;
+  kxFrom: Int32Array;
+  kxTo: Int32Array;
+  basis: Float64Array;
+  twRe: Float64Array;
+  twIm: Float64Array;
+  rev: Uint32Array;
+  cos: Float64Array;
+  sin: Float64Array;
+}
+
+/**
+ * The keyed pattern's inverse DCT and unit-RMS scaling (pattern.ts canonicalPattern after the carrier:
+ * LowpassIdct.run, sum of squares, scale to float32), the same floats, into `out`. False where this
+ * engine has no WebAssembly SIMD (the caller then runs the JavaScript). The FFT side must be a power of two.
+ */
+export function lowpassPatternWasm(t: LowpassTables, coef: Float64Array, out: Float32Array): boolean {
+  const k = kernels();
+  if (!k) return false;
+  const { w, h } = t;
+  const n = t.rowsFirst ? h : w;
+  const e = Math.max(t.kx1, (w + 1) >> 1);
+  const scratch = [8 * w * h, 8 * e, 8 * e, 8 * n, 8 * n, 8 * n, 8 * n].map(align);
+  const { at, free, mem } = place(k, [coef, t.kxFrom, t.kxTo, t.basis, t.twRe, t.twIm, t.rev, t.cos, t.sin, out], scratch.reduce((a, b) => a + b, 0));
+  const s: number[] = [];
+  scratch.reduce((o, bytes) => (s.push(o), o + bytes), free);
+  const [coefAt, kxFrom, kxTo, basis, twRe, twIm, rev, cosT, sinT, out32] = at;
+  k.lowpassPattern(coefAt, s[0], out32, w, h, t.rowsFirst ? 1 : 0, t.kx1, t.ky1, kxFrom, kxTo, basis, twRe, twIm, rev, cosT, sinT, s[1], s[2], s[3], s[4], s[5], s[6]);
+  out.set(new Float32Array(mem.buffer, out32, w * h));
   return true;
 }

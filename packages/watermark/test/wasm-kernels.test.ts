@@ -8,7 +8,12 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import test from 'ava';
 import { applyBandRgb8, type ApplyBand } from '../src/apply-rows';
+import { ShapedHistogram, shapedPlane, shapedPlaneJs } from '../src/embed';
 import { jndMask, jndMaskJs } from '../src/jnd';
+import { bandIndices } from '../src/band';
+import { LowpassIdct } from '../src/dct';
+import { canonicalGrid, DEFAULTS } from '../src/params';
+import { canonicalPattern, PlaneUpsampler } from '../src/pattern';
 import { Scratch } from '../src/scratch';
 import { applyBand, lumaPrefixRgb8, lumaPrefixRows, sseRgb8, wasmKernelsAvailable } from '../src/wasm-kernels';
 
@@ -135,6 +140,56 @@ test('the JND mask in WebAssembly equals the JavaScript one, float for float', (
       t.deepEqual(wasm, js, `${w}x${h}, blur ${blur}, cap ${cap}`);
     }
   }
+});
+
+test('the shaped plane and its gain histogram in WebAssembly equal the JavaScript ones', (t) => {
+  // Mask grids with and without SIMD tails, a 1-row pattern, the 17.9 MP file's (768 x 432 from 512 x 288).
+  for (const [wm, hm, w0, h0, W, H] of [[768, 432, 512, 288, 5640, 3172], [37, 21, 16, 9, 101, 67], [9, 5, 4, 1, 30, 11], [2, 2, 2, 2, 3, 3]] as const) {
+    const r = rng(wm * 31 + hm);
+    const mask = Float32Array.from({ length: wm * hm }, () => 0.5 + 4 * r());
+    const p0 = Float32Array.from({ length: w0 * h0 }, () => (r() * 2 - 1) * 3);
+    const wasm = shapedPlane(mask.slice(), wm, hm, p0, w0, h0);
+    const js = shapedPlaneJs(mask.slice(), wm, hm, p0, w0, h0);
+    t.true(Buffer.from(wasm.q.buffer).equals(Buffer.from(js.q.buffer)), `${wm}x${hm}: the same floats`);
+    t.is(wasm.bound, js.bound, `${wm}x${hm}: the same bound`);
+    const shaped = new PlaneUpsampler(js.q, wm, hm, W, H);
+    const step = Math.max(2, Math.floor((3 * H) / hm));
+    const a = new ShapedHistogram(js.bound);
+    const b = new ShapedHistogram(js.bound);
+    const n = a.addRows(shaped, Math.floor(step / 2), step);
+    t.is(n, b.addRows(shaped, Math.floor(step / 2), step, true), `${wm}x${hm}: the same pixel count`);
+    t.true(n > 0);
+    t.deepEqual(a.counts, b.counts, `${W}x${H}: the same counts`);
+  }
+});
+
+test('the keyed pattern in WebAssembly equals the JavaScript one, float for float', (t) => {
+  // Landscape (columns first), portrait (rows first), square, panoramas and small grids: every size whose
+  // FFT side is a power of two takes the WebAssembly, the others stay JavaScript (checked the same).
+  const sizes = [[5640, 3172], [3172, 5640], [4000, 4000], [6000, 1000], [1000, 6000], [640, 480], [300, 200], [5000, 3750]];
+  let wasm = 0;
+  for (const [i, [W, H]] of sizes.entries()) {
+    const key = new Uint8Array(32).map((_, j) => (j * 37 + i * 101) & 255);
+    const { gridWidth: w0, gridHeight: h0 } = canonicalGrid(W, H, DEFAULTS.canonicalSize);
+    const a = canonicalPattern(key, w0, h0, DEFAULTS.bandLow, DEFAULTS.bandHigh);
+    const b = canonicalPattern(key, w0, h0, DEFAULTS.bandLow, DEFAULTS.bandHigh, new Float32Array(w0 * h0), true);
+    t.true(Buffer.from(a.buffer).equals(Buffer.from(b.buffer)), `${W}x${H} (grid ${w0}x${h0}): the same floats`);
+    t.true(b.some((v) => v !== 0));
+    // The band's rows, as pattern.ts plans them, decide which side the FFT runs on.
+    const band = bandIndices(w0, h0, DEFAULTS.bandLow, DEFAULTS.bandHigh);
+    const ky1 = Math.floor(Math.max(...band) / w0) + 1;
+    const kxFrom = new Int32Array(ky1).fill(w0);
+    const kxTo = new Int32Array(ky1);
+    for (const j of band) {
+      const ky = Math.floor(j / w0);
+      kxFrom[ky] = Math.min(kxFrom[ky], j - ky * w0);
+      kxTo[ky] = Math.max(kxTo[ky], j - ky * w0 + 1);
+    }
+    const p = new LowpassIdct(w0, h0, kxFrom, kxTo).parts();
+    const n = p.rowsFirst ? h0 : w0;
+    if ((n & (n - 1)) === 0) wasm++;
+  }
+  t.true(wasm >= 4, `${wasm} sizes went through the WebAssembly`);
 });
 
 test('src/kernels-wasm.ts is what assembly/kernels.ts compiles to', (t) => {

@@ -1,7 +1,7 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
 import { WARCParser } from 'warcio';
-import { TOKENS, type BlobStore } from '@filigrane/core';
+import { BlobMissingError, TOKENS, type BlobStore } from '@filigrane/core';
 
 /** The token of the crawl archive (CrawlArchive), for other plugins: `@inject(CRAWL_ARCHIVE)`. */
 export const CRAWL_ARCHIVE = Symbol.for('filigrane.crawler.archive');
@@ -74,8 +74,10 @@ export class CrawlArchiveService implements CrawlArchive {
   /** For each of `urls` in a .warc.gz blob, the gzip members of its last request and response records. */
   private async extract(key: string, urls: Set<string>): Promise<Map<string, Buffer>> {
     const out = new Map<string, Buffer>();
+    // A WARC the crawl recorded and the store lost is a fault to see (the pack build fails and is
+    // retried), never a pack silently without the crawl's records.
     const opened = await this.blobs.open(key);
-    if (!opened) return out;
+    if (!opened) throw new BlobMissingError(key);
     const ranges = new Map<string, { start: number; end: number }[]>();
     const parser = new WARCParser(opened.stream);
     try {
@@ -97,7 +99,7 @@ export class CrawlArchiveService implements CrawlArchive {
       const parts: Buffer[] = [];
       for (const range of list) {
         const part = await this.blobs.open(key, () => range);
-        if (!part) return out;
+        if (!part) throw new BlobMissingError(key);
         const chunks: Buffer[] = [];
         for await (const chunk of part.stream) chunks.push(chunk as Buffer);
         parts.push(Buffer.concat(chunks));

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { MatchQueryService } from '@filigrane/plugin-matches';
-import { conflict, inject, returnedRows, injectable, notFound, TOKENS, validationError, type BlobStore, type DataSource, type EventPublisher, type JobQueue, type Logger, type LoggerFactory, type ErrorItem } from '@filigrane/plugin-api';
+import { BlobMissingError, conflict, inject, returnedRows, injectable, notFound, TOKENS, validationError, type BlobStore, type DataSource, type EventPublisher, type JobQueue, type Logger, type LoggerFactory, type ErrorItem } from '@filigrane/plugin-api';
 import { EvidenceAccountSettings, EvidencePack } from './evidence.entities.js';
 import type { EvidencePackSummary, EvidenceService } from './evidence-service.js';
 import { EVIDENCE_SETTINGS, type EvidenceSettings } from './evidence.settings.js';
@@ -129,7 +129,7 @@ export class EvidencePackService implements EvidenceService {
     if (pack.status === 'failed') throw conflict('pack_failed', `The evidence pack could not be built: ${pack.error ?? 'unknown error'}`);
     const opened = await this.blobs.open(pack.blobKey!);
     // A complete pack whose file is gone is a server fault someone must see, never an empty download.
-    if (!opened) throw new Error(`evidence pack ${pack.id}: its file ${pack.blobKey} is missing from the blob store`);
+    if (!opened) throw new BlobMissingError(pack.blobKey!);
     return { stream: opened.stream, size: opened.size, pack };
   }
 

@@ -11,6 +11,7 @@ import { syntheticPhoto } from '@filigrane/vision';
 import { embed, encodeLmk, generateKey } from '@filigrane/watermark';
 import { TOKENS, type AccountLifecycle, type BlobStore } from '@filigrane/plugin-api';
 import { eventually, serveSite, startTestServer, type TestAccount, type TestServer, type TestSite } from '@filigrane/testing';
+import { CRAWL_ARCHIVE, type CrawlArchive } from '@filigrane/plugin-crawler';
 import { evidencePlugin } from '../src/index.js';
 import { startTimeStampAuthority, type TimeStampAuthority } from './support/time-stamp-authority.js';
 
@@ -39,6 +40,12 @@ async function warcRecords(gz: Buffer): Promise<{ type: string; url: string; pay
   }
   return out;
 }
+
+const collectKeys = async (it: AsyncIterable<string>) => {
+  const out: string[] = [];
+  for await (const k of it) out.push(k);
+  return out;
+};
 
 /** The zip read by Info-ZIP's unzip, not by our code. */
 const zipList = (file: string) => execFileSync('unzip', ['-Z1', file]).toString('utf8').trim().split('\n');
@@ -222,7 +229,20 @@ test('a crawled copy: automatic and asked-for packs, read back with unzip and wa
 
   // Account deletion takes the packs and their files.
   const blobs = server.get<BlobStore>(TOKENS.BlobStore);
-  t.truthy(await blobs.get(`evidence/${alice.id}/${pack.id}.wacz`));
+  const stored = await blobs.get(`evidence/${alice.id}/${pack.id}.wacz`);
+  t.truthy(stored);
+  // A pack whose file the store lost is a server fault of its own code (the key logged), not a generic 500.
+  await blobs.delete(`evidence/${alice.id}/${pack.id}.wacz`);
+  t.like((await alice.call('GET', `/api/v4/evidence/${pack.id}/download`)).json, { status_code: 500, code: 'file_missing' });
+  await blobs.put(`evidence/${alice.id}/${pack.id}.wacz`, stored!);
+  // The crawl's WARC gone: its records are a fault (the build fails and is retried), never a pack without them.
+  const archive = server.get<CrawlArchive>(CRAWL_ARCHIVE);
+  t.true((await archive.records(alice.id, [crawl.json.id], [site.url('/')])).length > 0);
+  const warcKey = (await collectKeys(blobs.list(`crawler/${alice.id}`))).find((k) => k.endsWith('.warc.gz'))!;
+  const warc = await blobs.get(warcKey);
+  await blobs.delete(warcKey);
+  await t.throwsAsync(archive.records(alice.id, [crawl.json.id], [site.url('/')]), { name: 'BlobMissingError', message: new RegExp(warcKey) });
+  await blobs.put(warcKey, warc!);
   await server.get<AccountLifecycle>(TOKENS.AccountLifecycle).accountDeleted(alice.id);
   t.is(await blobs.get(`evidence/${alice.id}/${pack.id}.wacz`), null);
   t.deepEqual(await server.app.dataSource.query('SELECT id FROM evidence_packs WHERE account_id = $1', [alice.id]), []);

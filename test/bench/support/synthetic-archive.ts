@@ -13,6 +13,7 @@
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import type { DataSource } from 'typeorm';
 import { canonicalLuma, dhashBands, entryPostings, fingerprintGrid, MAX_BITS, POSTING_BYTES, type OrbFeatures } from '@filigrane/vision';
 
@@ -32,6 +33,20 @@ export async function sourceSets(images: Buffer[]): Promise<SourceSet[]> {
     out.push({ ...fp.features });
   }
   return out;
+}
+
+/** Real ORB sets of photographs for synthetic media: each photo at 4 scales and 4 rotations. */
+export async function photoSourceSets(files: string[]): Promise<SourceSet[]> {
+  const variants: Buffer[] = [];
+  for (const f of files) {
+    const meta = await sharp(f).metadata();
+    for (const scale of [1, 0.8, 0.65, 0.5]) {
+      for (const angle of [0, 90, 180, 270]) {
+        variants.push(await sharp(f).rotate(angle).resize(Math.round(meta.width! * scale)).jpeg({ quality: 90 }).toBuffer());
+      }
+    }
+  }
+  return sourceSets(variants);
 }
 
 /** xorshift32 */

@@ -231,11 +231,16 @@ export function queuePattern(pattern: string): RegExp {
   return new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
 }
 
-/** The specs `--queues` names (all when unset); a pattern that names no queue is an operator's typo: refused. */
+/** The specs `--queues` names (all when unset) and the platform's `core.*` queues; a pattern that names no queue is an operator's typo: refused. */
 export function selectQueues<T extends { queue: string }>(specs: T[], patterns?: string[]): T[] {
   if (!patterns) return specs;
   const compiled = patterns.map((p) => ({ p, re: queuePattern(p) }));
   const unknown = compiled.filter(({ re }) => !specs.some((s) => re.test(s.queue))).map(({ p }) => p);
   if (unknown.length) throw new Error(`--queues: ${unknown.join(', ')} matches no queue; the queues are: ${specs.map((s) => s.queue).sort().join(', ')}`);
-  return specs.filter((s) => compiled.some(({ re }) => re.test(s.queue)));
+  // The platform's own queues (`core.events` delivers the outbox to webhooks and mails, `core.schedules`
+  // sends run-time schedules) are no feature to route: a deployment whose workers all named their
+  // queues would otherwise deliver no event at all, silently. Every worker runs them.
+  return specs.filter((s) => PLATFORM_QUEUE.test(s.queue) || compiled.some(({ re }) => re.test(s.queue)));
 }
+
+const PLATFORM_QUEUE = /^core\./;

@@ -1,10 +1,11 @@
-import { ApiError, BlobMissingError } from '@filigrane/core';
+import { ApiError, BlobMissingError, BlobStoreUnavailableError } from '@filigrane/core';
 
 /** Maps anything thrown while serving a request to the spec's error body. */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   // Its key goes to the log (the error handler logs every 5xx with its cause), not to the client.
   if (err instanceof BlobMissingError) return new ApiError(500, 'file_missing', 'A stored file is missing. The operators have been told; please retry later.');
+  if (err instanceof BlobStoreUnavailableError) return new ApiError(503, 'blob_store_unavailable', 'The file store cannot be reached. The operators have been told; please retry later.');
   const e = err as { code?: string; statusCode?: number; message?: string; validation?: unknown };
   switch (e.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
