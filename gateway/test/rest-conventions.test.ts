@@ -1,4 +1,5 @@
 import test from 'ava';
+import sharp from 'sharp';
 import { ManualClock } from '@filigrane/core';
 import { defaultPlugins } from '../src/index.js';
 import { createApp, call } from '@filigrane/server';
@@ -142,4 +143,59 @@ test.serial('concurrent requests are counted exactly: no more than the limit pas
   } finally {
     await Promise.all(apps.map((a) => a.close()));
   }
+});
+
+test('every collection answers the page envelope: next and previous (absolute URLs or null) beside its results', async (t) => {
+  // Structural: any GET whose documented 200 carries a `results` list must document the envelope.
+  const doc = (await server.call('GET', '/api/schema/', { key })).json;
+  const resolve = (s: any): any => (s?.$ref ? s.$ref.split('/').slice(1).reduce((o: any, k: string) => o[k], doc) : s); // eslint-disable-line @typescript-eslint/no-explicit-any
+  const lacking: string[] = [];
+  for (const [path, ops] of Object.entries<any>(doc.paths)) { // eslint-disable-line @typescript-eslint/no-explicit-any
+    const schema = resolve(resolve(ops.get?.responses?.['200'])?.content?.['application/json']?.schema);
+    if (resolve(schema?.properties?.results)?.type !== 'array') continue;
+    if (!['next', 'previous', 'results'].every((f) => schema.required?.includes(f))) lacking.push(path);
+  }
+  t.deepEqual(lacking, []);
+  // And really: the lists that had only `results` (browser sessions, evidence keys) page like the others.
+  for (const path of ['/api/v4/sessions/', '/api/v4/evidence/keys/']) {
+    const first = await server.call('GET', `${path}?page_size=1`, { key });
+    t.is(first.status, 200, path);
+    t.true('next' in first.json && 'previous' in first.json, `${path}: ${first.text.slice(0, 120)}`);
+    t.is(first.json.previous, null);
+    t.is((await server.call('GET', `${path}?page_size=0`, { key })).json.code, 'invalid_page_size', `${path} reads page_size`);
+  }
+  const second = await server.call('GET', '/api/v4/evidence/keys/?page=2', { key });
+  t.deepEqual(second.json.results, [], 'past the end: an empty page');
+  t.regex(second.json.previous, /^http:\/\/127\.0\.0\.1:\d+\/api\/v4\/evidence\/keys\/$/, 'previous is an absolute URL to follow');
+});
+
+test('201 Created names the new resource in Location (its url, or its detail route), which answers 200', async (t) => {
+  const { apiKey } = await server.createAccount('locations');
+  const json = (body: unknown) => ({ key: apiKey, json: body });
+  const creations: [string, Parameters<TestServer['call']>[2]][] = [
+    ['/api/v3/crawling/sessions/', json({ url: 'https://example.com/', search: false })],
+    ['/api/v4/searches/', json({ filename: 'nothing.jpg', sync: false })],
+    ['/api/v3/account/oauth/applications/', json({ name: 'located' })],
+    ['/api/v4/account/webhooks/', json({ url: 'https://hooks.example.com/in', events: ['match.created'] })],
+    ['/api/v4/licensees/', json({ name: 'Agency', domain: 'agency.example' })],
+  ];
+  for (const [path, options] of creations) {
+    const res = await server.call('POST', path, options);
+    t.is(res.status, 201, `${path}: ${res.text.slice(0, 200)}`);
+    const location = res.headers.get('location') ?? '';
+    t.true(location.startsWith(server.url + '/api/'), `${path}: Location ${location}`);
+    if (typeof res.json.url === 'string' && res.json.url.startsWith(server.url)) t.is(location, res.json.url);
+    const read = await server.call('GET', location.slice(server.url.length), { key: apiKey });
+    t.is(read.status, 200, `GET ${location}`);
+    t.is(read.json.id, res.json.id);
+  }
+  // Under this server's 1 KiB body limit.
+  const shapes = Buffer.from('<svg width="64" height="48"><circle cx="20" cy="20" r="12" fill="#fff"/><rect x="36" y="18" width="20" height="22" fill="#123"/></svg>');
+  const jpeg = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#884422' } }).composite([{ input: shapes }]).jpeg({ quality: 60 }).toBuffer();
+  const photo = await server.call('PUT', '/api/v4/media/locations/a/b.jpg', { key: apiKey, body: jpeg, headers: { 'content-type': 'image/jpeg' } });
+  t.is(photo.status, 201, photo.text.slice(0, 200));
+  t.is(photo.headers.get('location'), photo.json.url);
+  const listed = await server.call('POST', '/api/v4/domains/blacklist/', { key: apiKey, json: { url: 'copies.example' } });
+  t.is(listed.status, 201);
+  t.is(listed.headers.get('location'), null, 'a blacklisted domain has no resource of its own (its url is the domain)');
 });

@@ -104,7 +104,11 @@ export interface RouteSpec {
 export const JSON_BODY_LIMIT = 1024 * 1024;
 
 export const ok = (body: unknown, headers?: Record<string, string>): RouteResponse => ({ status: 200, body, headers });
-export const created = (body: unknown): RouteResponse => ({ status: 201, body });
+/**
+ * 201 with the new resource. `location` is its URL when the body has no `url` of this service
+ * (the REST adapter otherwise sets `Location` from the body's `url`).
+ */
+export const created = (body: unknown, location?: string): RouteResponse => ({ status: 201, body, headers: location ? { location } : undefined });
 /** 202: the work was queued (a job); the body usually names what to poll. */
 export const accepted = (body: unknown, headers?: Record<string, string>): RouteResponse => ({ status: 202, body, headers });
 export const csvExport = (exp: CsvExport): RouteResponse => ({ status: 200, csv: exp });

@@ -61,7 +61,7 @@ export const oauthRoutes: RouteSpec[] = [
     async handler(ctx) {
       const name = parseApplicationName(ctx.body);
       const { application, clientSecret } = await ctx.container.get(OAuthService).createApplication(ctx.principal!.accountId, name);
-      return created({ ...applicationView(application), client_secret: clientSecret });
+      return created({ ...applicationView(application), client_secret: clientSecret }, `${ctx.baseUrl}/api/${ctx.version}/account/oauth/applications/${application.id}/`);
     },
   },
   {

@@ -1,4 +1,4 @@
-import { notFound, ok, type JsonSchema, type RouteContext, type RouteSpec } from '@filigrane/core';
+import { listPage, notFound, ok, pageSchema, type JsonSchema, type RouteContext, type RouteSpec } from '@filigrane/core';
 import { CredentialThrottle } from './credential-throttle.service.js';
 import { changeOwnPassword } from './password-change.js';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, PasswordService } from './password.service.js';
@@ -126,11 +126,12 @@ export const sessionRoutes: RouteSpec[] = [
     method: 'GET',
     path: '/sessions/',
     tags: ['sessions'],
-    summary: "The account's open browser sessions, most recently used first",
-    responses: { 200: { schema: { type: 'object', required: ['results'], properties: { results: { type: 'array', items: SESSION_SCHEMA } } } } },
+    summary: "The account's open browser sessions, most recently used first (paginated; no count, as the spec's session list)",
+    responses: { 200: { schema: pageSchema(SESSION_SCHEMA, { withCount: false }) } },
     async handler(ctx) {
-      const list = await ctx.container.get(SessionService).list(ctx.principal!.accountId);
-      return ok({ results: list.map((s) => sessionView(s, ctx.principal!.sessionId)) });
+      const sessions = ctx.container.get(SessionService);
+      const accountId = ctx.principal!.accountId;
+      return ok(await listPage(ctx, (offset, limit) => sessions.page(accountId, offset, limit), (s) => sessionView(s, ctx.principal!.sessionId), { withCount: false }));
     },
   },
   {

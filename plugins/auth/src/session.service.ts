@@ -144,13 +144,19 @@ export class SessionService implements SessionAuthenticator {
 
   /** The account's open sessions, most recently used first (or just session `only`). */
   async list(accountId: number, only?: number): Promise<BrowserSession[]> {
-    const params = [accountId, this.clock.now(), new Date(this.clock.now().getTime() - this.settings.sessionIdleMinutes * 60_000)];
-    const rows: { id: number; created: Date; last_seen: Date; expires: Date; user_agent: string; address: string }[] = await this.db.query(
-      `SELECT id, created, last_seen, expires, user_agent, address FROM auth_sessions
-       WHERE account_id = $1 AND expires > $2 AND last_seen > $3${only === undefined ? '' : ' AND id = $4'} ORDER BY last_seen DESC, id DESC LIMIT 1000`,
+    return (await this.page(accountId, 0, 1000, only))[0];
+  }
+
+  /** A slice of the account's open sessions, most recently used first, and how many are open. */
+  async page(accountId: number, offset: number, limit: number, only?: number): Promise<[BrowserSession[], number]> {
+    const params = [accountId, this.clock.now(), new Date(this.clock.now().getTime() - this.settings.sessionIdleMinutes * 60_000), offset, limit];
+    const rows: { id: number; created: Date; last_seen: Date; expires: Date; user_agent: string; address: string; total: string }[] = await this.db.query(
+      `SELECT id, created, last_seen, expires, user_agent, address, count(*) OVER () AS total FROM auth_sessions
+       WHERE account_id = $1 AND expires > $2 AND last_seen > $3${only === undefined ? '' : ' AND id = $6'} ORDER BY last_seen DESC, id DESC OFFSET $4 LIMIT $5`,
       only === undefined ? params : [...params, only],
     );
-    return rows.map((r) => ({ id: r.id, created: r.created, lastSeen: r.last_seen, expires: r.expires, userAgent: r.user_agent, address: r.address }));
+    const total = rows.length ? Number(rows[0]!.total) : offset > 0 ? (await this.page(accountId, 0, 1, only))[1] : 0;
+    return [rows.map((r) => ({ id: r.id, created: r.created, lastSeen: r.last_seen, expires: r.expires, userAgent: r.user_agent, address: r.address })), total];
   }
 
   /** Ends one session of the account; false when it has no such session. */

@@ -1,4 +1,4 @@
-import { accepted, ok, parsePage, pageEnvelope, streamed, notFound, validationError, type JsonSchema, type RouteContext, type RouteSpec } from '@filigrane/plugin-api';
+import { accepted, ok, parsePage, pageEnvelope, pageSchema, streamed, notFound, validationError, type JsonSchema, type RouteContext, type RouteSpec } from '@filigrane/plugin-api';
 import type { EvidencePack } from './evidence.entities.js';
 import { EvidencePackService, MAX_MATCHES } from './evidence.service.js';
 import { SigningKeyService } from './signing-key.service.js';
@@ -38,20 +38,11 @@ export const PACK_SCHEMA: JsonSchema = {
   },
 };
 
-const KEYS_SCHEMA: JsonSchema = {
+const KEYS_SCHEMA: JsonSchema = pageSchema({
   type: 'object',
-  required: ['results'],
-  properties: {
-    results: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['id', 'algorithm', 'public_key', 'created'],
-        properties: { id: { type: 'string' }, algorithm: { type: 'string' }, public_key: { type: 'string', description: 'PEM (SubjectPublicKeyInfo)' }, created: dateTime },
-      },
-    },
-  },
-};
+  required: ['id', 'algorithm', 'public_key', 'created'],
+  properties: { id: { type: 'string' }, algorithm: { type: 'string' }, public_key: { type: 'string', description: 'PEM (SubjectPublicKeyInfo)' }, created: dateTime },
+});
 
 const SETTINGS_SCHEMA: JsonSchema = {
   type: 'object',
@@ -128,7 +119,7 @@ export const evidenceRoutes: RouteSpec[] = [
     path: '/evidence/',
     tags,
     summary: "The account's evidence packs, newest first",
-    responses: { 200: { schema: { type: 'object', properties: { count: { type: 'integer' }, next: nullable({ type: 'string' }), previous: nullable({ type: 'string' }), results: { type: 'array', items: PACK_SCHEMA } } } } },
+    responses: { 200: { schema: pageSchema(PACK_SCHEMA) } },
     async handler(ctx) {
       const page = parsePage(ctx);
       const [rows, total] = await service(ctx).list(ctx.principal!.accountId, page.offset, page.pageSize);
@@ -144,8 +135,10 @@ export const evidenceRoutes: RouteSpec[] = [
     summary: 'The public keys that sign evidence packs (no authentication): check a pack with `filigrane evidence verify --key` or openssl',
     responses: { 200: { schema: KEYS_SCHEMA } },
     async handler(ctx) {
+      const page = parsePage(ctx);
       const keys = await ctx.container.get(SigningKeyService).publicKeys();
-      return ok({ results: keys.map((k) => ({ id: k.id, algorithm: k.algorithm, public_key: k.publicKey, created: k.created.toISOString() })) });
+      const views = keys.slice(page.offset, page.offset + page.pageSize).map((k) => ({ id: k.id, algorithm: k.algorithm, public_key: k.publicKey, created: k.created.toISOString() }));
+      return ok(pageEnvelope(ctx, page, keys.length, views));
     },
   },
   {

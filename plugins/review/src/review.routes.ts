@@ -200,7 +200,10 @@ export const reviewRoutes: RouteSpec[] = [
     summary: 'Adds a licensee; matches still new that it covers become licensed (a job for large accounts)',
     requestSchema: { ...LICENSEE_INPUT_SCHEMA, required: ['name', 'domain'] },
     responses: { 201: { schema: LICENSEE_SCHEMA } },
-    handler: async (ctx) => created(licenseeView(await licensees(ctx).create(account(ctx), parseLicensee(ctx.body, false)))),
+    async handler(ctx) {
+      const licensee = licenseeView(await licensees(ctx).create(account(ctx), parseLicensee(ctx.body, false)));
+      return created(licensee, `${ctx.baseUrl}/api/v4/licensees/${licensee.id}/`);
+    },
   },
   {
     versions: ['v4'],

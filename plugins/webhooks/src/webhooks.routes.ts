@@ -30,7 +30,7 @@ export const webhookRoutes: RouteSpec[] = [
     responses: { 201: { schema: CREATED_ENDPOINT_SCHEMA } },
     async handler(ctx) {
       const { endpoint, secret } = await endpoints(ctx).create(ctx.principal!.accountId, ctx.body);
-      return created({ ...endpointView(endpoint, ctx.baseUrl), secret });
+      return created({ ...endpointView(endpoint, ctx.baseUrl), secret }, `${ctx.baseUrl}/api/v4/account/webhooks/${endpoint.id}/`);
     },
   },
   {

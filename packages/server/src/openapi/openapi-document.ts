@@ -7,6 +7,8 @@ type Operation = Record<string, unknown>;
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
 const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ERROR_REF } } });
 
+const LOCATION_HEADER = { schema: { type: 'string', format: 'uri' }, description: 'URL of the created resource (absent when it has none of its own, e.g. a blacklisted domain)' };
+
 /** `/media/:home/*` -> `/media/{home}/{path}`, and the names of its parameters. */
 export function openApiPath(path: string): { path: string; params: string[] } {
   const params: string[] = [];
@@ -57,7 +59,7 @@ function responses(spec: RouteSpec): Operation {
       ? Object.fromEntries(r.files.map((type) => [type, { schema: { type: 'string', contentMediaType: type } }]))
       : { 'application/json': { schema: r.schema ?? {} } };
     if (formats.includes('csv')) content['text/csv'] = { schema: { type: 'string' } };
-    out[status] = { description: r.description ?? (status === '201' ? 'Created' : 'Success'), ...(Number(status) === 204 ? {} : { content }) };
+    out[status] = { description: r.description ?? (status === '201' ? 'Created' : 'Success'), ...(Number(status) === 204 ? {} : { content }), ...(status === '201' ? { headers: { Location: LOCATION_HEADER } } : {}) };
   }
   if (spec.method === 'DELETE' && !out['204'] && declared.length === 0) out['204'] = { description: 'Deleted' };
   out['400'] = errorResponse('Invalid request (the error body names the fields)');

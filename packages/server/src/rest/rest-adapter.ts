@@ -82,7 +82,7 @@ export function mountRestRoutes(app: FastifyInstance, container: Container, plug
           throw new ApiError(405, 'method_not_allowed', `Method "${req.method}" not allowed.`, undefined, { allow });
         }
         const response = await serve(mounted, req, container, baseUrlOf(req));
-        return send(reply, mounted.spec, response, queryString(req.query as Record<string, QueryValue>, 'format') ?? 'json');
+        return send(reply, mounted.spec, withLocation(response, baseUrlOf(req)), queryString(req.query as Record<string, QueryValue>, 'format') ?? 'json');
       },
     });
   }
@@ -128,6 +128,17 @@ async function serve(mounted: MountedRoute, req: FastifyRequest, container: Cont
     clientAddress: req.ip,
   };
   return spec.handler(ctx);
+}
+
+/**
+ * A 201 names what it created (RFC 9110): without a `Location` of its own, the body's `url` when it
+ * is a resource of this API (a blacklisted domain's `url` is a domain, a webhook's is the client's).
+ */
+function withLocation(res: RouteResponse, baseUrl: string): RouteResponse {
+  if (res.status !== 201 || Object.keys(res.headers ?? {}).some((h) => h.toLowerCase() === 'location')) return res;
+  const url = res.body !== null && typeof res.body === 'object' ? (res.body as { url?: unknown }).url : undefined;
+  if (typeof url !== 'string' || !url.startsWith(`${baseUrl}/api/`)) return res;
+  return { ...res, headers: { ...res.headers, location: url } };
 }
 
 function send(reply: FastifyReply, spec: RouteSpec, res: RouteResponse, format: string): FastifyReply {
