@@ -115,6 +115,7 @@ export async function createApp(options: AppOptions): Promise<FiligraneApp> {
   let db: DataSource | null = null;
   const metrics = new Metrics(() => db);
   const jobs = new JobRunner(options.databaseUrl, log, loggers, options.jobLogger, metrics, () => (options.clock ?? systemClock).now());
+  if (options.config.jobLeaseSeconds) jobs.leaseSeconds = options.config.jobLeaseSeconds;
   container.bind(TOKENS.Config).toConstantValue(options.config);
   container.bind(TOKENS.Clock).toConstantValue(options.clock ?? systemClock);
   container.bind(TOKENS.WorkPool).toConstantValue(new WorkPool());

@@ -596,3 +596,23 @@ export function lowpassPattern(
   const s = ss > 0 ? 1 / sqrt<f64>(ss / <f64>n) : 0;
   for (let i = 0; i < n; i++) store<f32>(out32 + (<usize>i << 2), <f32>(f64at(out, i) * s));
 }
+
+/**
+ * ShapedHistogram.meanSquare's sum (src/embed.ts, same order): sum over bins i with a count c of
+ * c * e * e, e = a * (i - half) * step, rounded as Math.round does when `integer`.
+ */
+export function histogramSquares(counts: usize, bins: i32, half: i32, a: f64, step: f64, integer: i32): f64 {
+  let ss: f64 = 0;
+  for (let i = 0; i < bins; i++) {
+    const c = load<u32>(counts + (<usize>i << 2));
+    if (c == 0) continue;
+    const d = a * <f64>(i - half) * step;
+    let e = d;
+    if (integer) {
+      const fl = floor<f64>(d);
+      e = d - fl >= 0.5 ? fl + 1 : fl;
+    }
+    ss += <f64>c * e * e;
+  }
+  return ss;
+}

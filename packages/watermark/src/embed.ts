@@ -18,7 +18,7 @@ import {
   type ImageFormat,
   type RawImage,
 } from '@filigrane/vision';
-import { applyBand, lumaPrefixRows, shapedHistogramWasm, shapePlaneWasm, sseRgb8 } from './wasm-kernels';
+import { applyBand, histogramSquaresWasm, lumaPrefixRows, shapedHistogramWasm, shapePlaneWasm, sseRgb8 } from './wasm-kernels';
 import { jndMask, maskBlurRadius, maskGrid, type RowSource } from './jnd';
 import { assertMediaKey } from './key';
 import { ALGORITHM_VERSION, canonicalGrid, DEFAULTS, type EmbeddingParams } from './params';
@@ -37,6 +37,11 @@ export interface EmbedOptions {
   transactional?: boolean;
   /** Refuse images with more pixels (default 40 MP). */
   maxPixels?: number;
+  /**
+   * Seals the registration (e.g. `r => encodeLmk(r, accountKey)`): embed() calls it while libvips codes
+   * and decodes the output, as soon as the registration is final, and returns its value as `sealed`.
+   */
+  seal?: (registration: Registration) => Buffer;
 }
 
 export interface EmbedReport {
@@ -66,6 +71,8 @@ export interface EmbedResult extends EmbedRawResult {
   /** The watermarked image, same format and metadata as the input. */
   image: Buffer;
   format: ImageFormat;
+  /** options.seal's value for `registration` (when options.seal was given). */
+  sealed?: Buffer;
 }
 
 /** prefix[x + 1] = row[0] + ... + row[x] (prefix[0] stays 0). */
@@ -197,9 +204,13 @@ export class ShapedHistogram {
   }
 
   /** Mean square of the rounded delta, in output units, for gain `a` (clipping ignored). */
-  meanSquare(a: number, total: number, integer: boolean): number {
+  meanSquare(a: number, total: number, integer: boolean, js = false): number {
     const half = ShapedHistogram.BINS / 2;
     const step = (this.bound || 1) / (half - 1);
+    // In WebAssembly where the engine has it (the same sum): the gain search calls this ~50 times per
+    // solve, on a fresh process's cold JavaScript.
+    const fast = js ? undefined : histogramSquaresWasm(this.counts, a, step, integer);
+    if (fast !== undefined) return fast / total;
     let ss = 0;
     for (let i = 0; i < this.counts.length; i++) {
       const c = this.counts[i];
@@ -650,6 +661,11 @@ async function embedWith(
   const hasher = pixelHasher(raw);
   idle.add(() => hasher.update(HASH_SLICE_BYTES));
   idle.add(canonicalJob(plan, raw));
+  let digest: Buffer | undefined;
+  const registrationFor = (internalTarget: number, psnr: number): Registration =>
+    registrationOf(plan!, raw, key, options, internalTarget, psnr, info.format, (digest ??= hasher.digest()));
+  // The registration and its seal, made after the jobs above (the registration needs both).
+  let sealed: { registration: Registration; value?: Buffer } | undefined;
   let internal = info.format === 'jpeg' ? target + JPEG_START_MARGIN : target;
   if (correctable && ladder.length) {
     const alpha = solveGain(plan.histogram, plan.sampled, mseOf(internal), raw.depth);
@@ -676,6 +692,12 @@ async function embedWith(
     out = applied.out;
     embedMs += performance.now() - t;
     mark('apply', t0);
+    const gain = { internal, psnr: applied.psnr };
+    idle.add(() => {
+      const registration = registrationFor(gain.internal, gain.psnr);
+      sealed = { registration, value: options.seal?.(registration) };
+      return true;
+    });
     const image = await idle.during(encodeLike({ ...raw, data: out }, input, info, ladder.length ? { jpeg: ladder[rung] } : {}));
     mark('encode', t0);
     const written = await idle.during(decodeRaw(image, info, limits));
@@ -692,11 +714,13 @@ async function embedWith(
       idle.finish();
       embedMs += idle.ms;
       mark('idleWork', t0);
-      const registration = registrationOf(plan, raw, key, options, internal, applied.psnr, info.format, hasher.digest());
+      // The last seal job was this attempt's (each attempt adds one and finish() ran them all).
+      const { registration, value } = sealed!;
       const ms = embedMs;
       return {
         raw: { ...raw, data: out },
         registration,
+        sealed: value,
         image: file.image,
         format: info.format,
         report: { psnr: file.psnr, embedPsnr: applied.psnr, width: raw.width, height: raw.height, ms, totalMs: performance.now() - t0 },

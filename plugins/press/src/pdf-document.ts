@@ -66,7 +66,13 @@ export async function* extractPdf(data: Buffer, options: ExtractOptions = {}): A
     const seen: SeenImages = new Map();
     for (let n = 1; n <= doc.numPages; n++) {
       if (Date.now() > deadline) throw new DocumentError('timeout', `The analysis took longer than ${Math.round(limits.timeoutMs / 1000)} s (stopped at page ${n}).`);
-      const page = await doc.getPage(n);
+      let page: PdfPage;
+      try {
+        page = await doc.getPage(n);
+      } catch {
+        // pdf.js's reason names its internals ("Pages tree contains circular reference"): the client gets the page.
+        throw new DocumentError('pdf_invalid', `Page ${n} of the document cannot be read (its page tree or page object is damaged).`);
+      }
       try {
         yield await extractPage(pdfjs, page, n, scan.rawJpegs.get(n) ?? [], seen, limits, options.ocr ?? null);
       } finally {

@@ -1,5 +1,6 @@
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber, PDFRawStream, PDFRef, type PDFObject } from 'pdf-lib';
 import { DocumentError } from './document-error.js';
+import { checkPaintFanOut, checkStreamSizes, COMPLEXITY_LIMITS } from './pdf-complexity.js';
 
 /** A JPEG stream placed on a page as it is (RGB or grey, no mask): its bytes are the printed file. */
 export interface RawJpeg {
@@ -72,6 +73,12 @@ async function scan(data: Buffer, maxImagePixels: number): Promise<PrescanResult
     }
   };
   for (const [, obj] of ctx.enumerateIndirectObjects()) visit(obj, 0);
+  await checkStreamSizes(ctx, COMPLEXITY_LIMITS);
+  checkPaintFanOut(ctx, doc.getPages().map((page) => {
+    const c = page.node.Contents();
+    const list = c instanceof PDFArray ? c.asArray().map((r) => ctx.lookup(r)) : [c];
+    return { resources: page.node.Resources(), contents: list.filter((x): x is PDFRawStream => x instanceof PDFRawStream) };
+  }), COMPLEXITY_LIMITS);
 
   const rawJpegs = new Map<number, RawJpeg[]>();
   doc.getPages().forEach((page, i) => {

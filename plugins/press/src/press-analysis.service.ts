@@ -115,7 +115,11 @@ export class PressAnalysisService {
       }
       outcome = { status: 'complete', finished: new Date(), error: null };
     } catch (err) {
-      const error = err instanceof DocumentError ? { code: err.code, details: err.message } : { code: 'analysis_error', details: `The analysis failed: ${(err as Error).message}` };
+      // An unexpected failure's own message names internals (pdf.js, the database, file keys): logged, not shown.
+      if (!(err instanceof DocumentError)) this.loggers.for('press').error(`press issue ${id} failed at page ${counts.pages + 1}`, err);
+      const error = err instanceof DocumentError
+        ? { code: err.code, details: err.message }
+        : { code: 'analysis_error', details: `The analysis failed at page ${counts.pages + 1} for a reason on the service's side (logged for its operators); the matches found before stay.` };
       outcome = { status: 'failed', finished: new Date(), error };
     }
     // The issue's outcome and one `press.issue.processed` per account concerned commit together (the outbox).

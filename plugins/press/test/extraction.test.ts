@@ -3,7 +3,7 @@ import test from 'ava';
 import sharp from 'sharp';
 import { syntheticPhoto } from '@filigrane/vision';
 import { DocumentError, extractPdf, TesseractOcr, type ExtractedPage } from '@filigrane/plugin-press';
-import { blankPages, composeIssue, encryptedPdf, pdfWithTiledPhoto, pdfWithAttachment, pdfWithHugeImage, pdfWithIndexedAndBilevel, pdfWithJavaScript, scannedPage } from './pdf-fixtures.js';
+import { blankPages, composeIssue, encryptedPdf, pdfWithTiledPhoto, pdfWithAttachment, pdfWithHugeImage, pdfWithIndexedAndBilevel, pdfWithJavaScript, pdfWithFlateBomb, pdfWithFormFanOut, pdfWithPageTreeLoop, scannedPage } from './pdf-fixtures.js';
 
 const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
 const ocr = new TesseractOcr();
@@ -114,4 +114,15 @@ test('bad documents are refused with a reason', async (t) => {
   t.is(await refused(issue, { maxPages: 3 }), 'too_many_pages');
   t.is(await refused(await blankPages(3000)), 'too_many_pages', 'thousands of pages, refused before any is read (default limit 2,000)');
   t.is(await refused(issue, { timeoutMs: 1 }), 'timeout');
+});
+
+test('compression bombs and nested form fan-outs are refused before pdf.js expands them; a damaged page tree is pdf_invalid', async (t) => {
+  t.timeout(60_000); // before the checks, each of these held the thread for minutes and gigabytes
+  const started = Date.now();
+  t.is(await refused(await pdfWithFormFanOut()), 'pdf_too_complex', '10^8 form paints in 2 KiB');
+  t.is(await refused(await pdfWithFlateBomb('content', 128)), 'pdf_too_complex', '128 MiB of content stream in 128 KiB');
+  t.is(await refused(await pdfWithFlateBomb('image', 16)), 'pdf_too_complex', '16 MiB of data for a 64 x 64 image');
+  t.true(Date.now() - started < 20_000, `refused in ${Date.now() - started} ms`);
+  t.is(await refused(await pdfWithFormFanOut(3)), 'accepted', '1,000 paints: a busy page, not a bomb');
+  t.is(await refused(await pdfWithPageTreeLoop()), 'pdf_invalid');
 });

@@ -1,3 +1,4 @@
+import { deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { degrees, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFString, StandardFonts } from 'pdf-lib';
 
@@ -143,4 +144,46 @@ export async function blankPages(pages: number): Promise<Buffer> {
   const doc = await PDFDocument.create();
   for (let i = 0; i < pages; i++) doc.addPage([100, 100]);
   return Buffer.from(await doc.save());
+}
+
+/** One page whose only content is a form drawing the next form ten times, eight levels deep (10^8 paints in 2 KiB). */
+export async function pdfWithFormFanOut(levels = 8): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  const page = doc.addPage([200, 200]);
+  let inner = doc.context.register(doc.context.stream('0 0 1 1 re f', { Type: 'XObject', Subtype: 'Form', BBox: [0, 0, 200, 200] }));
+  for (let i = 0; i < levels; i++) {
+    const resources = doc.context.obj({ XObject: { F: inner } });
+    inner = doc.context.register(doc.context.stream('/F Do '.repeat(10), { Type: 'XObject', Subtype: 'Form', BBox: [0, 0, 200, 200], Resources: resources }));
+  }
+  page.node.setXObject(PDFName.of('F'), inner);
+  page.node.set(PDFName.of('Contents'), doc.context.register(doc.context.stream('/F Do')));
+  return Buffer.from(await doc.save({ useObjectStreams: false }));
+}
+
+/**
+ * A compression bomb: Flate data of `mib` MiB of zeros, as the page's content stream or as the
+ * data of a 64 x 64 grey image (which needs 4 KiB).
+ */
+export async function pdfWithFlateBomb(where: 'content' | 'image', mib: number): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  const page = doc.addPage([200, 200]);
+  const bomb = deflateSync(Buffer.alloc(mib * 1024 * 1024, where === 'content' ? 0x20 : 0x80), { level: 9 });
+  if (where === 'content') {
+    page.node.set(PDFName.of('Contents'), doc.context.register(doc.context.stream(bomb, { Filter: 'FlateDecode' })));
+  } else {
+    const image = doc.context.register(doc.context.stream(bomb, { Type: 'XObject', Subtype: 'Image', Width: 64, Height: 64, ColorSpace: 'DeviceGray', BitsPerComponent: 8, Filter: 'FlateDecode' }));
+    page.node.setXObject(PDFName.of('Im0'), image);
+    page.node.set(PDFName.of('Contents'), doc.context.register(doc.context.stream('q 100 0 0 100 50 50 cm /Im0 Do Q')));
+  }
+  return Buffer.from(await doc.save({ useObjectStreams: false }));
+}
+
+/** A page tree that lists itself among its kids (pdf.js: "Pages tree contains circular reference"). */
+export async function pdfWithPageTreeLoop(): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  doc.addPage([200, 200]);
+  const pages = doc.catalog.Pages();
+  pages.Kids().push(doc.catalog.get(PDFName.of('Pages'))!);
+  pages.set(PDFName.of('Count'), PDFNumber.of(2));
+  return Buffer.from(await doc.save({ useObjectStreams: false }));
 }

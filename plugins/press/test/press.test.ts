@@ -147,6 +147,34 @@ test.serial('analysing the same issue again never gives a second match for the s
   t.is((await server.call('GET', issueUrl, { key: ops.apiKey })).json.status, 'complete');
 });
 
+test.serial('an unexpected failure mid-analysis: analysis_error without the internal message; matches found before stay', async (t) => {
+  const before = (await server.call('GET', '/api/v3/matches/press/', { key: alice.apiKey })).json.count;
+  const db = server.app.container.get<DataSource>(TOKENS.DataSource);
+  const id = Number(issueUrl.split('/').filter(Boolean).pop());
+  await db.manager.update('PressIssue', { id }, { status: 'running' });
+  // The database going away on page 2, as the pipeline reports it (a socket path, a driver's words).
+  const pipeline = server.app.container.get<{ submit: (...a: unknown[]) => Promise<unknown> }>(TOKENS.MatchPipeline);
+  const submit = pipeline.submit;
+  pipeline.submit = async function (this: unknown, ...args: unknown[]) {
+    if ((args[0] as { press?: { pageNumber: number } }).press?.pageNumber === 2) throw new Error('connect ECONNREFUSED /var/run/postgresql/.s.PGSQL.5432');
+    return submit.apply(this, args);
+  };
+  try {
+    await server.app.container.get(PressAnalysisService).process(id);
+  } finally {
+    pipeline.submit = submit;
+  }
+  const issue = (await server.call('GET', issueUrl, { key: ops.apiKey })).json;
+  t.is(issue.status, 'failed');
+  t.is(issue.error.code, 'analysis_error');
+  t.regex(issue.error.details, /page 2/);
+  t.false(/ECONNREFUSED|postgresql|PGSQL/.test(issue.error.details), issue.error.details);
+  t.is((await server.call('GET', '/api/v3/matches/press/', { key: alice.apiKey })).json.count, before);
+  await db.manager.update('PressIssue', { id }, { status: 'running' });
+  await server.app.container.get(PressAnalysisService).process(id);
+  t.is((await server.call('GET', issueUrl, { key: ops.apiKey })).json.status, 'complete');
+});
+
 test.serial('the same PDF ingested again: 409 naming the existing issue, no second issue, no second match', async (t) => {
   const before = (await server.call('GET', '/api/v3/matches/press/', { key: alice.apiKey })).json.count;
   const form = multipart({ name: 'Le Quotidien (again)', date: '2026-11-20' }, { name: 'copy.pdf', data: pdf, type: 'application/pdf' });
