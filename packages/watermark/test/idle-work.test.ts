@@ -23,8 +23,9 @@ test('slices run while the promise is pending, the rest at finish()', async (t) 
   t.is(await idle.during(codec), 'coded');
   t.is(a, 3, 'the first job finished before the second started');
   t.true(b >= 5 && b <= 6, `the second job stopped within a slice of the codec's end (${b} slices)`);
+  const before = b;
   t.is(await idle.during(sleep(1, 'timer')), 'timer');
-  t.true(b > 6, 'and ran again during the next wait');
+  t.true(b > before, 'and ran again during the next wait');
   await t.throwsAsync(idle.during(Promise.reject(new Error('bad file'))), { message: 'bad file' });
   idle.finish();
   t.is(b, 1000000);

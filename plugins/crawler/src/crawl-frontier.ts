@@ -49,6 +49,7 @@ export class CrawlFrontier {
   /** The next page to crawl: from the pages this process claimed, claiming more (one round trip) when none is left. */
   async next(run: CrawlRun): Promise<Claim | null> {
     for (;;) {
+      if (run.end?.finish === false) return null; // paused or deleted: the claims left are handed back
       const claim = run.queue.shift();
       if (claim) {
         run.inflight++;
@@ -78,24 +79,51 @@ export class CrawlFrontier {
     }
     const n = Math.min(run.batch, s.max_pages - pages - run.inflight);
     if (n <= 0) return;
+    // An expired lease of a page this process still holds (a fetch waiting out Retry-After) is not taken back by itself.
     const rows = returnedRows<Claim>(await this.db.query(
       `UPDATE crawl_urls SET state = 'claimed', claimed_until = now() + make_interval(secs => $3)
        WHERE id IN (
          SELECT id FROM crawl_urls
          WHERE session_id = $1 AND kind = 'page' AND cycle = $2
-           AND (state = 'queued' OR (state = 'claimed' AND claimed_until < now()))
+           AND (state = 'queued' OR (state = 'claimed' AND claimed_until < now() AND id <> ALL($5::bigint[])))
          ORDER BY depth, id LIMIT $4 FOR UPDATE SKIP LOCKED)
        RETURNING id, url, depth, etag, last_modified`,
-      [s.id, s.cycle, this.cfg.claimLease, n],
+      [s.id, s.cycle, this.cfg.claimLease, n, [...run.held]],
     ));
     rows.sort((a, b) => a.depth - b.depth || Number(a.id) - Number(b.id));
+    for (const r of rows) run.held.add(r.id);
     run.queue.push(...rows);
+  }
+
+  /**
+   * Extends the leases of the pages this process holds. A page can wait longer than the lease
+   * behind a slow origin (Crawl-delay, Retry-After, time-outs, one connection per origin); without
+   * this, another worker took it and the page was fetched twice. A killed process renews nothing,
+   * so its pages are still taken over one lease after it stopped.
+   */
+  async renew(run: CrawlRun): Promise<void> {
+    if (run.held.size === 0) return;
+    await this.db.query(
+      `UPDATE crawl_urls SET claimed_until = now() + make_interval(secs => $2) WHERE id = ANY($1::bigint[]) AND state = 'claimed'`,
+      [[...run.held], this.cfg.claimLease],
+    );
+  }
+
+  /**
+   * Reads the session between refills (every second): a pause or a DELETE stops the loops before
+   * their next request, not after the pages already claimed (up to 64, each as slow as its origin).
+   */
+  async watch(run: CrawlRun): Promise<void> {
+    if (run.end) return;
+    const s = await this.state(run.s.id);
+    if (!s || s.state !== 'running' || s.cycle !== run.s.cycle) run.end ??= { finish: false, limit: null };
   }
 
   /** Hands back the pages this process claimed but did not crawl (its loops are out). */
   async release(run: CrawlRun): Promise<void> {
     if (!run.queue.length) return;
     await this.db.query(`UPDATE crawl_urls SET state = 'queued', claimed_until = NULL WHERE id = ANY($1::bigint[]) AND state = 'claimed'`, [run.queue.map((c) => c.id)]);
+    for (const c of run.queue) run.held.delete(c.id);
     run.queue = [];
   }
 

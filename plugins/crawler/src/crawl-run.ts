@@ -46,6 +46,8 @@ export class CrawlRun {
   queue: Claim[] = [];
   refilling: Promise<void> | null = null;
   inflight = 0;
+  /** Pages this process claimed and has not finished (queued here or being crawled): their leases are renewed. */
+  readonly held = new Set<string>();
   flushedAt = Date.now();
   /** Why the loops stopped: the crawl ended (finish it, with the limit reached if any), or it is no longer ours to run. */
   end: { finish: boolean; limit: string | null } | null = null;

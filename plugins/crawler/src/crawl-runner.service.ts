@@ -10,7 +10,7 @@ import { CrawlWrites } from './crawl-writes.js';
 import { ImageSightings } from './image-sightings.js';
 import { PageDigester } from './page-digester.js';
 import { PageProcessor } from './page-processor.js';
-import { PoliteFetcher } from './polite-fetcher.js';
+import { FetchCancelled, PoliteFetcher } from './polite-fetcher.js';
 import { RunFetcher, type RunFetch } from './run-fetcher.js';
 import { VideoSightings } from './video-sightings.js';
 
@@ -81,7 +81,17 @@ export class CrawlRunner {
     const s = await this.frontier.state(sessionId);
     if (!s || s.cycle !== cycle) return;
     const run = new CrawlRun(s, (st) => new CrawlWrites(this.db, this.blobs, st.id, st.cycle, `${runPrefix(st)}/w`), Math.min(64, this.cfg.concurrency * 2));
-    await Promise.all(Array.from({ length: this.cfg.concurrency }, () => this.loop(run)));
+    const renewal = setInterval(
+      () => void this.frontier.renew(run).catch((err) => console.error(`crawl ${sessionId}:${cycle}: lease renewal: ${(err as Error).message}`)),
+      Math.max(500, (this.cfg.claimLease * 1000) / 3),
+    );
+    const watch = setInterval(() => void this.frontier.watch(run).catch(() => undefined), 1000);
+    try {
+      await Promise.all(Array.from({ length: this.cfg.concurrency }, () => this.loop(run)));
+    } finally {
+      clearInterval(renewal);
+      clearInterval(watch);
+    }
     // Every loop is out: write what they learnt, hand back the pages claimed but not crawled.
     await run.writes.flush().catch((err) => console.error(`crawl ${sessionId}:${cycle}: ${(err as Error).message}`));
     await this.frontier.release(run);
@@ -106,8 +116,14 @@ export class CrawlRunner {
         }
         let got: RunFetch | Error;
         try {
-          got = await this.fetcher.fetch(run, claim.url, claim, this.cfg.maxPageBytes);
+          got = await this.fetcher.fetch(run, claim.url, claim, this.cfg.maxPageBytes, undefined, true);
         } catch (err) {
+          if (err instanceof FetchCancelled) {
+            // Not fetched: handed back with the other unstarted claims, crawled on resume.
+            run.inflight--;
+            run.queue.unshift(claim);
+            continue;
+          }
           got = err as Error;
         }
         await processing; // at most one page of this loop is processed while the next is fetched

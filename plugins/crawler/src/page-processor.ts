@@ -33,6 +33,7 @@ export class PageProcessor {
       run.writes.item('page', claim.url, { outcome: `error: ${(err as Error).message}`.slice(0, 500) });
     }
     run.writes.markDone({ id: claim.id, fetched });
+    run.held.delete(claim.id);
     run.inflight--;
     if (run.writes.pending.rows >= run.batch * 4 || Date.now() - run.flushedAt > 1000) {
       run.flushedAt = Date.now();
