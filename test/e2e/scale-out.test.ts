@@ -164,14 +164,16 @@ if (process.env.DATABASE_URL) {
     };
     const listening = /Filigrane listening on (http:\/\/\S+)/;
     const working = /Worker metrics on (http:\/\/\S+)/;
-    // The first start migrates the empty database and creates the demo account.
-    const a = await spawnFiligrane('api-a', ['start', '--no-workers'], env('api-a'), listening);
-    const key = await waitFor('the demo key', async () => /API key: (\S+)/.exec(a.output())?.[1], 10_000);
-    t.truthy(key, a.output());
-    const [b, w1] = await Promise.all([
+    // Every process started at once on the empty database (a first deployment, or an upgrade that
+    // restarts everything): one migrates while the others wait, one creates the demo account.
+    const [a, b, w1] = await Promise.all([
+      spawnFiligrane('api-a', ['start', '--no-workers'], env('api-a'), listening),
       spawnFiligrane('api-b', ['start', '--no-workers'], env('api-b'), listening),
       spawnFiligrane('worker-1', ['worker', '--queues', 'crawler.*,search.*,watermarking.*,media.*'], env('worker-1'), working),
     ]);
+    const key = await waitFor('the demo key', async () => /API key: (\S+)/.exec(a.output() + b.output())?.[1], 10_000);
+    t.truthy(key);
+    t.is([a, b].filter((p) => p.output().includes('API key:')).length, 1, 'one demo account');
     t.log(`started in ${((Date.now() - began) / 1000).toFixed(1)} s`);
     const A = a.url!;
     const B = b.url!;
