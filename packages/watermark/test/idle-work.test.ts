@@ -5,6 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
+import { touchJob } from '../src/embed';
 import { IdleWork } from '../src/idle-work';
 import { pixelHash, pixelHasher } from '../src/pixel-hash';
 
@@ -43,4 +44,18 @@ test('the pixel hash in slices is the one-shot hash', (t) => {
     t.deepEqual(h.digest(), pixelHash(raw), `slices of ${slice} bytes`);
   }
   t.throws(() => pixelHasher(raw).digest(), { message: /before every sample/ });
+});
+
+test('the job mapping in the marked copy writes nothing once stopped', (t) => {
+  const buffer = new Uint8Array(9 << 20).fill(7);
+  const touch = touchJob(buffer);
+  t.false(touch.slice());
+  t.is(buffer[0], 0);
+  t.is(buffer[buffer.length - 1], 7);
+  // The apply pass writes the marked image from here on: later slices must leave it alone.
+  touch.stop();
+  t.true(touch.slice());
+  t.is(buffer[buffer.length - 1], 7);
+  const whole = touchJob(new Uint8Array(5));
+  t.true(whole.slice());
 });

@@ -3,6 +3,8 @@ import { returnedRows } from '@filigrane/core';
 import type { CrawlerConfig } from './crawl-settings.js';
 import { sleep, type Claim, type CrawlRun, type RunState, type Validators } from './crawl-run.js';
 
+const TIME_LIMIT = 'time limit (crawl_delay) reached';
+
 /**
  * The frontier in PostgreSQL and this process's claims on it: pages claimed a few at a time
  * (FOR UPDATE SKIP LOCKED, with a lease so a killed worker's pages are claimed again), images and
@@ -49,7 +51,7 @@ export class CrawlFrontier {
   /** The next page to crawl: from the pages this process claimed, claiming more (one round trip) when none is left. */
   async next(run: CrawlRun): Promise<Claim | null> {
     for (;;) {
-      if (run.end?.finish === false) return null; // paused or deleted: the claims left are handed back
+      if (run.stopNow) return null; // paused, deleted or out of time: the claims left are handed back
       const claim = run.queue.shift();
       if (claim) {
         run.inflight++;
@@ -72,7 +74,7 @@ export class CrawlFrontier {
     run.s = s;
     const pending = run.writes.pending;
     const pages = s.pages + pending.pages;
-    const limit = s.over_time ? 'time limit (crawl_delay) reached' : pages >= s.max_pages ? 'page limit reached' : Number(s.bytes) + pending.bytes >= Number(s.max_bytes) ? 'byte limit reached' : null;
+    const limit = s.over_time ? TIME_LIMIT : pages >= s.max_pages ? 'page limit reached' : Number(s.bytes) + pending.bytes >= Number(s.max_bytes) ? 'byte limit reached' : null;
     if (limit) {
       run.end = { finish: true, limit };
       return;
@@ -110,13 +112,17 @@ export class CrawlFrontier {
   }
 
   /**
-   * Reads the session between refills (every second): a pause or a DELETE stops the loops before
-   * their next request, not after the pages already claimed (up to 64, each as slow as its origin).
+   * Reads the session between refills (every second): a pause, a DELETE or the end of the crawl's
+   * time (crawl_delay) stops the loops before their next request, not after the pages already
+   * claimed (up to 64, each as slow as its origin).
    */
   async watch(run: CrawlRun): Promise<void> {
     if (run.end) return;
     const s = await this.state(run.s.id);
     if (!s || s.state !== 'running' || s.cycle !== run.s.cycle) run.end ??= { finish: false, limit: null };
+    else if (s.over_time) run.end ??= { finish: true, limit: TIME_LIMIT };
+    else return;
+    run.stopNow = true;
   }
 
   /** Hands back the pages this process claimed but did not crawl (its loops are out). */

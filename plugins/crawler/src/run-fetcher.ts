@@ -18,7 +18,7 @@ export class RunFetcher {
   ) {}
 
   /**
-   * `stoppable`: a page request not sent yet when the crawl is paused or deleted throws
+   * `stoppable`: a page request not sent yet when the crawl is paused, deleted or out of time throws
    * FetchCancelled (the page is handed back); a page's images are still fetched, so no page is left half-done.
    */
   async fetch(run: CrawlRun, url: string, validators: Validators | null, maxBytes: number, accept?: string, stoppable = false): Promise<RunFetch> {
@@ -41,7 +41,7 @@ export class RunFetcher {
     if (validators?.last_modified) headers['if-modified-since'] = validators.last_modified;
     let res: FetchedResource;
     try {
-      res = await this.fetcher.fetch(url, { delay, timeoutSeconds: s.download_timeout, maxBytes, headers, cancelled: stoppable ? () => run.end?.finish === false : undefined });
+      res = await this.fetcher.fetch(url, { delay, timeoutSeconds: s.download_timeout, maxBytes, headers, cancelled: stoppable ? () => run.stopNow : undefined });
     } catch (err) {
       if (err instanceof FetchError) return { refused: `${err.code}: ${err.message}` };
       throw err;

@@ -209,3 +209,29 @@ test('a robots.txt behind redirects is followed (RFC 9309: five hops): its rules
     await site.close();
   }
 });
+
+test('the time limit (crawl_delay) ends the crawl on time, not after the pages already claimed', async (t) => {
+  // An endless site: every page links to two more.
+  const endless = await new TestSite({
+    '/': (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<a href="/p?n=1">1</a><a href="/p?n=2">2</a>'),
+    '/p': (req, res) => {
+      const n = Number(new URL(req.url!, 'http://x').searchParams.get('n'));
+      res.writeHead(200, { 'content-type': 'text/html' }).end(`<a href="/p?n=${2 * n + 1}">a</a><a href="/p?n=${2 * n + 2}">b</a>`);
+    },
+  }).start();
+  try {
+    const created = await server.call('POST', '/api/v3/crawling/sessions/', { key, json: { url: endless.url('/'), search: false, download_delay: 2, crawl_delay: 10 } });
+    t.is(created.status, 201, created.text);
+    const s = await waitFor('the time limit', async () => {
+      const r = (await server.call('GET', `/api/v3/crawling/sessions/${created.json.id}/`, { key })).json;
+      return r.state === 'done' || r.state === 'failed' ? r : null;
+    });
+    t.is(s.state, 'done');
+    t.is(s.reason, 'time limit (crawl_delay) reached');
+    const first = endless.requests[0]!.at;
+    const last = endless.requests.at(-1)!.at;
+    t.true(last - first < 12_500, `requests went on for ${(last - first) / 1000} s of a 10 s crawl`);
+  } finally {
+    await endless.close();
+  }
+});
