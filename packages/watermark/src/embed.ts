@@ -685,7 +685,9 @@ async function embedWith(
   if (touch) idle.add(touch.slice);
   const hasher = pixelHasher(raw);
   idle.add(() => hasher.update(HASH_SLICE_BYTES));
-  idle.add(canonicalJob(plan, raw));
+  // Its tables are made in its first slice too, while libvips works.
+  let canonical: Slice | undefined;
+  idle.add(() => (canonical ??= canonicalJob(plan!, raw))());
   let digest: Buffer | undefined;
   const registrationFor = (internalTarget: number, psnr: number): Registration =>
     registrationOf(plan!, raw, key, options, internalTarget, psnr, info.format, (digest ??= hasher.digest()));
