@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { ApiError } from '@filigrane/core';
 import { IdentityService, PasswordService } from '@filigrane/plugin-auth';
 import { AccountService } from '@filigrane/plugin-account';
 import { checkBoot, createApp, loadConfig, masterKeySource, openDatabase, processLogger, type Database, type FiligraneApp, type GatewayConfig } from '@filigrane/server';
@@ -69,7 +70,15 @@ export async function boot(mode: 'start' | 'worker' | 'migrate', config: Gateway
  */
 export async function ensureDemoAccount(app: FiligraneApp): Promise<{ apiKey: string; password: string } | null> {
   if ((await app.container.get(IdentityService).count()) > 0) return null;
-  const { account, apiKey } = await app.container.get(AccountService).create({ username: 'demo', email: 'demo@example.com', fullName: 'Demo account' });
+  let created;
+  try {
+    created = await app.container.get(AccountService).create({ username: 'demo', email: 'demo@example.com', fullName: 'Demo account' });
+  } catch (err) {
+    // Replicas started together on a new database: the one that created it first prints the key.
+    if (err instanceof ApiError && (await app.container.get(IdentityService).count()) > 0) return null;
+    throw err;
+  }
+  const { account, apiKey } = created;
   const password = randomBytes(12).toString('base64url');
   await app.container.get(PasswordService).set(account.id, password);
   return { apiKey, password };

@@ -158,20 +158,22 @@ if (process.env.DATABASE_URL) {
         ...process.env, ...s3!.env('deployment'),
         DATABASE_URL: db!.url, FILIGRANE_MASTER_KEY: masterKey, DATA_DIR: mkdtempSync(join(tmpdir(), `filigrane-${name}-`)),
         PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', TOOL_BUILD: 'off', METRICS_TOKEN: metricsToken,
-        FETCH_ALLOW_HOSTS: '127.0.0.1', CRAWL_CLAIM_LEASE: '2', CRAWL_CONCURRENCY: '2', RATE_LIMIT_PER_SECOND: '100000',
+        FETCH_ALLOW_HOSTS: '127.0.0.1', CRAWL_CLAIM_LEASE: '2', JOB_LEASE_SECONDS: '5', CRAWL_CONCURRENCY: '2', RATE_LIMIT_PER_SECOND: '100000',
       };
       return e;
     };
     const listening = /Filigrane listening on (http:\/\/\S+)/;
     const working = /Worker metrics on (http:\/\/\S+)/;
-    // The first start migrates the empty database and creates the demo account.
-    const a = await spawnFiligrane('api-a', ['start', '--no-workers'], env('api-a'), listening);
-    const key = await waitFor('the demo key', async () => /API key: (\S+)/.exec(a.output())?.[1], 10_000);
-    t.truthy(key, a.output());
-    const [b, w1] = await Promise.all([
+    // Every process started at once on the empty database (a first deployment, or an upgrade that
+    // restarts everything): one migrates while the others wait, one creates the demo account.
+    const [a, b, w1] = await Promise.all([
+      spawnFiligrane('api-a', ['start', '--no-workers'], env('api-a'), listening),
       spawnFiligrane('api-b', ['start', '--no-workers'], env('api-b'), listening),
       spawnFiligrane('worker-1', ['worker', '--queues', 'crawler.*,search.*,watermarking.*,media.*'], env('worker-1'), working),
     ]);
+    const key = await waitFor('the demo key', async () => /API key: (\S+)/.exec(a.output() + b.output())?.[1], 10_000);
+    t.truthy(key);
+    t.is([a, b].filter((p) => p.output().includes('API key:')).length, 1, 'one demo account');
     t.log(`started in ${((Date.now() - began) / 1000).toFixed(1)} s`);
     const A = a.url!;
     const B = b.url!;
@@ -240,14 +242,23 @@ if (process.env.DATABASE_URL) {
     t.is(range.headers.get('content-range'), `bytes 100-1099/${clipBytes.length}`);
     t.true(range.bytes.equals(clipBytes.subarray(100, 1100)), 'a ranged read from S3');
 
-    // A crawl started on A, taken by worker 1, killed with -9 mid-way and finished by worker 2.
+    // A watermarking whose worker is killed with -9 mid-way is taken back when its lease lapses (not
+    // after pg-boss's 15-minute expiry) and done by another worker.
+    const big = await getSharp()(await syntheticPhoto(13, 4000, 3000)).jpeg({ quality: 90 }).toBuffer();
+    const slow = await http(B, 'POST', '/api/v4/watermarking/', key!, JSON.stringify({ url: `data:image/jpeg;base64,${big.toString('base64')}`, sync: false }), { 'content-type': 'application/json' });
+    t.is(slow.status, 201, slow.text);
+    await waitFor('the watermarking to run', async () => (await http(A, 'GET', pathOf(slow.json.url), key!)).json?.status === 'running');
+    await stop(w1, 'SIGKILL');
+    const w1b = await spawnFiligrane('worker-1b', ['worker', '--queues', 'crawler.*,watermarking.*'], env('worker-1b'), working);
+
+    // A crawl started on A, taken by worker 1b, killed with -9 mid-way and finished by worker 2.
     const tiles = await Promise.all(Array.from({ length: PAGES }, async (_, i) => getSharp()(await syntheticPhoto(100 + i, 200, 150)).jpeg().toBuffer()));
     const s = await site(assets.watermarked!, tiles);
     web = s.server;
     const crawl = await http(A, 'POST', '/api/v3/crawling/sessions/', key!, JSON.stringify({ url: `${s.url}/`, download_delay: 0, search: true }), { 'content-type': 'application/json' });
     t.is(crawl.status, 201, crawl.text);
     await waitFor('the first pages', async () => s.hits() >= 6);
-    await stop(w1, 'SIGKILL');
+    await stop(w1b, 'SIGKILL');
     const before = s.hits();
     t.true(before < PAGES + 1, `killed mid-crawl after ${before} pages`);
     const w2 = await spawnFiligrane('worker-2', ['worker'], env('worker-2'), working);
@@ -284,6 +295,13 @@ if (process.env.DATABASE_URL) {
       return m.json?.results?.length ? m.json.results : null;
     }, 20_000).catch(() => []);
     t.true(matches.length >= 1, 'the crawled copy is matched');
+
+    const retaken = await waitFor('the watermarking taken back', async () => {
+      const w = await http(B, 'GET', pathOf(slow.json.url), key!);
+      return w.json?.status === 'complete' || w.json?.status === 'failed' ? w.json : null;
+    });
+    t.is(retaken.status, 'complete', JSON.stringify(retaken.error));
+    t.regex(w1b.output() + w2.output(), /"queue":"watermarking\.run".*"msg":"job taken back: its worker process \S+ stopped/);
 
     // What the processes logged and counted.
     t.regex(w2.output(), /"queue":"crawler\.crawl".*"msg":"job completed"|"msg":"job completed".*"queue":"crawler\.crawl"/);

@@ -1,13 +1,47 @@
 import { badRequest } from './errors.js';
 import { queryString, type QueryValue } from './route.js';
 
+const TRUE_WORDS = ['true', '1', 'yes'];
+const FALSE_WORDS = ['false', '0', 'no'];
+
 /** Query-string booleans: true/false, 1/0, yes/no (case-insensitive). */
 export function parseBoolean(raw: string | undefined, name: string): boolean | undefined {
   if (raw === undefined || raw === '') return undefined;
   const v = raw.toLowerCase();
-  if (['true', '1', 'yes'].includes(v)) return true;
-  if (['false', '0', 'no'].includes(v)) return false;
+  if (TRUE_WORDS.includes(v)) return true;
+  if (FALSE_WORDS.includes(v)) return false;
   throw badRequest('invalid_filter', { [name]: [`"${raw}" is not a boolean (use true or false).`] });
+}
+
+/**
+ * A boolean body field: JSON gives a boolean, a form field a string, read as the query string's
+ * (so Python's `True`/`False` and `1`/`0` work too); undefined when it is neither.
+ */
+export function fieldBoolean(v: unknown): boolean | undefined {
+  if (typeof v === 'boolean') return v;
+  if (typeof v !== 'string') return undefined;
+  const word = v.trim().toLowerCase();
+  return TRUE_WORDS.includes(word) ? true : FALSE_WORDS.includes(word) ? false : undefined;
+}
+
+/**
+ * A list body field: JSON gives an array; a form field repeated, comma-separated, or one JSON
+ * array (`["scale", "affine"]`). Strings are trimmed; a malformed JSON array stays one item.
+ */
+export function fieldList(v: unknown): unknown[] {
+  const items = Array.isArray(v) ? v : [v];
+  return items.flatMap((x) => {
+    if (typeof x !== 'string') return [x];
+    if (x.trim().startsWith('[')) {
+      try {
+        const parsed: unknown = JSON.parse(x);
+        if (Array.isArray(parsed)) return parsed.map((y) => (typeof y === 'string' ? y.trim() : y));
+      } catch {
+        return [x];
+      }
+    }
+    return x.split(',').map((y) => y.trim());
+  });
 }
 
 /** A date (whole UTC day) or a date-time, as the spec's date filters accept. */

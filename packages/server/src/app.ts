@@ -115,6 +115,7 @@ export async function createApp(options: AppOptions): Promise<FiligraneApp> {
   let db: DataSource | null = null;
   const metrics = new Metrics(() => db);
   const jobs = new JobRunner(options.databaseUrl, log, loggers, options.jobLogger, metrics, () => (options.clock ?? systemClock).now());
+  if (options.config.jobLeaseSeconds) jobs.leaseSeconds = options.config.jobLeaseSeconds;
   container.bind(TOKENS.Config).toConstantValue(options.config);
   container.bind(TOKENS.Clock).toConstantValue(options.clock ?? systemClock);
   container.bind(TOKENS.WorkPool).toConstantValue(new WorkPool());
@@ -157,7 +158,7 @@ async function assemble(
   metrics: Metrics,
   log: (message: string) => void,
 ): Promise<FiligraneApp> {
-  await dataSource.runMigrations();
+  await migrateOnce(dataSource);
   container.bind(TOKENS.DataSource).toConstantValue(dataSource);
   const masterKey = await settleMasterKey(dataSource, options.masterKey);
   container.bind(TOKENS.SecretBox).toConstantValue(new SecretBox(masterKey));
@@ -235,4 +236,24 @@ async function assemble(
       await dataSource.destroy();
     },
   };
+}
+
+/** Any constant: the advisory lock key under which one process at a time migrates the database. */
+const MIGRATION_LOCK = 0x46494c49;
+
+/**
+ * Processes booting together after an upgrade (every replica and worker restarted at once) ran the
+ * same migrations concurrently and one failed on PostgreSQL's catalog ("duplicate key value violates
+ * unique constraint pg_type_typname_nsp_index"): one at a time, the others then find nothing pending.
+ */
+async function migrateOnce(dataSource: DataSource): Promise<void> {
+  const runner = dataSource.createQueryRunner();
+  await runner.connect();
+  try {
+    await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await dataSource.runMigrations();
+  } finally {
+    await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+    await runner.release();
+  }
 }

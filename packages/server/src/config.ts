@@ -28,6 +28,8 @@ export interface GatewayConfig extends AppConfig {
   graphqlTrustedDocuments?: string;
   /** How long a signed file URL works. */
   signedUrlSeconds: number;
+  /** A running job whose process has not renewed its lease for this long is retried elsewhere. */
+  jobLeaseSeconds: number;
   /** The raw environment plugin settings are parsed from (never handed to plugins as such). */
   env: Record<string, string | undefined>;
 }
@@ -84,6 +86,13 @@ export const GATEWAY_SETTINGS = defineSettings('gateway', {
     description: 'JSON file of trusted GraphQL documents (`{"<sha256>": "query ..."}` or an Apollo persisted-query manifest): only these run, sent by `documentId` (`sha256:<hash>`) or as their exact text; for production (docs/graphql.md). Unset: any query within the limits',
   }),
   signedUrlSeconds: setting.integer({ env: 'SIGNED_URL_SECONDS', default: 900, min: 10, max: 7 * 24 * 3600, description: 'Lifetime of signed file URLs (thumbnails, images, artifacts opened without an Authorization header)' }),
+  jobLeaseSeconds: setting.integer({
+    env: 'JOB_LEASE_SECONDS',
+    default: 60,
+    min: 2,
+    max: 3600,
+    description: 'A job whose worker process stopped renewing its lease (every quarter of this) for this long, killed or lost with its machine, is retried by another worker',
+  }),
   toolBuild: setting.string({ env: 'TOOL_BUILD', default: 'auto', choices: ['auto', 'off'], description: '`auto`: the first `start` builds the linux-x64 offline tool in the background when `TOOL_DIR` lacks it; `off`: never' }),
 });
 
@@ -114,6 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     corsOrigins: s.corsOrigins,
     graphqlTrustedDocuments: s.graphqlTrustedDocuments,
     signedUrlSeconds: s.signedUrlSeconds,
+    jobLeaseSeconds: s.jobLeaseSeconds,
     env: { ...env },
     extra: Object.fromEntries(Object.entries(env).filter(([k]) => !NOT_FOR_PLUGINS.includes(k))),
   };

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { MediaError } from '@filigrane/vision';
-import { embed, encodeLmk, generateKey } from '@filigrane/watermark';
+import { embed, encodeLmk, generateKey, type Registration } from '@filigrane/watermark';
 import { BANNER, TOOL_NAME, TOOL_VERSION, USAGE } from './about';
 import { ExitCode, ToolError, type ExitCodeValue } from './exit-codes';
 import { checkPreconditions, parseArguments } from './preconditions';
@@ -53,14 +53,16 @@ export async function run(argv: readonly string[], io: Io = processIo): Promise<
       return ExitCode.ok;
     }
     const checked = await checkPreconditions(inv);
+    // The .lmk is sealed while libvips codes and verifies the output (embed's `seal`).
+    const seal = (r: Registration): Buffer => encodeLmk(r, checked.publicKey);
     let result;
     try {
-      result = await embed(checked.input, generateKey(), { transactional: inv.transactional });
+      result = await embed(checked.input, generateKey(), { transactional: inv.transactional, seal });
     } catch (err) {
       if (err instanceof MediaError) throw new ToolError(ExitCode.inputUnsupported, `${inv.input}: ${err.message} (${err.code})`);
       throw err;
     }
-    const lmk = encodeLmk(result.registration, checked.publicKey);
+    const lmk = result.sealed ?? seal(result.registration);
     writeAtomically([
       { path: inv.output, data: result.image },
       { path: inv.registration, data: lmk },

@@ -25,15 +25,7 @@ export function applyRows(
   let sse: f64 = 0;
   for (let y = y0, p: usize = 0; y < y1; y++, p += <usize>rowBytes) {
     // The source row: M * P's rows blended vertically (float32 row, as PlaneUpsampler.source).
-    const fy = <f64>load<f32>(rowF + (<usize>y << 2));
-    const ra = <usize>(load<i32>(rowI0 + (<usize>y << 2)) * w0);
-    const rb = h0 > 1 ? ra + <usize>w0 : ra;
-    for (let x = 0; x < w0; x++) {
-      const qa = <f64>load<f32>(q + ((ra + <usize>x) << 2));
-      const qb = <f64>load<f32>(q + ((rb + <usize>x) << 2));
-      store<f32>(srow + (<usize>x << 2), <f32>(qa + fy * (qb - qa)));
-    }
-    store<f32>(srow + (<usize>w0 << 2), load<f32>(srow + (<usize>(w0 - 1) << 2)));
+    sourceRow(q, w0, h0, rowI0, rowF, y, srow);
     // The delta of each sample, colour channels only (alpha gets 0): four pixels at a time, then the rest.
     let x = 0;
     let o: usize = drow;
@@ -595,4 +587,24 @@ export function lowpassPattern(
   }
   const s = ss > 0 ? 1 / sqrt<f64>(ss / <f64>n) : 0;
   for (let i = 0; i < n; i++) store<f32>(out32 + (<usize>i << 2), <f32>(f64at(out, i) * s));
+}
+
+/**
+ * ShapedHistogram.meanSquare's sum (src/embed.ts, same order): sum over bins i with a count c of
+ * c * e * e, e = a * (i - half) * step, rounded as Math.round does when `integer`.
+ */
+export function histogramSquares(counts: usize, bins: i32, half: i32, a: f64, step: f64, integer: i32): f64 {
+  let ss: f64 = 0;
+  for (let i = 0; i < bins; i++) {
+    const c = load<u32>(counts + (<usize>i << 2));
+    if (c == 0) continue;
+    const d = a * <f64>(i - half) * step;
+    let e = d;
+    if (integer) {
+      const fl = floor<f64>(d);
+      e = d - fl >= 0.5 ? fl + 1 : fl;
+    }
+    ss += <f64>c * e * e;
+  }
+  return ss;
 }

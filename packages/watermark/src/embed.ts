@@ -18,7 +18,7 @@ import {
   type ImageFormat,
   type RawImage,
 } from '@filigrane/vision';
-import { applyBand, lumaPrefixRows, shapedHistogramWasm, shapePlaneWasm, sseRgb8 } from './wasm-kernels';
+import { applyBand, histogramSquaresWasm, lumaPrefixRows, shapedHistogramWasm, shapePlaneWasm, sseRgb8 } from './wasm-kernels';
 import { jndMask, maskBlurRadius, maskGrid, type RowSource } from './jnd';
 import { assertMediaKey } from './key';
 import { ALGORITHM_VERSION, canonicalGrid, DEFAULTS, type EmbeddingParams } from './params';
@@ -37,6 +37,11 @@ export interface EmbedOptions {
   transactional?: boolean;
   /** Refuse images with more pixels (default 40 MP). */
   maxPixels?: number;
+  /**
+   * Seals the registration (e.g. `r => encodeLmk(r, accountKey)`): embed() calls it while libvips codes
+   * and decodes the output, as soon as the registration is final, and returns its value as `sealed`.
+   */
+  seal?: (registration: Registration) => Buffer;
 }
 
 export interface EmbedReport {
@@ -66,6 +71,8 @@ export interface EmbedResult extends EmbedRawResult {
   /** The watermarked image, same format and metadata as the input. */
   image: Buffer;
   format: ImageFormat;
+  /** options.seal's value for `registration` (when options.seal was given). */
+  sealed?: Buffer;
 }
 
 /** prefix[x + 1] = row[0] + ... + row[x] (prefix[0] stays 0). */
@@ -197,9 +204,13 @@ export class ShapedHistogram {
   }
 
   /** Mean square of the rounded delta, in output units, for gain `a` (clipping ignored). */
-  meanSquare(a: number, total: number, integer: boolean): number {
+  meanSquare(a: number, total: number, integer: boolean, js = false): number {
     const half = ShapedHistogram.BINS / 2;
     const step = (this.bound || 1) / (half - 1);
+    // In WebAssembly where the engine has it (the same sum): the gain search calls this ~50 times per
+    // solve, on a fresh process's cold JavaScript.
+    const fast = js ? undefined : histogramSquaresWasm(this.counts, a, step, integer);
+    if (fast !== undefined) return fast / total;
     let ss = 0;
     for (let i = 0; i < this.counts.length; i++) {
       const c = this.counts[i];
@@ -507,6 +518,27 @@ export function embedRaw(raw: RawImage, key: Uint8Array, options: EmbedOptions =
   };
 }
 
+/** Bytes of the marked copy mapped in per slice of idle work (~3 ms). */
+const TOUCH_SLICE_BYTES = 4 << 20;
+
+/**
+ * Writes zeros over `buffer` in slices (idle-work.ts): the first write to fresh memory costs a page fault
+ * per 4 KB, ~45 ms for a 54 MB image here, which the apply pass would otherwise pay all at once.
+ */
+export function touchJob(buffer: Uint8Array): { slice: Slice; stop(): void } {
+  let done = 0;
+  return {
+    slice: () => {
+      const end = Math.min(buffer.length, done + TOUCH_SLICE_BYTES);
+      buffer.fill(0, done, end);
+      done = end;
+      return done === buffer.length;
+    },
+    // Later slices write nothing (the buffer then holds the marked image).
+    stop: () => (done = buffer.length),
+  };
+}
+
 /** Bytes of the pixel hash per slice of idle work (~3 ms of SHA-256). */
 const HASH_SLICE_BYTES = 2 << 20;
 
@@ -647,9 +679,21 @@ async function embedWith(
   }
   // The pixel hash and the reduced original wait for no one: they fill this thread's waits for libvips.
   const idle = new IdleWork();
+  // First of all, the marked copy's memory is mapped in (see touchJob), while libvips codes the sample.
+  const marked = raw.depth === 8 && correctable && ladder.length ? new Uint8Array(raw.data.length) : undefined;
+  const touch = marked && touchJob(marked);
+  if (touch) idle.add(touch.slice);
   const hasher = pixelHasher(raw);
   idle.add(() => hasher.update(HASH_SLICE_BYTES));
-  idle.add(canonicalJob(plan, raw));
+  // Its tables are made in its first slice too, while libvips works.
+  let canonical: Slice | undefined;
+  idle.add(() => (canonical ??= canonicalJob(plan!, raw))());
+  let digest: Buffer | undefined;
+  const registrationFor = (internalTarget: number, psnr: number): Registration =>
+    registrationOf(plan!, raw, key, options, internalTarget, psnr, info.format, (digest ??= hasher.digest()));
+  // The registration and its seal, made after the jobs above (the registration needs both).
+  let sealed: { registration: Registration; value?: Buffer } | undefined;
+  let sealMs = 0;
   let internal = info.format === 'jpeg' ? target + JPEG_START_MARGIN : target;
   if (correctable && ladder.length) {
     const alpha = solveGain(plan.histogram, plan.sampled, mseOf(internal), raw.depth);
@@ -669,13 +713,23 @@ async function embedWith(
     const image = await idle.during(encodeLike({ ...raw, data: marked }, input, info, ladder.length ? { jpeg: ladder[rung] } : {}));
     return { image, psnr: psnrOf(raw, await idle.during(decodeRaw(image, info, limits)), sseRgb8) };
   };
-  let out: Uint8Array | Uint16Array | undefined;
+  // What is not mapped in yet is left to the apply pass: the job must not write the marked copy after this.
+  touch?.stop();
+  let out: Uint8Array | Uint16Array | undefined = marked;
   for (let attempt = 0; ; attempt++) {
     t = performance.now();
     const applied = applyPlan(plan, raw, internal, out);
     out = applied.out;
     embedMs += performance.now() - t;
     mark('apply', t0);
+    const gain = { internal, psnr: applied.psnr };
+    idle.add(() => {
+      const registration = registrationFor(gain.internal, gain.psnr);
+      const t = performance.now();
+      sealed = { registration, value: options.seal?.(registration) };
+      sealMs += performance.now() - t;
+      return true;
+    });
     const image = await idle.during(encodeLike({ ...raw, data: out }, input, info, ladder.length ? { jpeg: ladder[rung] } : {}));
     mark('encode', t0);
     const written = await idle.during(decodeRaw(image, info, limits));
@@ -690,13 +744,16 @@ async function embedWith(
     }
     if (!correctable || file.psnr >= target || attempt >= 2 || internal >= target + MAX_CODEC_MARGIN) {
       idle.finish();
-      embedMs += idle.ms;
+      // The slices' time, the caller's sealing left out.
+      embedMs += idle.ms - sealMs;
       mark('idleWork', t0);
-      const registration = registrationOf(plan, raw, key, options, internal, applied.psnr, info.format, hasher.digest());
+      // The last seal job was this attempt's (each attempt adds one and finish() ran them all).
+      const { registration, value } = sealed!;
       const ms = embedMs;
       return {
         raw: { ...raw, data: out },
         registration,
+        sealed: value,
         image: file.image,
         format: info.format,
         report: { psnr: file.psnr, embedPsnr: applied.psnr, width: raw.width, height: raw.height, ms, totalMs: performance.now() - t0 },

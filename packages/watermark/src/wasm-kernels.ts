@@ -45,6 +45,7 @@ interface KernelExports {
     coef: number, out: number, out32: number, w: number, h: number, rowsFirst: number, kx1: number, ky1: number, kxFrom: number, kxTo: number,
     basis: number, twRe: number, twIm: number, rev: number, cosT: number, sinT: number, E: number, O: number, re: number, im: number, ta: number, tb: number,
   ): void;
+  histogramSquares(counts: number, bins: number, half: number, a: number, step: number, integer: number): number;
   shapePlane(mask: number, wm: number, hm: number, p: number, w0: number, h0: number, colI0: number, colF: number, rowI0: number, rowF: number, srow: number): number;
   shapedHistogram(
     q: number, wm: number, hm: number, colI0: number, colF: number, rowI0: number, rowF: number,
@@ -343,4 +344,16 @@ export function lowpassPatternWasm(t: LowpassTables, coef: Float64Array, out: Fl
   k.lowpassPattern(coefAt, s[0], out32, w, h, t.rowsFirst ? 1 : 0, t.kx1, t.ky1, kxFrom, kxTo, basis, twRe, twIm, rev, cosT, sinT, s[1], s[2], s[3], s[4], s[5], s[6]);
   out.set(new Float32Array(mem.buffer, out32, w * h));
   return true;
+}
+
+/**
+ * ShapedHistogram.meanSquare's sum of squares (embed.ts, same order, so the same float): over the bins i
+ * with a count c, c * e * e with e = a * (i - half) * step, rounded as Math.round when `integer`.
+ * Undefined where this engine has no WebAssembly SIMD.
+ */
+export function histogramSquaresWasm(counts: Uint32Array, a: number, step: number, integer: boolean): number | undefined {
+  const k = kernels();
+  if (!k) return undefined;
+  const { at } = place(k, [counts], 0);
+  return k.histogramSquares(at[0], counts.length, counts.length / 2, a, step, integer ? 1 : 0);
 }

@@ -2,7 +2,7 @@ import test from 'ava';
 import sharp from 'sharp';
 import { crc32 } from 'node:zlib';
 import { CorruptImageError, ImageTooLargeError, UnsupportedFormatError } from '../src/errors';
-import { detect, embed, embedRaw, generateKey, pixelHash, prepareQuery } from '../src/index';
+import { detect, embed, embedRaw, generateKey, pixelHash, prepareQuery, type Registration } from '../src/index';
 import { analyseDetection } from '../src/internal';
 import { decodeRaw, probeImage } from '@filigrane/vision';
 import { syntheticJpeg, syntheticPixels, syntheticPng } from './fixtures';
@@ -114,6 +114,17 @@ test('the pixel hash ignores metadata and sees pixel changes', async (t) => {
   const r = embedRaw({ data: pixels, width: 200, height: 150, channels: 3, depth: 8 }, generateKey(), { transactional: true });
   t.deepEqual(r.registration.pixelHash, await hash(plain));
   t.is(r.registration.reduced, undefined);
+  // embed() (hash taken in slices while libvips codes) gives the same hash, and seals the registration it returns.
+  const sealed: Buffer[] = [];
+  const seal = (reg: Registration): Buffer => {
+    sealed.push(Buffer.from(JSON.stringify([reg.pixelHash.toString('hex'), reg.params])));
+    return sealed[sealed.length - 1];
+  };
+  const jpeg = await sharp(pixels, { raw: { width: 200, height: 150, channels: 3 } }).jpeg({ quality: 90 }).toBuffer();
+  const e = await embed(jpeg, generateKey(), { seal });
+  t.deepEqual(e.registration.pixelHash, await hash(jpeg));
+  t.true(sealed.length >= 1);
+  t.deepEqual(e.sealed, seal(e.registration));
 });
 
 test('GIF: a still GIF is marked as GIF, an animated GIF is refused', async (t) => {

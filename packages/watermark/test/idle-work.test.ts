@@ -5,6 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
+import { touchJob } from '../src/embed';
 import { IdleWork } from '../src/idle-work';
 import { pixelHash, pixelHasher } from '../src/pixel-hash';
 
@@ -23,8 +24,9 @@ test('slices run while the promise is pending, the rest at finish()', async (t) 
   t.is(await idle.during(codec), 'coded');
   t.is(a, 3, 'the first job finished before the second started');
   t.true(b >= 5 && b <= 6, `the second job stopped within a slice of the codec's end (${b} slices)`);
+  const before = b;
   t.is(await idle.during(sleep(1, 'timer')), 'timer');
-  t.true(b > 6, 'and ran again during the next wait');
+  t.true(b > before, 'and ran again during the next wait');
   await t.throwsAsync(idle.during(Promise.reject(new Error('bad file'))), { message: 'bad file' });
   idle.finish();
   t.is(b, 1000000);
@@ -42,4 +44,18 @@ test('the pixel hash in slices is the one-shot hash', (t) => {
     t.deepEqual(h.digest(), pixelHash(raw), `slices of ${slice} bytes`);
   }
   t.throws(() => pixelHasher(raw).digest(), { message: /before every sample/ });
+});
+
+test('the job mapping in the marked copy writes nothing once stopped', (t) => {
+  const buffer = new Uint8Array(9 << 20).fill(7);
+  const touch = touchJob(buffer);
+  t.false(touch.slice());
+  t.is(buffer[0], 0);
+  t.is(buffer[buffer.length - 1], 7);
+  // The apply pass writes the marked image from here on: later slices must leave it alone.
+  touch.stop();
+  t.true(touch.slice());
+  t.is(buffer[buffer.length - 1], 7);
+  const whole = touchJob(new Uint8Array(5));
+  t.true(whole.slice());
 });

@@ -160,7 +160,19 @@ test('the shaped plane and its gain histogram in WebAssembly equal the JavaScrip
     t.is(n, b.addRows(shaped, Math.floor(step / 2), step, true), `${wm}x${hm}: the same pixel count`);
     t.true(n > 0);
     t.deepEqual(a.counts, b.counts, `${W}x${H}: the same counts`);
+    for (const gain of [0, 0.37, 1, 2.9, 17, 1e6]) {
+      for (const integer of [true, false]) {
+        t.is(a.meanSquare(gain, n, integer), a.meanSquare(gain, n, integer, true), `${wm}x${hm}: mean square at gain ${gain}${integer ? ', rounded' : ''}`);
+      }
+    }
   }
+});
+
+test('the histogram mean square in WebAssembly rounds ties as Math.round does', (t) => {
+  // Bound 4095: one bin per unit, so gain 0.5 lands every odd bin exactly on a tie, both signs.
+  const h = new ShapedHistogram(ShapedHistogram.BINS / 2 - 1);
+  h.counts.forEach((_, i) => (h.counts[i] = (i * 7) % 5));
+  for (const gain of [0.5, 1.5, 2.5, 0.25]) t.is(h.meanSquare(gain, 1000, true), h.meanSquare(gain, 1000, true, true), `gain ${gain}`);
 });
 
 test('the keyed pattern in WebAssembly equals the JavaScript one, float for float', (t) => {

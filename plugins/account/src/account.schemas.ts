@@ -11,8 +11,9 @@ export const ACCOUNT_SCHEMA: JsonSchema = {
     username: { type: 'string' },
     full_name: { type: 'string' },
     email: { type: 'string' },
-    incidents: { anyOf: [{ type: 'string' }, { type: 'null' }] },
-    expires: { anyOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }] },
+    incidents: { anyOf: [{ type: 'string', enum: ['free trial expired', 'payment overdue', 'quota exceeded'] }, { type: 'null' }] },
+    // The spec's type is "date": the day the account will be deleted (a PostgreSQL date, no time).
+    expires: { anyOf: [{ type: 'string', format: 'date' }, { type: 'null' }] },
     image_count: { type: 'integer', minimum: 0 },
     image_quota: intOrNull,
     disk_usage: { type: 'integer', minimum: 0 },

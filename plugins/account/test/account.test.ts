@@ -98,3 +98,15 @@ test('GraphQL answers the account query with the same data as REST', async (t) =
   t.is(upd.json.errors[0].extensions.apiCode, 'invalid');
   t.is(upd.json.errors[0].extensions.status_code, 400);
 });
+
+test('expires is the date (no time) at which the account will be deleted, and documented as a date', async (t) => {
+  const { apiKey, id } = await server.createAccount('overdue');
+  await server.app.dataSource.query(`UPDATE account_profiles SET incidents = 'payment overdue', expires = '2027-01-15' WHERE account_id = $1`, [id]);
+  const res = await server.call('GET', '/api/v3/account/', { key: apiKey });
+  t.like(res.json, { incidents: 'payment overdue', expires: '2027-01-15' });
+  const doc = (await server.call('GET', '/api/schema/', { key: apiKey })).json;
+  const account = doc.paths['/api/v3/account/'].get.responses['200'].content['application/json'].schema;
+  const schema = account.$ref ? doc.components.schemas[account.$ref.split('/').pop()] : account;
+  t.deepEqual(schema.properties.expires, { anyOf: [{ type: 'string', format: 'date' }, { type: 'null' }] });
+  t.deepEqual(schema.properties.incidents.anyOf[0].enum, ['free trial expired', 'payment overdue', 'quota exceeded']);
+});

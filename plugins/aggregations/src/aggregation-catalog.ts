@@ -86,7 +86,7 @@ export function aggregationFields(def: AggregationDef): FilterFields {
       'site.id': { type: 'integer', sql: 'a.site_id' },
       'site.name': { type: 'string', sql: 's.name' },
       'site.domain': { type: 'string', sql: 's.domain', lowerCase: true },
-      'site.suffix': { type: 'string', sql: 's.suffix', lowerCase: true },
+      'site.suffix': { type: 'string', sql: "NULLIF(s.suffix, '')", lowerCase: true }, // '' is stored for no public suffix (an IP): null, as shown
       'site.country': { type: 'string', sql: 'upper(s.country)' },
     } satisfies FilterFields);
     fields['site.country']!.custom = (op, v, p) => (typeof v === 'string' ? scalarUpper(op, v, p) : undefined);

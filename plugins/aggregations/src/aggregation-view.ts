@@ -31,7 +31,7 @@ export function aggregationView(def: AggregationDef, r: AggregationRow, baseUrl:
           },
   };
   if (def.site) {
-    view.site = r.site_id === null ? null : { id: r.site_id, name: r.site_name, domain: r.site_domain, suffix: r.site_suffix, country: r.site_country };
+    view.site = r.site_id === null ? null : { id: r.site_id, name: r.site_name, domain: r.site_domain, suffix: r.site_suffix || null, country: r.site_country };
   }
   if (def.page) view.page_url = r.page_url;
   Object.assign(view, {
@@ -73,7 +73,7 @@ export function aggregationCells(def: AggregationDef, r: ExportRow, baseUrl: str
   ];
   if (def.site) {
     if (r.site_id === null) cells.push(null, null, null, null, null);
-    else cells.push(r.site_id, r.site_name, r.site_domain, r.site_suffix, r.site_country);
+    else cells.push(r.site_id, r.site_name, r.site_domain, r.site_suffix || null, r.site_country);
   }
   if (def.page) cells.push(r.page_url);
   cells.push(r.match_count, r.watermarked_count, r.web_count, r.press_count, r.credit_count, r.video_count, r.first_seen, r.last_seen, list(r.sessions));

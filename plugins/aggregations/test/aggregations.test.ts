@@ -409,3 +409,18 @@ test.serial('deleting a media removes its groups', async (t) => {
   t.is(await count('group-site-path', `?media.id=${media.b}`), 0);
   t.is(await count('group-site-path-pageurl', `?media.id=${media.b}`), 0);
 });
+
+test('a site without a public suffix (an IP address) has suffix null, as in the matches', async (t) => {
+  const ip = await server.createAccount('ipsite');
+  const mediaId = await register(ip.apiKey, '/ipsite/p.png', '#123456');
+  await sight(ip.id, mediaId, { imageUrl: 'http://203.0.113.7/p.jpg', page: { url: 'http://203.0.113.7/page' }, seenAt: day(9) }, true);
+  const match = (await server.call('GET', '/api/v4/matches/', { key: ip.apiKey })).json.results[0];
+  t.is(match.site.suffix, null);
+  const group = (await list('group-site-path', '', ip.apiKey)).results[0]!;
+  t.deepEqual(group.site, match.site);
+  t.is(await count('group-site-path', '?site.suffix__isnull=true'), 0, 'the other account’s sites all have a suffix');
+  t.is((await list('group-site-path', '?site.suffix__isnull=true', ip.apiKey)).count, 1, 'filters see the null the object shows');
+  t.is((await server.call('GET', '/api/v4/matches/?site.suffix__isnull=true', { key: ip.apiKey })).json.count, 1);
+  const csv = parse((await get('/api/v3/aggregations/group-site-path/?format=csv', ip.apiKey)).text, { columns: true }) as Obj[];
+  t.is(csv[0]!['site.suffix'], '', 'CSV: an empty cell, like the matches export');
+});

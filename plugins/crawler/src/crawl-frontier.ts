@@ -3,6 +3,8 @@ import { returnedRows } from '@filigrane/core';
 import type { CrawlerConfig } from './crawl-settings.js';
 import { sleep, type Claim, type CrawlRun, type RunState, type Validators } from './crawl-run.js';
 
+const TIME_LIMIT = 'time limit (crawl_delay) reached';
+
 /**
  * The frontier in PostgreSQL and this process's claims on it: pages claimed a few at a time
  * (FOR UPDATE SKIP LOCKED, with a lease so a killed worker's pages are claimed again), images and
@@ -49,6 +51,7 @@ export class CrawlFrontier {
   /** The next page to crawl: from the pages this process claimed, claiming more (one round trip) when none is left. */
   async next(run: CrawlRun): Promise<Claim | null> {
     for (;;) {
+      if (run.stopNow) return null; // paused, deleted or out of time: the claims left are handed back
       const claim = run.queue.shift();
       if (claim) {
         run.inflight++;
@@ -71,31 +74,62 @@ export class CrawlFrontier {
     run.s = s;
     const pending = run.writes.pending;
     const pages = s.pages + pending.pages;
-    const limit = s.over_time ? 'time limit (crawl_delay) reached' : pages >= s.max_pages ? 'page limit reached' : Number(s.bytes) + pending.bytes >= Number(s.max_bytes) ? 'byte limit reached' : null;
+    const limit = s.over_time ? TIME_LIMIT : pages >= s.max_pages ? 'page limit reached' : Number(s.bytes) + pending.bytes >= Number(s.max_bytes) ? 'byte limit reached' : null;
     if (limit) {
       run.end = { finish: true, limit };
       return;
     }
     const n = Math.min(run.batch, s.max_pages - pages - run.inflight);
     if (n <= 0) return;
+    // An expired lease of a page this process still holds (a fetch waiting out Retry-After) is not taken back by itself.
     const rows = returnedRows<Claim>(await this.db.query(
       `UPDATE crawl_urls SET state = 'claimed', claimed_until = now() + make_interval(secs => $3)
        WHERE id IN (
          SELECT id FROM crawl_urls
          WHERE session_id = $1 AND kind = 'page' AND cycle = $2
-           AND (state = 'queued' OR (state = 'claimed' AND claimed_until < now()))
+           AND (state = 'queued' OR (state = 'claimed' AND claimed_until < now() AND id <> ALL($5::bigint[])))
          ORDER BY depth, id LIMIT $4 FOR UPDATE SKIP LOCKED)
        RETURNING id, url, depth, etag, last_modified`,
-      [s.id, s.cycle, this.cfg.claimLease, n],
+      [s.id, s.cycle, this.cfg.claimLease, n, [...run.held]],
     ));
     rows.sort((a, b) => a.depth - b.depth || Number(a.id) - Number(b.id));
+    for (const r of rows) run.held.add(r.id);
     run.queue.push(...rows);
+  }
+
+  /**
+   * Extends the leases of the pages this process holds. A page can wait longer than the lease
+   * behind a slow origin (Crawl-delay, Retry-After, time-outs, one connection per origin); without
+   * this, another worker took it and the page was fetched twice. A killed process renews nothing,
+   * so its pages are still taken over one lease after it stopped.
+   */
+  async renew(run: CrawlRun): Promise<void> {
+    if (run.held.size === 0) return;
+    await this.db.query(
+      `UPDATE crawl_urls SET claimed_until = now() + make_interval(secs => $2) WHERE id = ANY($1::bigint[]) AND state = 'claimed'`,
+      [[...run.held], this.cfg.claimLease],
+    );
+  }
+
+  /**
+   * Reads the session between refills (every second): a pause, a DELETE or the end of the crawl's
+   * time (crawl_delay) stops the loops before their next request, not after the pages already
+   * claimed (up to 64, each as slow as its origin).
+   */
+  async watch(run: CrawlRun): Promise<void> {
+    if (run.end) return;
+    const s = await this.state(run.s.id);
+    if (!s || s.state !== 'running' || s.cycle !== run.s.cycle) run.end ??= { finish: false, limit: null };
+    else if (s.over_time) run.end ??= { finish: true, limit: TIME_LIMIT };
+    else return;
+    run.stopNow = true;
   }
 
   /** Hands back the pages this process claimed but did not crawl (its loops are out). */
   async release(run: CrawlRun): Promise<void> {
     if (!run.queue.length) return;
     await this.db.query(`UPDATE crawl_urls SET state = 'queued', claimed_until = NULL WHERE id = ANY($1::bigint[]) AND state = 'claimed'`, [run.queue.map((c) => c.id)]);
+    for (const c of run.queue) run.held.delete(c.id);
     run.queue = [];
   }
 

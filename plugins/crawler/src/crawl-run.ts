@@ -46,9 +46,13 @@ export class CrawlRun {
   queue: Claim[] = [];
   refilling: Promise<void> | null = null;
   inflight = 0;
+  /** Pages this process claimed and has not finished (queued here or being crawled): their leases are renewed. */
+  readonly held = new Set<string>();
   flushedAt = Date.now();
   /** Why the loops stopped: the crawl ended (finish it, with the limit reached if any), or it is no longer ours to run. */
   end: { finish: boolean; limit: string | null } | null = null;
+  /** Set between refills (paused, deleted, out of time): no further page request is sent, even one already claimed. */
+  stopNow = false;
   /** Image URL -> its match in this crawl, once handled (null: nothing to repeat on other pages). */
   readonly images = new Map<string, Promise<MatchedImage | null>>();
   /** Image URL -> its match, set by the page that handles it (read when its promise above settles). */

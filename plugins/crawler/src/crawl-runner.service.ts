@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
-import { CORE_SETTINGS, returnedRows, TOKENS, type BlobStore, type Clock, type CoreSettings, type EventPublisher, type MatchPipeline } from '@filigrane/core';
+import { CORE_SETTINGS, returnedRows, TOKENS, type BlobStore, type Clock, type CoreSettings, type EventPublisher, type Logger, type LoggerFactory, type MatchPipeline } from '@filigrane/core';
 import { BatchFinisher } from './batch-finisher.js';
 import { BatchWriter } from './batch-writer.service.js';
 import { CrawlFrontier } from './crawl-frontier.js';
@@ -10,7 +10,7 @@ import { CrawlWrites } from './crawl-writes.js';
 import { ImageSightings } from './image-sightings.js';
 import { PageDigester } from './page-digester.js';
 import { PageProcessor } from './page-processor.js';
-import { PoliteFetcher } from './polite-fetcher.js';
+import { FetchCancelled, PoliteFetcher } from './polite-fetcher.js';
 import { RunFetcher, type RunFetch } from './run-fetcher.js';
 import { VideoSightings } from './video-sightings.js';
 
@@ -35,6 +35,8 @@ export class CrawlRunner {
   private readonly finisher: BatchFinisher;
   private readonly running = new Map<string, Promise<void>>();
   private stopping = false;
+  /** The process log (JSON lines with level and scope), not bare lines on stderr an operator's pipeline cannot read. */
+  private readonly log: Logger;
 
   constructor(
     @inject(TOKENS.DataSource) private readonly db: DataSource,
@@ -45,12 +47,14 @@ export class CrawlRunner {
     @inject(TOKENS.Events) events: EventPublisher,
     // The one way into the match pipeline: its token (as any tracking source, first-party or not).
     @inject(TOKENS.MatchPipeline) pipeline: MatchPipeline,
+    @inject(TOKENS.Loggers) loggers: LoggerFactory,
   ) {
+    this.log = loggers.for('crawler');
     this.frontier = new CrawlFrontier(db, cfg);
     this.fetcher = new RunFetcher(new PoliteFetcher(db, cfg, [...core.fetchAllowHosts]), this.digester, cfg, clock);
     const images = new ImageSightings(this.frontier, this.fetcher, this.digester, pipeline, blobs, cfg, clock);
     const videos = new VideoSightings(this.frontier, this.fetcher, this.digester, pipeline, clock);
-    this.pages = new PageProcessor(this.digester, images, videos, cfg);
+    this.pages = new PageProcessor(this.digester, images, videos, cfg, this.log);
     this.finisher = new BatchFinisher(db, blobs, new BatchWriter(db, blobs), events, cfg);
   }
 
@@ -59,7 +63,7 @@ export class CrawlRunner {
     const key = `${sessionId}:${cycle}`;
     if (this.stopping || this.running.has(key)) return;
     const run = this.run(sessionId, cycle)
-      .catch((err) => console.error(`crawl ${key} stopped: ${(err as Error).message}`))
+      .catch((err) => this.log.error(`crawl ${key} stopped: ${(err as Error).message}`, err))
       .finally(() => this.running.delete(key));
     this.running.set(key, run);
   }
@@ -81,9 +85,19 @@ export class CrawlRunner {
     const s = await this.frontier.state(sessionId);
     if (!s || s.cycle !== cycle) return;
     const run = new CrawlRun(s, (st) => new CrawlWrites(this.db, this.blobs, st.id, st.cycle, `${runPrefix(st)}/w`), Math.min(64, this.cfg.concurrency * 2));
-    await Promise.all(Array.from({ length: this.cfg.concurrency }, () => this.loop(run)));
+    const renewal = setInterval(
+      () => void this.frontier.renew(run).catch((err) => this.log.error(`crawl ${sessionId}:${cycle}: lease renewal: ${(err as Error).message}`, err)),
+      Math.max(500, (this.cfg.claimLease * 1000) / 3),
+    );
+    const watch = setInterval(() => void this.frontier.watch(run).catch(() => undefined), 1000);
+    try {
+      await Promise.all(Array.from({ length: this.cfg.concurrency }, () => this.loop(run)));
+    } finally {
+      clearInterval(renewal);
+      clearInterval(watch);
+    }
     // Every loop is out: write what they learnt, hand back the pages claimed but not crawled.
-    await run.writes.flush().catch((err) => console.error(`crawl ${sessionId}:${cycle}: ${(err as Error).message}`));
+    await run.writes.flush().catch((err) => this.log.error(`crawl ${sessionId}:${cycle}: ${(err as Error).message}`, err));
     await this.frontier.release(run);
     if (run.end?.finish && !this.stopping) await this.finisher.finish(run.s, run.end.limit);
   }
@@ -106,8 +120,14 @@ export class CrawlRunner {
         }
         let got: RunFetch | Error;
         try {
-          got = await this.fetcher.fetch(run, claim.url, claim, this.cfg.maxPageBytes);
+          got = await this.fetcher.fetch(run, claim.url, claim, this.cfg.maxPageBytes, undefined, true);
         } catch (err) {
+          if (err instanceof FetchCancelled) {
+            // Not fetched: handed back with the other unstarted claims, crawled on resume.
+            run.inflight--;
+            run.queue.unshift(claim);
+            continue;
+          }
           got = err as Error;
         }
         await processing; // at most one page of this loop is processed while the next is fetched

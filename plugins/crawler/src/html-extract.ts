@@ -42,12 +42,37 @@ export function pathExtension(url: string): 'image' | 'video' | 'document' | nul
   return null;
 }
 
-/** srcset candidates: "a.jpg 1x, b.jpg 2x" or "a.jpg 480w, b.jpg 800w" (URLs may contain commas only when not followed by a space). */
+const isSpace = (c: string | undefined) => c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\f';
+
+/**
+ * srcset candidates as the HTML standard parses them: a URL runs to the next whitespace (so it may
+ * hold commas, as image CDNs' `w_400,c_fill` do) minus trailing commas; its descriptors run to the
+ * next comma outside parentheses, so minified `a.jpg 1x,b.jpg 2x` is two candidates.
+ */
 export function srcsetUrls(srcset: string): string[] {
-  return srcset
-    .split(/,\s+/)
-    .map((c) => c.trim().split(/\s+/)[0] ?? '')
-    .filter((u) => u !== '');
+  const urls: string[] = [];
+  let i = 0;
+  while (i < srcset.length) {
+    while (i < srcset.length && (isSpace(srcset[i]) || srcset[i] === ',')) i++;
+    const start = i;
+    while (i < srcset.length && !isSpace(srcset[i])) i++;
+    let url = srcset.slice(start, i);
+    if (url.endsWith(',')) url = url.replace(/,+$/, '');
+    else {
+      for (let depth = 0; i < srcset.length && (srcset[i] !== ',' || depth > 0); i++) {
+        if (srcset[i] === '(') depth++;
+        else if (srcset[i] === ')') depth = Math.max(0, depth - 1);
+      }
+    }
+    if (url !== '') urls.push(url);
+  }
+  return urls;
+}
+
+/** The page a `<meta http-equiv=refresh content="0; url=...">` sends readers to, or undefined. */
+function refreshTarget(content: string | undefined): string | undefined {
+  const m = /^\s*\d*(?:\.\d*)?\s*[;,]\s*(?:url\s*=\s*)?(['"]?)(.+?)\1\s*$/i.exec(content ?? '');
+  return m?.[2];
 }
 
 /**
@@ -128,6 +153,7 @@ export function extractPage(html: string, pageUrl: string): ExtractedPage {
             break;
           }
           case 'meta': {
+            if ((a['http-equiv'] ?? '').toLowerCase() === 'refresh') addLink(refreshTarget(a.content), 'refresh');
             const key = (a.property ?? a.name ?? a.itemprop ?? '').toLowerCase();
             const content = a.content;
             if (!key || content === undefined) break;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { BlobStore, Clock, MatchPipeline, Sighting } from '@filigrane/core';
+import { BlobStoreUnavailableError, type BlobStore, type Clock, type MatchPipeline, type Sighting } from '@filigrane/core';
 import type { FetchedResource } from '@filigrane/net';
 import { ImageTooSmallError, prepareQuery, probeQuery } from '@filigrane/vision';
 import { sniffKind } from './content-sniff.js';
@@ -60,19 +60,30 @@ export class ImageSightings {
       } else fresh.push({ url, settle });
     }
     // This page's own images first, then those other pages handle: never waiting on each other.
+    const kept = new Set<string>();
     try {
       if (fresh.length) {
         for (const row of await this.frontier.claimOnce(run, 'image', fresh.map((f) => f.url))) {
           let fetched: DoneMark['fetched'];
+          let storeDown = false;
           try {
             fetched = await this.imageOnce(run, row.url, row, page, fetchedAs, hops);
           } catch (err) {
+            // The store failing is no fact about the image: not recorded, not done; the page fails
+            // with it and is crawled again, and the image with it.
+            storeDown = err instanceof BlobStoreUnavailableError;
+            if (storeDown) throw err;
             run.writes.item('image', row.url, { pageUrl: page.url, outcome: `error: ${(err as Error).message}`.slice(0, 300) });
           } finally {
-            run.writes.markDone({ id: row.id, fetched });
+            if (!storeDown) run.writes.markDone({ id: row.id, fetched });
+            if (!storeDown) kept.add(row.url);
           }
         }
       }
+    } catch (err) {
+      // The store failed: the images not kept are the page's next crawl's to fetch again.
+      if (err instanceof BlobStoreUnavailableError) for (const f of fresh) if (!kept.has(f.url)) run.images.delete(f.url);
+      throw err;
     } finally {
       for (const f of fresh) f.settle(run.matched.get(f.url) ?? null);
     }

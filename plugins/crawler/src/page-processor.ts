@@ -1,3 +1,4 @@
+import { BlobStoreUnavailableError, type Logger } from '@filigrane/core';
 import { sniffKind } from './content-sniff.js';
 import { validatorsOf, type Claim, type CrawlRun } from './crawl-run.js';
 import type { CrawlerConfig } from './crawl-settings.js';
@@ -21,6 +22,7 @@ export class PageProcessor {
     private readonly images: ImageSightings,
     private readonly videos: VideoSightings,
     private readonly cfg: CrawlerConfig,
+    private readonly log: Logger,
   ) {}
 
   async process(run: CrawlRun, claim: Claim, got: RunFetch | Error): Promise<void> {
@@ -29,14 +31,24 @@ export class PageProcessor {
       if (got instanceof Error) throw got;
       fetched = await this.crawlPage(run, claim, got);
     } catch (err) {
-      // A failure on one page (a parser crash, a blob write) never ends the crawl.
+      if (err instanceof BlobStoreUnavailableError) {
+        // The store failed, not the page: nothing is recorded and the page stays claimed, so it is
+        // crawled again once its lease lapses (the store back), never kept as an error page whose
+        // records and images the batch would lack.
+        this.log.error(`crawl ${run.s.id}:${run.s.cycle}: ${claim.url} crawled again later: ${err.message}`);
+        run.held.delete(claim.id);
+        run.inflight--;
+        return;
+      }
+      // A failure on one page (a parser crash, an unreadable file) never ends the crawl.
       run.writes.item('page', claim.url, { outcome: `error: ${(err as Error).message}`.slice(0, 500) });
     }
     run.writes.markDone({ id: claim.id, fetched });
+    run.held.delete(claim.id);
     run.inflight--;
     if (run.writes.pending.rows >= run.batch * 4 || Date.now() - run.flushedAt > 1000) {
       run.flushedAt = Date.now();
-      await run.writes.flush().catch((err) => console.error(`crawl ${run.s.id}:${run.s.cycle}: ${(err as Error).message}`));
+      await run.writes.flush().catch((err) => this.log.error(`crawl ${run.s.id}:${run.s.cycle}: ${(err as Error).message}`, err));
     }
   }
 

@@ -10,6 +10,15 @@ export interface PoliteRequest {
   timeoutSeconds: number;
   maxBytes: number;
   headers?: Record<string, string>;
+  /** True once the request is no longer wanted (the crawl was paused or deleted while it waited for its slot). */
+  cancelled?: () => boolean;
+}
+
+/** Thrown instead of sending a request whose crawl stopped while it waited for the origin. */
+export class FetchCancelled extends Error {
+  constructor() {
+    super('the crawl stopped before this request was sent');
+  }
 }
 
 const RETRIED_STATUS = new Set([429, 500, 502, 503, 504]);
@@ -17,6 +26,19 @@ const RETRIED_ERRORS = new Set(['timeout', 'network_error', 'dns_error']);
 /** Fetch failures that refuse the URL itself (SSRF guard, scheme): the same for every path of the origin. */
 const REFUSALS = new Set(['address_not_allowed', 'scheme_not_allowed', 'invalid_url']);
 const ROBOTS_TTL_MS = 10 * 60_000;
+const ROBOTS_REDIRECTS = 5;
+
+/** The http(s) URL a robots.txt redirect points to, or null. */
+function robotsRedirect(res: FetchedResource): string | null {
+  const location = res.headers?.location;
+  if (typeof location !== 'string' || location.trim() === '') return null;
+  try {
+    const url = new URL(location.trim(), res.url);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
+  } catch {
+    return null;
+  }
+}
 const HOST_REREAD_MS = 1000;
 
 export interface RobotsEntry {
@@ -117,7 +139,14 @@ export class PoliteFetcher {
     if (cached && Date.now() - cached.at < ROBOTS_TTL_MS) return cached;
     let entry: RobotsEntry;
     try {
-      const res = await this.fetch(`${origin}/robots.txt`, { delay: 0, timeoutSeconds, maxBytes: 512 * 1024 });
+      let res = await this.fetch(`${origin}/robots.txt`, { delay: 0, timeoutSeconds, maxBytes: 512 * 1024 });
+      // RFC 9309 2.3.1.2: follow at least five redirects, across origins too (http -> https, apex -> www);
+      // the rules found there are this origin's. Beyond five, or to no http(s) URL: unavailable (4xx), all allowed.
+      for (let hops = 0; res.status >= 300 && res.status < 400 && res.status !== 304 && hops < ROBOTS_REDIRECTS; hops++) {
+        const next = robotsRedirect(res);
+        if (!next) break;
+        res = await this.fetch(next, { delay: 0, timeoutSeconds, maxBytes: 512 * 1024 });
+      }
       entry = { rules: robotsRules(origin, res.status >= 300 && res.status < 400 ? 404 : res.status, res.body.toString('utf8')), exchange: res, at: Date.now() };
       if (res.status >= 500) entry.unavailable = { code: 'robots_unavailable', message: `robots.txt answered HTTP ${res.status}: nothing is crawled on ${origin}` };
     } catch (err) {
@@ -136,6 +165,7 @@ export class PoliteFetcher {
     return this.exclusive(origin, async () => {
       for (let attempt = 1; ; attempt++) {
         await this.waitSlot(origin, req.delay);
+        if (req.cancelled?.()) throw new FetchCancelled();
         let res: FetchedResource | null = null;
         let failure: FetchError | null = null;
         try {

@@ -17,7 +17,11 @@ export class RunFetcher {
     private readonly clock: Clock,
   ) {}
 
-  async fetch(run: CrawlRun, url: string, validators: Validators | null, maxBytes: number, accept?: string): Promise<RunFetch> {
+  /**
+   * `stoppable`: a page request not sent yet when the crawl is paused, deleted or out of time throws
+   * FetchCancelled (the page is handed back); a page's images are still fetched, so no page is left half-done.
+   */
+  async fetch(run: CrawlRun, url: string, validators: Validators | null, maxBytes: number, accept?: string, stoppable = false): Promise<RunFetch> {
     const s = run.s;
     const origin = new URL(url).origin;
     const robots = await this.fetcher.rules(origin, s.download_timeout);
@@ -37,7 +41,7 @@ export class RunFetcher {
     if (validators?.last_modified) headers['if-modified-since'] = validators.last_modified;
     let res: FetchedResource;
     try {
-      res = await this.fetcher.fetch(url, { delay, timeoutSeconds: s.download_timeout, maxBytes, headers });
+      res = await this.fetcher.fetch(url, { delay, timeoutSeconds: s.download_timeout, maxBytes, headers, cancelled: stoppable ? () => run.stopNow : undefined });
     } catch (err) {
       if (err instanceof FetchError) return { refused: `${err.code}: ${err.message}` };
       throw err;

@@ -18,8 +18,9 @@ test.before(async () => {
   server = await startTestServer({
     plugins: ['crawler'],
     workers: true,
-    // Off-site images fetched, so a redirect to a private address meets the SSRF guard itself.
-    config: { extra: { ...process.env, FETCH_ALLOW_HOSTS: '127.0.0.1', CRAWL_CONCURRENCY: '2', CRAWL_MAX_DEPTH: String(MAX_DEPTH), CRAWL_OFFSITE_IMAGES: 'true' } },
+    // Off-site images fetched, so a redirect to a private address meets the SSRF guard itself; a
+    // 2 s claim lease, shorter than a Retry-After wait.
+    config: { extra: { ...process.env, FETCH_ALLOW_HOSTS: '127.0.0.1', CRAWL_CONCURRENCY: '2', CRAWL_MAX_DEPTH: String(MAX_DEPTH), CRAWL_OFFSITE_IMAGES: 'true', CRAWL_CLAIM_LEASE: '2' } },
   });
   key = (await server.createAccount('realweb')).apiKey;
   const marked = await embed(await syntheticPhoto(71), generateKey());
@@ -128,5 +129,112 @@ test('images behind redirects, lazy-loaded and in <style> are found; redirects n
     t.true(batch.pages.count < 12, String(batch.pages.count));
   } finally {
     await site.close();
+  }
+});
+
+test('a page waiting out a Retry-After longer than its claim lease is not fetched twice', async (t) => {
+  let calls = 0;
+  const site = await new TestSite({
+    '/': { type: 'text/html', body: '<html><a href="/slow">slow</a></html>' },
+    '/slow': (_q, res) => {
+      if (calls++ === 0) res.writeHead(503, { 'retry-after': '3', 'content-type': 'text/plain' }).end('busy');
+      else res.writeHead(200, { 'content-type': 'text/html' }).end('<html><title>slow</title></html>');
+    },
+  }).start();
+  try {
+    const { s, batch } = await crawl(site, false);
+    t.is(s.state, 'done', String(s.reason));
+    t.is(site.hits('/slow').length, 2, 'the 503, then its one retry: no second worker took the page meanwhile');
+    t.is(batch.pages.count, 2);
+    t.is(s.progress.pages, 2);
+  } finally {
+    await site.close();
+  }
+});
+
+test('pause and DELETE stop the requests at once, not after the pages already claimed; a resumed crawl fetches each page once', async (t) => {
+  const pages = (n: number) => ({
+    '/': { type: 'text/html', body: `<html>${Array.from({ length: n }, (_, i) => `<a href="/p/${i + 1}">${i + 1}</a>`).join('')}</html>` },
+    ...Object.fromEntries(Array.from({ length: n }, (_, i) => [`/p/${i + 1}`, { type: 'text/html', body: `<html><title>${i + 1}</title></html>` }])),
+  });
+  const act = (id: number, what: 'pause' | 'resume') => server.call('POST', `/api/v3/crawling/sessions/${id}/${what}/`, { key });
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const paused = await new TestSite(pages(10)).start();
+  const deleted = await new TestSite(pages(10)).start();
+  try {
+    const start = async (site: TestSite) => {
+      const created = await server.call('POST', '/api/v3/crawling/sessions/', { key, json: { url: site.url('/'), search: false, download_delay: 1 } });
+      await waitFor('the first pages', async () => site.requests.filter((r) => r.path.startsWith('/p/')).length >= 2, 30_000);
+      return created.json.id as number;
+    };
+    const id = await start(paused);
+    // The workers read the session every second: a request may still leave within that second, none after.
+    t.is((await act(id, 'pause')).status, 202);
+    await sleep(1500);
+    const settled = paused.requests.length;
+    await sleep(3000);
+    t.is(paused.requests.length, settled, `${paused.requests.length - settled} requests more than 1.5 s after the pause`);
+    t.is((await act(id, 'resume')).status, 202);
+    const s = await waitFor(`session ${id}`, async () => {
+      const r = (await server.call('GET', `/api/v3/crawling/sessions/${id}/`, { key })).json;
+      return r.state === 'done' || r.state === 'failed' ? r : null;
+    });
+    t.is(s.state, 'done', String(s.reason));
+    for (let i = 1; i <= 10; i++) t.is(paused.hits(`/p/${i}`).length, 1, `/p/${i}`);
+
+    const gone = await start(deleted);
+    t.is((await server.call('DELETE', `/api/v3/crawling/sessions/${gone}/`, { key })).status, 204);
+    await sleep(1500);
+    const atDelete = deleted.requests.length;
+    await sleep(3000);
+    t.is(deleted.requests.length, atDelete, `${deleted.requests.length - atDelete} requests more than 1.5 s after the DELETE`);
+  } finally {
+    await Promise.all([paused.close(), deleted.close()]);
+  }
+});
+
+test('a robots.txt behind redirects is followed (RFC 9309: five hops): its rules hold', async (t) => {
+  const site = await new TestSite({
+    '/robots.txt': (_q, res) => res.writeHead(301, { location: '/r2/robots.txt' }).end(),
+    '/r2/robots.txt': (_q, res) => res.writeHead(302, { location: '/static/robots.txt' }).end(),
+    '/static/robots.txt': { type: 'text/plain', body: 'User-agent: *\nDisallow: /private/\n' },
+    '/': { type: 'text/html', body: '<html><a href="/private/x">p</a><a href="/open">o</a></html>' },
+    '/private/x': { type: 'text/html', body: '<html>private</html>' },
+    '/open': { type: 'text/html', body: '<html>open</html>' },
+  }).start();
+  try {
+    const { s, pages } = await crawl(site, false);
+    t.is(s.state, 'done', String(s.reason));
+    t.is(site.hits('/private/x').length, 0);
+    t.is(site.hits('/open').length, 1);
+    t.true(pages.some((l) => l.startsWith(site.url('/private/x')) && l.includes('disallowed by robots.txt')));
+  } finally {
+    await site.close();
+  }
+});
+
+test('the time limit (crawl_delay) ends the crawl on time, not after the pages already claimed', async (t) => {
+  // An endless site: every page links to two more.
+  const endless = await new TestSite({
+    '/': (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<a href="/p?n=1">1</a><a href="/p?n=2">2</a>'),
+    '/p': (req, res) => {
+      const n = Number(new URL(req.url!, 'http://x').searchParams.get('n'));
+      res.writeHead(200, { 'content-type': 'text/html' }).end(`<a href="/p?n=${2 * n + 1}">a</a><a href="/p?n=${2 * n + 2}">b</a>`);
+    },
+  }).start();
+  try {
+    const created = await server.call('POST', '/api/v3/crawling/sessions/', { key, json: { url: endless.url('/'), search: false, download_delay: 2, crawl_delay: 10 } });
+    t.is(created.status, 201, created.text);
+    const s = await waitFor('the time limit', async () => {
+      const r = (await server.call('GET', `/api/v3/crawling/sessions/${created.json.id}/`, { key })).json;
+      return r.state === 'done' || r.state === 'failed' ? r : null;
+    });
+    t.is(s.state, 'done');
+    t.is(s.reason, 'time limit (crawl_delay) reached');
+    const first = endless.requests[0]!.at;
+    const last = endless.requests.at(-1)!.at;
+    t.true(last - first < 12_500, `requests went on for ${(last - first) / 1000} s of a 10 s crawl`);
+  } finally {
+    await endless.close();
   }
 });

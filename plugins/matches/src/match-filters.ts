@@ -41,7 +41,7 @@ export const V4_FIELDS: FilterFields = {
   sessions: { type: 'integer-list', sql: 'm.sessions' },
   'site.id': { type: 'integer', sql: 'm.site_id' },
   'site.name': { type: 'string', sql: 's.name' },
-  'site.suffix': { type: 'string', sql: 's.suffix', lowerCase: true },
+  'site.suffix': { type: 'string', sql: "NULLIF(s.suffix, '')", lowerCase: true }, // '' is stored for no public suffix (an IP): null, as shown
   'site.domain': { type: 'string', sql: 's.domain', lowerCase: true },
   'site.country': { type: 'string', sql: 's.country' },
   'media.id': { type: 'integer', sql: 'm.media_id' },

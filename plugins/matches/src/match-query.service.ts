@@ -210,7 +210,11 @@ export class MatchQueryService {
     return w;
   }
 
-  async list(accountId: number, filters: MatchFilters, rawCursor: string | undefined, pageSize: number): Promise<MatchPage> {
+  /**
+   * `offset` (from `page`) applies only without a cursor: a client paging by number gets that page,
+   * and the links it is given are cursors from there.
+   */
+  async list(accountId: number, filters: MatchFilters, rawCursor: string | undefined, pageSize: number, offset = 0): Promise<MatchPage> {
     const cursor = decodeCursor(rawCursor, CURSOR_KEY);
     const params: unknown[] = [];
     const where = await this.where(accountId, filters, params);
@@ -224,10 +228,11 @@ export class MatchQueryService {
       const b = `$${pageParams.length}`;
       pageWhere.push(back ? `(m.date_created, m.id) > (${a}, ${b})` : `(m.date_created, m.id) < (${a}, ${b})`);
     }
-    pageParams.push(pageSize + 1);
+    const skip = cursor ? 0 : offset;
+    pageParams.push(pageSize + 1, skip);
     const order = back ? 'ASC' : 'DESC';
     const rows: MatchRow[] = await this.db.query(
-      `${SELECT} WHERE ${pageWhere.join(' AND ')} ORDER BY m.date_created ${order}, m.id ${order} LIMIT $${pageParams.length}`,
+      `${SELECT} WHERE ${pageWhere.join(' AND ')} ORDER BY m.date_created ${order}, m.id ${order} LIMIT $${pageParams.length - 1} OFFSET $${pageParams.length}`,
       pageParams,
     );
     const more = rows.length > pageSize;
@@ -240,7 +245,7 @@ export class MatchQueryService {
       rows: page,
       count: countRows[0]!.n,
       next: last && (back || more) ? { key: keyOf(last), dir: 'n' } : null,
-      previous: first && (back ? more : cursor !== null) ? { key: keyOf(first), dir: 'p' } : null,
+      previous: first && (back ? more : cursor !== null || skip > 0) ? { key: keyOf(first), dir: 'p' } : null,
     };
   }
 

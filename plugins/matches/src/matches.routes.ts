@@ -21,6 +21,12 @@ import { MatchQueryService, type MatchPage, type MatchRow } from './match-query.
 import { matchV3, matchV4 } from './match-view.js';
 import { MATCH_V4_SCHEMA, V3_MATCH_SCHEMAS } from './matches.schemas.js';
 
+/** One page of matches: after the cursor, else at `page` (offset paging for clients that page by number). */
+function listMatches(ctx: RouteContext, filters: Parameters<MatchQueryService['list']>[1]): Promise<MatchPage> {
+  const { pageSize, offset } = parsePage(ctx);
+  return ctx.container.get(MatchQueryService).list(ctx.principal!.accountId, filters, queryString(ctx.query, 'cursor'), pageSize, offset);
+}
+
 /** The page envelope with cursor links that keep the filters in use. */
 async function envelope(ctx: RouteContext, page: MatchPage, view: typeof matchV4) {
   const link = (c: Cursor | null) => (c ? linkWith(ctx, { cursor: encodeCursor(c), page: null }) : null);
@@ -55,7 +61,7 @@ const v3List = (kind: 'web' | 'press' | 'credit'): RouteSpec => ({
   async handler(ctx) {
     const filters = parseV3Filters(kind, ctx.query);
     if (wantsCsv(ctx)) return csvExport(matchesCsv(ctx, filters, 'v3'));
-    const page = await ctx.container.get(MatchQueryService).list(ctx.principal!.accountId, filters, queryString(ctx.query, 'cursor'), parsePage(ctx).pageSize);
+    const page = await listMatches(ctx, filters);
     return ok(await envelope(ctx, page, matchV3));
   },
 });
@@ -84,7 +90,7 @@ export const matchRoutes: RouteSpec[] = [
     async handler(ctx) {
       const filters = ctx.container.get(MatchQueryService).v4Filters(ctx.query);
       if (wantsCsv(ctx)) return csvExport(matchesCsv(ctx, filters, 'v4'));
-      const page = await ctx.container.get(MatchQueryService).list(ctx.principal!.accountId, filters, queryString(ctx.query, 'cursor'), parsePage(ctx).pageSize);
+      const page = await listMatches(ctx, filters);
       return ok(await envelope(ctx, page, matchV4));
     },
   },

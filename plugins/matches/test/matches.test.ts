@@ -97,6 +97,21 @@ test.serial('cursor pagination keeps the filters and walks both ways', async (t)
   t.is(back.json.previous, null);
 });
 
+test.serial('page=N without a cursor is that page (a client paging by number never loops on page 1); the links are cursors', async (t) => {
+  const all = (await list('?watermarked=true')).json.results.map((r: { id: string }) => r.id);
+  const second = await list('?page_size=1&page=2&watermarked=true');
+  t.deepEqual(second.json.results.map((r: { id: string }) => r.id), [all[1]]);
+  t.is(second.json.count, 3);
+  t.notRegex(second.json.next, /[?&]page=/, 'next is a cursor link without page');
+  t.deepEqual((await server.call('GET', second.json.next, { key })).json.results.map((r: { id: string }) => r.id), [all[2]]);
+  t.deepEqual((await server.call('GET', second.json.previous, { key })).json.results.map((r: { id: string }) => r.id), [all[0]]);
+  const past = await list('?page_size=1&page=9&watermarked=true');
+  t.deepEqual([past.json.results, past.json.next], [[], null]);
+  const v3 = await server.call('GET', '/api/v3/matches/web/?page_size=2&page=2', { key });
+  t.deepEqual(v3.json.results.length, 1, 'v3 lists too');
+  t.is((await list('?page=0')).json.code, 'invalid_page');
+});
+
 test.serial('a repeated sighting updates the match instead of adding one', async (t) => {
   const recorder = server.app.container.get(MatchRecorder);
   const again = await recorder.record({

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'inversify';
-import { ApiError, assertWithinHome, searchPathOf, CORE_SETTINGS, isUploadedFile, requireBlob, TOKENS, validationError, type BlobStore, type CoreSettings, type ErrorItem, codecApiError, imageView, type MediaRecord } from '@filigrane/core';
+import { ApiError, assertWithinHome, fieldBoolean, searchPathOf, CORE_SETTINGS, isUploadedFile, requireBlob, TOKENS, validationError, type BlobStore, type CoreSettings, type ErrorItem, codecApiError, imageView, type MediaRecord } from '@filigrane/core';
 import { IdentificationService, searchNameOf, type SearchExecutor, type SearchScope } from '@filigrane/plugin-search';
 import { prepareQuery } from '@filigrane/vision';
 import { DocumentError } from './document-error.js';
@@ -20,7 +20,6 @@ export interface DocumentQuery {
 
 const FIELDS = ['file', 'name', 'sync', 'search_path', 'filter_marked'];
 const isPdf = (b: Buffer) => b.subarray(0, 1024).indexOf('%PDF-') >= 0;
-const bool = (v: unknown) => (typeof v === 'boolean' ? v : v === 'true' ? true : v === 'false' ? false : undefined);
 
 /**
  * Search by document: a PDF given as `file` (multipart, URL or data URI) is analysed as a job;
@@ -53,10 +52,10 @@ export class DocumentSearchExecutor implements SearchExecutor<DocumentQuery> {
     const file = body.file as { data: Buffer; filename: string | null; contentType: string | null };
     if (file.data.length > MAX_PDF_BYTES) errors.push({ field: 'file', code: 'too_large', details: `At most ${MAX_PDF_BYTES} bytes.` });
     else if (!isPdf(file.data)) errors.push({ field: 'file', code: 'unsupported_format', details: 'The file is not a PDF.' });
-    const sync = body.sync === undefined ? false : bool(body.sync);
+    const sync = body.sync === undefined ? false : fieldBoolean(body.sync);
     if (sync === undefined) errors.push({ field: 'sync', code: 'invalid', details: 'sync must be a boolean.' });
     else if (sync) errors.push({ field: 'sync', code: 'sync_not_allowed', details: 'Synchronous searches are for images only: search documents with sync=false and poll the search.' });
-    const filterMarked = body.filter_marked === undefined || body.filter_marked === null ? null : bool(body.filter_marked);
+    const filterMarked = body.filter_marked === undefined || body.filter_marked === null ? null : fieldBoolean(body.filter_marked);
     if (filterMarked === undefined) errors.push({ field: 'filter_marked', code: 'invalid', details: 'filter_marked must be a boolean.' });
     const searchPath = searchPathOf(body, scope, errors);
     const name = searchNameOf(body, file.filename, errors);

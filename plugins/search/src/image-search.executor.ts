@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'inversify';
-import { ApiError, isUploadedFile, requireBlob, TOKENS, validationError, type BlobStore, type ErrorItem, codecApiError, imageView } from '@filigrane/core';
+import { ApiError, fieldBoolean, fieldList, isUploadedFile, requireBlob, TOKENS, validationError, type BlobStore, type ErrorItem, codecApiError, imageView } from '@filigrane/core';
 import { prepareQuery, queryFingerprint, sniffQueryFormat, type GeometricModel } from '@filigrane/vision';
 import { ACCEPTED_VIDEOS } from '@filigrane/video';
 import { IdentificationService, type IdentifyOptions } from './identification.service.js';
@@ -31,17 +31,6 @@ const MODELS: GeometricModel[] = ['scale', 'affine', 'perspective'];
 const RECENT_MS = 90 * 24 * 3600 * 1000;
 export const MAX_QUERY_BYTES = 32 * 1024 * 1024;
 
-/** JSON gives lists and booleans; multipart gives strings, repeated or comma-separated. */
-function list(v: unknown): unknown[] {
-  if (Array.isArray(v)) return v.flatMap((x) => (typeof x === 'string' ? x.split(',') : [x])).map((x) => (typeof x === 'string' ? x.trim() : x));
-  return typeof v === 'string' ? v.split(',').map((x) => x.trim()) : [v];
-}
-function bool(v: unknown): boolean | undefined {
-  if (typeof v === 'boolean') return v;
-  if (v === 'true') return true;
-  if (v === 'false') return false;
-  return undefined;
-}
 
 /** Search by image through the visual index (IdentificationService), sync or as a job. */
 @injectable()
@@ -71,17 +60,17 @@ export class ImageSearchExecutor implements SearchExecutor<ImageQuery> {
     else if (!sniffQueryFormat(file.data)) throw new ApiError(415, 'unsupported_format', `The query must be a JPEG, PNG, GIF, WebP or AVIF image, or a video. ${ACCEPTED_VIDEOS}`);
     const mode = (body.mode ?? 'near_duplicate') as ImageSearchMode;
     if (!MODES.includes(mode)) errors.push({ field: 'mode', code: 'invalid_choice', details: 'mode is near_duplicate, similar or leaks.' });
-    const categories = body.categories === undefined ? ['default'] : list(body.categories);
+    const categories = body.categories === undefined ? ['default'] : fieldList(body.categories);
     if (!categories.length || !categories.every((c) => CATEGORIES.includes(c as ImageCategory))) {
       errors.push({ field: 'categories', code: 'invalid_choice', details: 'categories are default, recent or archive (web is not an account category).' });
     }
-    const transforms = body.transforms === undefined ? (mode === 'leaks' ? ['scale', 'perspective'] : ['scale']) : list(body.transforms);
+    const transforms = body.transforms === undefined ? (mode === 'leaks' ? ['scale', 'perspective'] : ['scale']) : fieldList(body.transforms);
     if (!transforms.length || !transforms.every((t) => MODELS.includes(t as GeometricModel))) {
       errors.push({ field: 'transforms', code: 'invalid_choice', details: 'transforms are scale, affine or perspective.' });
     }
-    const sync = body.sync === undefined ? true : bool(body.sync);
+    const sync = body.sync === undefined ? true : fieldBoolean(body.sync);
     if (sync === undefined) errors.push({ field: 'sync', code: 'invalid', details: 'sync must be a boolean.' });
-    const filterMarked = body.filter_marked === undefined || body.filter_marked === null ? null : bool(body.filter_marked);
+    const filterMarked = body.filter_marked === undefined || body.filter_marked === null ? null : fieldBoolean(body.filter_marked);
     if (filterMarked === undefined) errors.push({ field: 'filter_marked', code: 'invalid', details: 'filter_marked must be a boolean.' });
     const searchPath = searchPathOf(body, scope, errors);
     const name = searchNameOf(body, isUploadedFile(file) ? file.filename : null, errors);

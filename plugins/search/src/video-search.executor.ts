@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'inversify';
-import { CORE_SETTINGS, isUploadedFile, requireBlob, TOKENS, validationError, type BlobStore, type CoreSettings, type ErrorItem, codecApiError, mediaUrl, videoView, withTempFile } from '@filigrane/core';
+import { CORE_SETTINGS, fieldBoolean, isUploadedFile, requireBlob, TOKENS, validationError, type BlobStore, type CoreSettings, type ErrorItem, codecApiError, mediaUrl, videoView, withTempFile } from '@filigrane/core';
 import { ACCEPTED_VIDEOS, probeVideo, sniffVideo } from '@filigrane/video';
 import { assertWithinHome, searchNameOf, searchPathOf, type SearchExecutor, type SearchScope } from './search-executors.js';
 import { VideoMatchService, type VideoMatch } from './video-match.service.js';
@@ -15,7 +15,6 @@ export interface VideoQuery {
 
 const FIELDS = ['file', 'name', 'sync', 'search_path'];
 export const MAX_QUERY_VIDEO_BYTES = 512 * 1024 * 1024;
-const bool = (v: unknown) => (typeof v === 'boolean' ? v : v === 'true' ? true : v === 'false' ? false : undefined);
 
 /** A video match in a search result: the registered video and where the copy lies in both videos. */
 export function videoResult(m: VideoMatch, baseUrl: string, query: 'video' | 'still'): Record<string, unknown> {
@@ -62,7 +61,7 @@ export class VideoSearchExecutor implements SearchExecutor<VideoQuery> {
     }
     const file = body.file as { data: Buffer; filename: string | null };
     if (file.data.length > MAX_QUERY_VIDEO_BYTES) errors.push({ field: 'file', code: 'too_large', details: `At most ${MAX_QUERY_VIDEO_BYTES} bytes.` });
-    const sync = body.sync === undefined ? false : bool(body.sync);
+    const sync = body.sync === undefined ? false : fieldBoolean(body.sync);
     if (sync === undefined) errors.push({ field: 'sync', code: 'invalid', details: 'sync must be a boolean.' });
     else if (sync) errors.push({ field: 'sync', code: 'sync_not_allowed', details: 'Synchronous searches are for images only: search videos with sync=false and poll the search.' });
     const searchPath = searchPathOf(body, scope, errors);

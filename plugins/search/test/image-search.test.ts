@@ -133,6 +133,17 @@ test.serial('multipart upload, filter_marked, search_path, validation', async (t
   const bad = await search({ file: dataUri(jpeg), mode: 'fuzzy', transforms: ['shear'], categories: ['web'] });
   t.is(bad.status, 400);
   t.deepEqual(bad.json.errors.map((e: { field: string }) => e.field).sort(), ['categories', 'mode', 'transforms']);
+  // Form fields as clients write them: Python's True/False, 1/0, and lists as one JSON array.
+  const python = multipart(jpeg, 'leak.jpg', { transforms: '["scale", "affine"]', categories: '["default"]', filter_marked: 'True', sync: 'True' });
+  const viaPython = await server.call('POST', '/api/v4/searches/', { key: alice.apiKey, body: python.body, headers: { 'content-type': python.type } });
+  t.is(viaPython.status, 200, viaPython.text);
+  t.deepEqual(paths(viaPython.json.matches), ['/alice/marked/original.png']);
+  const later = multipart(jpeg, 'leak.jpg', { sync: '0' });
+  const queued = await server.call('POST', '/api/v4/searches/', { key: alice.apiKey, body: later.body, headers: { 'content-type': later.type } });
+  t.is(queued.status, 201, queued.text);
+  t.is(queued.json.query.sync, false);
+  const maybe = multipart(jpeg, 'leak.jpg', { sync: 'maybe', transforms: '["scale",' });
+  t.deepEqual((await server.call('POST', '/api/v4/searches/', { key: alice.apiKey, body: maybe.body, headers: { 'content-type': maybe.type } })).json.errors.map((e: { field: string }) => e.field).sort(), ['sync', 'transforms']);
 });
 
 test.serial('asynchronous search: 201, then complete with the same matches', async (t) => {

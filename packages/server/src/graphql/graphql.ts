@@ -3,7 +3,7 @@ import { ApolloServerErrorCode, ApolloServerValidationErrorCode } from '@apollo/
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
-import { GraphQLObjectType, GraphQLSchema, isNonNullType, specifiedDirectives, type GraphQLFormattedError } from 'graphql';
+import { GraphQLError, GraphQLObjectType, GraphQLSchema, isNonNullType, specifiedDirectives, type GraphQLFormattedError } from 'graphql';
 import type { Container } from 'inversify';
 import { buildSchema, type MiddlewareFn, type NonEmptyArray } from 'type-graphql';
 import { ApiError, GRAPHQL_SCHEMA_HOOKS, rejectNul, TOKENS, type ExtensionRegistry, type FiligranePlugin, type GraphQLContext } from '@filigrane/core';
@@ -53,7 +53,7 @@ export async function buildGraphQLSchema(plugins: FiligranePlugin[], container: 
 const APOLLO_CLIENT_CODES = new Set<unknown>([...Object.values(ApolloServerErrorCode), ...Object.values(ApolloServerValidationErrorCode)].filter((c) => c !== ApolloServerErrorCode.INTERNAL_SERVER_ERROR));
 
 /** 400s about the HTTP request itself (not its operation's input). */
-const REQUEST_CODES = new Set(['parse_error', 'batch_not_supported', 'invalid_content_length', 'bad_url', 'bad_request']);
+const REQUEST_CODES = new Set(['parse_error', 'batch_not_supported', 'subscription_over_http', 'invalid_content_length', 'bad_url', 'bad_request']);
 
 /** The GraphQL error code (`extensions.code`) of an API error: what GraphQL clients switch on. */
 export function graphqlCode(api: ApiError): string {
@@ -127,7 +127,10 @@ export const formatErrorWith = (log: FastifyBaseLogger) => (formatted: GraphQLFo
   const code = formatted.extensions?.code;
   if (!(original instanceof ApiError) && (original ? APOLLO_CLIENT_CODES.has(code) : !formatted.path)) {
     const details = formatted.message;
-    return { message: details, locations: formatted.locations, extensions: { code: APOLLO_CLIENT_CODES.has(code) ? code : ApolloServerErrorCode.BAD_USER_INPUT, status_code: 400, details } };
+    // Apollo's own HTTP status when it sets one (405: a mutation by GET), so status_code says what HTTP said.
+    const http = [error, original].map((e) => (e as { extensions?: { http?: { status?: unknown } } } | undefined)?.extensions?.http?.status).find((v) => typeof v === 'number');
+    const status = typeof http === 'number' && http >= 400 && http < 500 ? http : 400;
+    return { message: details, locations: formatted.locations, extensions: { code: APOLLO_CLIENT_CODES.has(code) ? code : ApolloServerErrorCode.BAD_USER_INPUT, status_code: status, details } };
   }
   const api = toApiError(original);
   if (api.statusCode >= 500) log.error({ err: original ?? formatted, path: formatted.path }, 'GraphQL resolver failed');
@@ -163,6 +166,24 @@ export interface GraphQLBrowserOptions {
   trusted: TrustedDocuments | null;
 }
 
+/**
+ * Subscriptions run over WebSocket only: over HTTP Apollo would call the subscription resolver as a
+ * query (without an event: a 500). Refused once the operation is known (the operationName chosen).
+ */
+function subscriptionsOverWebSocketPlugin(): ApolloServerPlugin<GraphQLContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ operation }) {
+          if (operation?.operation !== 'subscription') return;
+          const refusal = new ApiError(400, 'subscription_over_http', 'Subscriptions run over WebSocket on /graphql (graphql-transport-ws protocol), not over HTTP.');
+          throw new GraphQLError(refusal.message, { originalError: refusal, extensions: { http: { status: 400 } } });
+        },
+      };
+    },
+  };
+}
+
 /** Signs the file URLs of an answer whose operation carries @signedUrls. */
 function signedUrlsPlugin(fileUrls: FileUrls): ApolloServerPlugin<GraphQLContext> {
   return {
@@ -193,7 +214,7 @@ export async function mountGraphQL(
     // and a POST must be application/json (415 otherwise, below), which no cross-site form can
     // send without a CORS preflight; so Apollo's header-based CSRF check would only block GETs.
     csrfPrevention: false,
-    plugins: [fastifyApolloDrainPlugin(app), ApolloServerPluginLandingPageDisabled(), signedUrlsPlugin(browser.fileUrls)],
+    plugins: [fastifyApolloDrainPlugin(app), ApolloServerPluginLandingPageDisabled(), subscriptionsOverWebSocketPlugin(), signedUrlsPlugin(browser.fileUrls)],
     // The CLI stops everything in order on SIGTERM/SIGINT; Apollo's own handler would re-raise the
     // signal and kill the process before the embedded database is closed and its lock released.
     stopOnTerminationSignals: false,

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import PgBoss from 'pg-boss';
 import cronParser from 'cron-parser';
 import type { Logger as PinoLogger } from 'pino';
@@ -18,6 +20,15 @@ export class JobRunner implements JobQueue {
   private stopped = false;
   /** One creation per queue name: concurrent first sends would race pg-boss's CREATE (a 500 seen on PostgreSQL). */
   private readonly created = new Map<string, Promise<void>>();
+  /** This process in `job_leases` (host, pid and a random part: a pid is reused after a restart). */
+  private readonly processName = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private leaseTimer: NodeJS.Timeout | null = null;
+  /**
+   * JOB_LEASE_SECONDS: a running job's process renews its lease every quarter of this; a job whose
+   * lease is older (its process was killed or lost) is failed so that pg-boss retries it at once,
+   * instead of leaving it active until pg-boss's own expiry (15 minutes).
+   */
+  leaseSeconds = 60;
 
   constructor(
     private readonly connectionString: string,
@@ -157,6 +168,8 @@ export class JobRunner implements JobQueue {
 
   /** Registers handlers and schedules: called by processes that run workers. */
   async work(specs: JobSpec<never>[], queues?: string[]): Promise<void> {
+    this.leaseTimer ??= setInterval(() => void this.renewLeases(), (this.leaseSeconds * 1000) / 4);
+    this.leaseTimer.unref();
     for (const spec of selectQueues(specs, queues)) {
       const boss = await this.queue(spec.queue);
       // A pg-boss worker fetches a batch and waits for its slowest job before the next fetch; a high
@@ -183,6 +196,45 @@ export class JobRunner implements JobQueue {
   }
 
   /**
+   * Renews the leases of this process's running jobs, then hands back to pg-boss the jobs of
+   * processes that stopped renewing theirs: failed with the reason, so they are retried (the
+   * handlers are replayable: a watermarking, search or press issue runs again from its start).
+   */
+  private async renewLeases(): Promise<void> {
+    try {
+      const boss = await this.start();
+      const db = boss.getDb();
+      await db.executeSql('UPDATE job_leases SET heartbeat = now() WHERE process = $1', [this.processName]);
+      const { rows } = (await db.executeSql(
+        `DELETE FROM job_leases WHERE job_id IN (
+           SELECT job_id FROM job_leases WHERE heartbeat < now() - make_interval(secs => $1) FOR UPDATE SKIP LOCKED LIMIT 100)
+         RETURNING job_id, queue, process, heartbeat`,
+        [this.leaseSeconds],
+      )) as { rows: { job_id: string; queue: string; process: string; heartbeat: Date }[] };
+      for (const lost of rows) {
+        const reason = `its worker process ${lost.process} stopped (no heartbeat since ${new Date(lost.heartbeat).toISOString()})`;
+        await boss.fail(lost.queue, lost.job_id, { message: reason });
+        this.logger?.warn({ queue: lost.queue, job: lost.job_id, process: lost.process }, `job taken back: ${reason}; pg-boss retries it`);
+      }
+    } catch (err) {
+      if (!this.stopped) this.logger?.error({ err }, 'job leases could not be renewed');
+    }
+  }
+
+  private async lease(jobId: string, queue: string): Promise<void> {
+    const boss = await this.start();
+    await boss.getDb().executeSql(
+      'INSERT INTO job_leases (job_id, queue, process) VALUES ($1, $2, $3) ON CONFLICT (job_id) DO UPDATE SET process = EXCLUDED.process, heartbeat = now()',
+      [jobId, queue, this.processName],
+    );
+  }
+
+  private async release(jobId: string): Promise<void> {
+    const boss = await this.start();
+    await boss.getDb().executeSql('DELETE FROM job_leases WHERE job_id = $1 AND process = $2', [jobId, this.processName]);
+  }
+
+  /**
    * One job, logged: start and end (with its duration) at info, or debug for scheduled upkeep that
    * runs every minute; a failure at error with its cause, then rethrown so pg-boss retries or fails it.
    */
@@ -194,14 +246,17 @@ export class JobRunner implements JobQueue {
     if (routine) this.logger?.debug(fields, 'job started');
     else this.logger?.info(fields, 'job started');
     try {
+      await this.lease(job.id, spec.queue);
       await spec.handler(job.data as never, { id: job.id, log });
     } catch (err) {
+      await this.release(job.id).catch(() => undefined);
       const duration = seconds();
       this.metrics?.jobs.inc({ queue: spec.queue, outcome: 'failed' });
       this.metrics?.jobSeconds.observe({ queue: spec.queue, outcome: 'failed' }, duration);
       this.logger?.error({ ...fields, ms: Math.round(duration * 1000), err }, 'job failed');
       throw err;
     }
+    await this.release(job.id).catch(() => undefined);
     const duration = seconds();
     this.metrics?.jobs.inc({ queue: spec.queue, outcome: 'completed' });
     this.metrics?.jobSeconds.observe({ queue: spec.queue, outcome: 'completed' }, duration);
@@ -211,6 +266,8 @@ export class JobRunner implements JobQueue {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.leaseTimer) clearInterval(this.leaseTimer);
+    this.leaseTimer = null;
     if (this.starting) await (await this.starting).stop({ graceful: true, timeout: 10_000 });
     this.boss = null;
     this.starting = null;

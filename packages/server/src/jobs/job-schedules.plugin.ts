@@ -1,4 +1,5 @@
 import { definePlugin, TOKENS, type Clock } from '@filigrane/core';
+import { JobLeases1796100000000 } from './job-leases.migration.js';
 import { JobSchedules1764400000000 } from './job-schedules.migration.js';
 import type { JobRunner } from './job-runner.js';
 
@@ -10,7 +11,7 @@ export const SCHEDULES_QUEUE = 'core.schedules';
  */
 export const jobSchedulesPlugin = definePlugin({
   id: 'job-schedules',
-  migrations: [JobSchedules1764400000000],
+  migrations: [JobSchedules1764400000000, JobLeases1796100000000],
   jobs: (c) => [
     {
       queue: SCHEDULES_QUEUE,
