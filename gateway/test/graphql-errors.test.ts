@@ -116,3 +116,14 @@ test('a subscription sent over HTTP is the client\'s error (400, it runs over We
   const query = await server.call('POST', '/graphql', { key, json: { query: 'query A { account { username } } subscription B { jobFinished { id } }', operationName: 'A' } });
   t.is(query.json.data.account.username, 'gqlerrors', 'the query of a document that also holds a subscription still runs');
 });
+
+test('/graphql is a known path: another method is 405 with Allow; a mutation by GET says 405 in its status_code too', async (t) => {
+  const put = await server.call('PUT', '/graphql', { key });
+  t.is(put.status, 405, put.text);
+  t.like(put.json, { status_code: 405, code: 'method_not_allowed' });
+  t.deepEqual(put.headers.get('allow')?.split(', ').sort(), ['GET', 'HEAD', 'OPTIONS', 'POST']);
+  t.is((await server.call('PUT', '/no-such-path')).status, 404, 'an unknown path stays 404');
+  const get = await server.call('GET', `/graphql?query=${encodeURIComponent('mutation { blacklistDomain(url: "x.com") }')}`, { key });
+  t.is(get.status, 405);
+  t.is(get.json.errors[0].extensions.status_code, 405, get.text);
+});

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type HTTPMethods } from 'fastify';
 import type { Container } from 'inversify';
 import { ApiError, TOKENS } from '@filigrane/core';
 import type { GatewayConfig } from './config.js';
@@ -121,8 +121,19 @@ export async function createHttpServer(config: GatewayConfig, container: Contain
         ? new ApiError(410, 'version_removed', 'API v1 has been removed; use /api/v4/ (or /api/v3/).')
         : version === 'v2'
           ? new ApiError(501, 'version_not_implemented', 'API v2 is not served by Filigrane; use /api/v4/ (or /api/v3/), which keep its resources.')
-          : new ApiError(404, 'not_found', `No resource at ${req.method} ${req.url.split('?')[0]}.`);
-    reply.code(api.statusCode).type('application/json; charset=utf-8').send(JSON.stringify(api.toBody()));
+          : notFoundOrNotAllowed(app, req.method, req.url.split('?')[0]!);
+    reply.code(api.statusCode).headers(api.headers).type('application/json; charset=utf-8').send(JSON.stringify(api.toBody()));
   });
   return { app, originAllowed };
+}
+
+/**
+ * 404, or 405 with `Allow` when the path is served with other methods: REST routes answer that
+ * themselves; this covers the paths mounted outside them (`/graphql`, `/metrics`, the console).
+ */
+function notFoundOrNotAllowed(app: FastifyInstance, method: string, path: string): ApiError {
+  const allowed = app.supportedMethods.filter((m) => m !== method && app.hasRoute({ method: m as HTTPMethods, url: path }));
+  if (!allowed.length) return new ApiError(404, 'not_found', `No resource at ${method} ${path}.`);
+  if (allowed.includes('GET') && !allowed.includes('HEAD')) allowed.push('HEAD');
+  return new ApiError(405, 'method_not_allowed', `Method "${method}" not allowed.`, undefined, { allow: allowed.join(', ') });
 }

@@ -693,6 +693,7 @@ async function embedWith(
     registrationOf(plan!, raw, key, options, internalTarget, psnr, info.format, (digest ??= hasher.digest()));
   // The registration and its seal, made after the jobs above (the registration needs both).
   let sealed: { registration: Registration; value?: Buffer } | undefined;
+  let sealMs = 0;
   let internal = info.format === 'jpeg' ? target + JPEG_START_MARGIN : target;
   if (correctable && ladder.length) {
     const alpha = solveGain(plan.histogram, plan.sampled, mseOf(internal), raw.depth);
@@ -724,7 +725,9 @@ async function embedWith(
     const gain = { internal, psnr: applied.psnr };
     idle.add(() => {
       const registration = registrationFor(gain.internal, gain.psnr);
+      const t = performance.now();
       sealed = { registration, value: options.seal?.(registration) };
+      sealMs += performance.now() - t;
       return true;
     });
     const image = await idle.during(encodeLike({ ...raw, data: out }, input, info, ladder.length ? { jpeg: ladder[rung] } : {}));
@@ -741,7 +744,8 @@ async function embedWith(
     }
     if (!correctable || file.psnr >= target || attempt >= 2 || internal >= target + MAX_CODEC_MARGIN) {
       idle.finish();
-      embedMs += idle.ms;
+      // The slices' time, the caller's sealing left out.
+      embedMs += idle.ms - sealMs;
       mark('idleWork', t0);
       // The last seal job was this attempt's (each attempt adds one and finish() ran them all).
       const { registration, value } = sealed!;

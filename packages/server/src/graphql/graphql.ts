@@ -127,7 +127,10 @@ export const formatErrorWith = (log: FastifyBaseLogger) => (formatted: GraphQLFo
   const code = formatted.extensions?.code;
   if (!(original instanceof ApiError) && (original ? APOLLO_CLIENT_CODES.has(code) : !formatted.path)) {
     const details = formatted.message;
-    return { message: details, locations: formatted.locations, extensions: { code: APOLLO_CLIENT_CODES.has(code) ? code : ApolloServerErrorCode.BAD_USER_INPUT, status_code: 400, details } };
+    // Apollo's own HTTP status when it sets one (405: a mutation by GET), so status_code says what HTTP said.
+    const http = [error, original].map((e) => (e as { extensions?: { http?: { status?: unknown } } } | undefined)?.extensions?.http?.status).find((v) => typeof v === 'number');
+    const status = typeof http === 'number' && http >= 400 && http < 500 ? http : 400;
+    return { message: details, locations: formatted.locations, extensions: { code: APOLLO_CLIENT_CODES.has(code) ? code : ApolloServerErrorCode.BAD_USER_INPUT, status_code: status, details } };
   }
   const api = toApiError(original);
   if (api.statusCode >= 500) log.error({ err: original ?? formatted, path: formatted.path }, 'GraphQL resolver failed');
