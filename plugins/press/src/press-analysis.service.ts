@@ -111,7 +111,12 @@ export class PressAnalysisService {
           }
         }
         counts.pages++;
-        await this.update(id, { pagesDone: counts.pages, imagesFound: counts.images, matchesFound: counts.matches, creditsFound: counts.credits });
+        const progress = await this.db.manager.update(PressIssue, { id }, { pagesDone: counts.pages, imagesFound: counts.images, matchesFound: counts.matches, creditsFound: counts.credits } as never);
+        // Deleted meanwhile (DELETE removed its files): stop, and remove the images stored since.
+        if (progress.affected === 0) {
+          await this.blobs.deletePrefix(`press/issues/${id}`);
+          return;
+        }
       }
       outcome = { status: 'complete', finished: new Date(), error: null };
     } catch (err) {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import test from 'ava';
 import sharp from 'sharp';
 import type { DataSource } from 'typeorm';
-import { contribute, definePlugin, EVENT_LISTENERS, TOKENS, type DomainEvent, camelCaseKeys } from '@filigrane/core';
+import { contribute, definePlugin, EVENT_LISTENERS, TOKENS, type BlobStore, type DomainEvent, camelCaseKeys } from '@filigrane/core';
 import { startTestServer, type TestServer } from '@filigrane/testing';
 import { PressAnalysisService, PressInboxService } from '@filigrane/plugin-press';
 import { syntheticPhoto } from '@filigrane/vision';
@@ -298,4 +298,39 @@ test.serial('GraphQL: ingest and follow an issue, press matches, document search
   t.is(restFailed.status, 'failed', JSON.stringify(restFailed));
   t.deepEqual(failed, { id: restFailed.id, status: 'failed', matches: null, error: { statusCode: null, code: restFailed.error.code, details: restFailed.error.details, errors: [] } });
   t.true((await gql(ops.apiKey, 'mutation($id: Int!) { deletePressIssue(id: $id) }', { id })).data.deletePressIssue);
+});
+
+test.serial('an issue deleted while it is analysed: the analysis stops, nothing it stored after the delete is left', async (t) => {
+  const analysis = server.app.container.get(PressAnalysisService);
+  const pipeline = server.app.container.get<{ submit: (...a: unknown[]) => Promise<unknown> }>(TOKENS.MatchPipeline);
+  const blobs = server.app.container.get<BlobStore>(TOKENS.BlobStore);
+  const submit = pipeline.submit;
+  const process = analysis.process;
+  let url = '';
+  const finished = new Promise<void>((resolve) => {
+    analysis.process = async function (this: PressAnalysisService, id: number) {
+      await process.call(this, id);
+      if (url.endsWith(`/${id}/`)) resolve();
+    };
+  });
+  // The operator deletes the issue while page 2 is being matched.
+  pipeline.submit = async function (this: unknown, ...args: unknown[]) {
+    if ((args[0] as { press?: { issueName: string; pageNumber: number } }).press?.issueName === 'Supprimé' && (args[0] as { press: { pageNumber: number } }).press.pageNumber === 2) {
+      await server.call('DELETE', url, { key: ops.apiKey });
+    }
+    return submit.apply(this, args);
+  };
+  try {
+    const res = await server.call('POST', '/api/v3/press/issues/', { key: ops.apiKey, json: { url: `data:application/pdf;base64,${Buffer.concat([pdf, Buffer.from('% deleted\n')]).toString('base64')}`, name: 'Supprimé', date: '2026-11-23' } });
+    t.is(res.status, 201, res.text);
+    url = new URL(res.json.url).pathname;
+    await finished;
+  } finally {
+    pipeline.submit = submit;
+    analysis.process = process;
+  }
+  t.is((await server.call('GET', url, { key: ops.apiKey })).status, 404);
+  const matches = (await server.call('GET', '/api/v3/matches/press/?page_size=100', { key: alice.apiKey })).json.results.filter((m: { issue: { name: string } }) => m.issue.name === 'Supprimé');
+  t.false(matches.some((m: { page_number: number }) => m.page_number > 2), 'no page after the delete was analysed');
+  for (const m of matches) t.is(await blobs.get(new URL(m.image.url).pathname.replace(/^\/api\/v3\//, '')), null, 'no image left behind');
 });
