@@ -83,7 +83,7 @@ export async function* sampleFrames(file: string, options: SampleOptions): Async
   let previous: Uint8Array | null = null;
   let previousDifference = Infinity;
   let emitted = 0;
-  for await (const decoded of decodeFrames(file, options, rate, w, h)) {
+  for await (const decoded of framesOrLast(file, options, rate, w, h)) {
     const slot = Math.round((decoded.index * SLOTS_PER_SECOND) / rate);
     let take = decoded.index % steadyEvery === 0;
     let cut = false;
@@ -101,9 +101,23 @@ export async function* sampleFrames(file: string, options: SampleOptions): Async
   }
 }
 
+/**
+ * The steady frames; when the rate's rounding dropped them all (a video shorter than half a period,
+ * one 0.2 s frame, was "no frame could be decoded"), decoded again keeping its last frame. Not
+ * always: `eof_action=pass` adds a frame at the end of most videos, which would move fingerprints.
+ */
+async function* framesOrLast(file: string, options: SampleOptions, fps: number, w: number, h: number): AsyncGenerator<{ index: number; luma: Uint8Array }> {
+  let n = 0;
+  for await (const f of decodeFrames(file, options, fps, w, h)) {
+    n++;
+    yield f;
+  }
+  if (!n) yield* decodeFrames(file, options, fps, w, h, true);
+}
+
 /** Frames of a video at a steady rate, already scaled and grey, numbered from 0. */
-async function* decodeFrames(file: string, options: SampleOptions, fps: number, w: number, h: number): AsyncGenerator<{ index: number; luma: Uint8Array }> {
-  const filters = [`fps=${fps}`, `scale=${w}:${h}:flags=area`, ...(options.mirror ? ['hflip'] : []), 'format=gray'];
+async function* decodeFrames(file: string, options: SampleOptions, fps: number, w: number, h: number, pass = false): AsyncGenerator<{ index: number; luma: Uint8Array }> {
+  const filters = [`fps=${fps}${pass ? ':eof_action=pass' : ''}`, `scale=${w}:${h}:flags=area`, ...(options.mirror ? ['hflip'] : []), 'format=gray'];
   // Frames are reduced to a few hundred pixels: the in-loop deblocking filter (skipped) and exact
   // decoding shortcuts (flags2 fast) change nothing visible there and save a third of the decode.
   // (Skipping B-frames halves it again but moved clips' time ranges by over 1 s in the bench.)

@@ -37,3 +37,14 @@ test('steady frames every half second; with scenes, also the first frame of the 
   t.deepEqual(cuts.map((f) => f.time), [1.3], 'one cut, where the second shot begins (to a quarter of a second: 1.25, slot 13)');
   t.deepEqual(withScenes.filter((f) => !f.scene).map((f) => f.slot), steady.map((f) => f.slot), 'the steady frames are unchanged');
 });
+
+test('a video shorter than half a sampling period still gives its frame (a 0.2 s clip of one frame: the thumbnail at 1 fps, the fingerprint at 2)', async (t) => {
+  const file = join(dir, 'one-frame.mp4');
+  execFileSync(FFMPEG, ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=size=320x240:rate=5:duration=0.2', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', file]);
+  for (const fps of [1, 2]) {
+    const frames: number[] = [];
+    for await (const f of sampleFrames(file, { fps, side: 160, width: 320, height: 240 })) frames.push(f.time);
+    t.deepEqual(frames, [0], `at ${fps} fps`);
+  }
+  t.deepEqual((await all(twoShots(), false)).length, 6, 'a longer video gains no frame at its end');
+});

@@ -16,8 +16,10 @@ export class BatchFinisher {
 
   /** Writes the batch once (unique per session and crawl) and ends the crawl: done, or failed when no page could be fetched. */
   async finish(s: RunState, limit: string | null): Promise<void> {
+    // A redirect is not a page: a crawl that met only redirects (off the site, in a loop) fetched
+    // nothing, and its first row says where the start URL led. 304: a page known and unchanged.
     const fetched: { ok: number; first: string | null }[] = await this.db.query(
-      `SELECT count(*) FILTER (WHERE status BETWEEN 200 AND 399)::int AS ok,
+      `SELECT count(*) FILTER (WHERE status BETWEEN 200 AND 299 OR status = 304)::int AS ok,
               (SELECT outcome FROM crawl_items WHERE session_id = $1 AND cycle = $2 AND kind = 'page' ORDER BY id LIMIT 1) AS first
        FROM crawl_items WHERE session_id = $1 AND cycle = $2 AND kind = 'page'`,
       [s.id, s.cycle],

@@ -238,3 +238,21 @@ test('the time limit (crawl_delay) ends the crawl on time, not after the pages a
     await endless.close();
   }
 });
+
+test('a crawl that met only redirects (to another site, in a loop) fails and says where the start URL led', async (t) => {
+  const away = await new TestSite({ '/': (_q, res) => res.writeHead(301, { location: 'http://elsewhere.example/' }).end() }).start();
+  const loop = await new TestSite({
+    '/': (_q, res) => res.writeHead(302, { location: '/a' }).end(),
+    '/a': (_q, res) => res.writeHead(302, { location: '/' }).end(),
+  }).start();
+  try {
+    const a = await crawl(away, false);
+    t.is(a.s.state, 'failed');
+    t.is(a.s.reason, 'no page could be fetched: redirect to http://elsewhere.example/ (other site, not followed)');
+    const b = await crawl(loop, false);
+    t.is(b.s.state, 'failed');
+    t.regex(b.s.reason, /^no page could be fetched: redirect to /);
+  } finally {
+    await Promise.all([away.close(), loop.close()]);
+  }
+});
