@@ -30,6 +30,7 @@ test('syntax, validation and variable errors are the client\'s: status_code 400,
     for (const error of res.json.errors) {
       t.is(error.extensions.status_code, 400, res.text);
       t.is(error.extensions.details, error.message);
+      t.is(error.extensions.apiCode, String(error.extensions.code).toLowerCase(), 'an apiCode as every other error has');
       t.is(error.extensions.stacktrace, undefined, 'no stack trace in the answer');
     }
     t.true(res.json.errors.some((e: { message: string; extensions: { code: string } }) => e.extensions.code === code && reason.test(e.message)), res.text.slice(0, 500));

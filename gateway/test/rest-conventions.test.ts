@@ -199,3 +199,16 @@ test('201 Created names the new resource in Location (its url, or its detail rou
   t.is(listed.status, 201);
   t.is(listed.headers.get('location'), null, 'a blacklisted domain has no resource of its own (its url is the domain)');
 });
+
+test('per-field details always come with the errors list, whichever route raised them', async (t) => {
+  for (const path of ['/api/v3/crawling/sessions/?ctime=2026-01-01&ctime_lte=2026-01-02', '/api/v3/matches/credit/?blacklist=maybe', '/api/v4/media/?hidden=2']) {
+    const res = await server.call('GET', path, { key });
+    t.is(res.status, 400, path);
+    const fields = Object.keys(res.json.details);
+    t.true(fields.length > 0, res.text);
+    t.deepEqual(res.json.errors?.map((e: { field: string }) => e.field), fields, `${path}: ${res.text}`);
+    for (const e of res.json.errors) t.like(e, { code: res.json.code, details: res.json.details[e.field][0] });
+  }
+  const plain = await server.call('GET', '/api/v4/matches/?page=0', { key });
+  t.false('errors' in plain.json, 'a message without fields has no list');
+});

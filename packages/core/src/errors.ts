@@ -40,8 +40,21 @@ export class ApiError extends Error {
 /** The spec's error body of an ApiError (from any copy of this package). */
 export function errorBody(err: ApiError): ErrorBody {
   const body: ErrorBody = { status_code: err.statusCode, code: err.code, details: err.details };
-  if (err.errors && err.errors.length > 0) body.errors = err.errors;
+  const errors = err.errors?.length ? err.errors : fieldErrors(err);
+  if (errors.length > 0) body.errors = errors;
   return body;
+}
+
+/**
+ * `details` of the `{field: [messages]}` form, raised without a list (a filter, a query parameter),
+ * as the `errors` list every per-field error carries: one item per message, with the error's code.
+ */
+function fieldErrors(err: ApiError): ErrorItem[] {
+  const d = err.details;
+  if (d === null || typeof d !== 'object' || Array.isArray(d)) return [];
+  const entries = Object.entries(d as Record<string, unknown>);
+  if (!entries.every(([, v]) => typeof v === 'string' || (Array.isArray(v) && v.every((m) => typeof m === 'string')))) return [];
+  return entries.flatMap(([field, v]) => [v as string | string[]].flat().map((details) => ({ field, code: err.code, details })));
 }
 
 export interface ErrorBody {

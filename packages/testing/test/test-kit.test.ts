@@ -22,7 +22,7 @@ const probe = definePlugin({
     { versions: ['v4'], method: 'POST', path: '/probe/', auth: 'none', handler: async (ctx) => {
       const url = String((ctx.body as { url: string }).url);
       const ids = [];
-      for (let i = 0; i < 3; i++) ids.push(await ctx.container.get(ProbeService).jobs.send('probe.visit', { url }, { singletonKey: url, startAfterSeconds: i === 0 ? 1 : 0 }));
+      for (let i = 0; i < 3; i++) ids.push(await ctx.container.get(ProbeService).jobs.send('probe.visit', { url }, { singletonKey: url, startAfterSeconds: i === 0 ? 3 : 0 }));
       return accepted({ ids });
     } },
     { versions: ['v4'], method: 'GET', path: '/probe/', auth: 'none', handler: async (ctx) => ok({ seen: ctx.container.get(ProbeService).seen, now: ctx.container.get(ProbeService).clock.now().toISOString() }) },

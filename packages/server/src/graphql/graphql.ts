@@ -130,7 +130,9 @@ export const formatErrorWith = (log: FastifyBaseLogger) => (formatted: GraphQLFo
     // Apollo's own HTTP status when it sets one (405: a mutation by GET), so status_code says what HTTP said.
     const http = [error, original].map((e) => (e as { extensions?: { http?: { status?: unknown } } } | undefined)?.extensions?.http?.status).find((v) => typeof v === 'number');
     const status = typeof http === 'number' && http >= 400 && http < 500 ? http : 400;
-    return { message: details, locations: formatted.locations, extensions: { code: APOLLO_CLIENT_CODES.has(code) ? code : ApolloServerErrorCode.BAD_USER_INPUT, status_code: status, details } };
+    const graphqlCode = APOLLO_CLIENT_CODES.has(code) ? String(code) : ApolloServerErrorCode.BAD_USER_INPUT;
+    // Every error has an apiCode, as REST's bodies have a code: Apollo's own code in REST's lower case.
+    return { message: details, locations: formatted.locations, extensions: { code: graphqlCode, status_code: status, apiCode: graphqlCode.toLowerCase(), details } };
   }
   const api = toApiError(original);
   if (api.statusCode >= 500) log.error({ err: original ?? formatted, path: formatted.path }, 'GraphQL resolver failed');
