@@ -37,91 +37,48 @@ const has = (font: PDFFont, cp: number) => {
   return set.has(cp);
 };
 
-/** A piece of a line drawn with one font. */
-interface Run {
-  font: PDFFont;
-  text: string;
-}
-
-/**
- * The text as runs of the font (or the fallback) that has each character: anything neither has
- * (emoji...) becomes '?', so the text never fails to draw.
- */
-function runs(font: PDFFont, fallbackFont: PDFFont | null, text: string): Run[] {
-  const out: Run[] = [];
-  for (const ch of text) {
-    const cp = ch.codePointAt(0)!;
-    const [f, c] = has(font, cp) ? [font, ch] : fallbackFont && has(fallbackFont, cp) ? [fallbackFont, ch] : [font, '?'];
-    const last = out.at(-1);
-    if (last?.font === f) last.text += c;
-    else out.push({ font: f, text: c });
-  }
-  return out;
-}
-
-const width = (line: Run[], size: number) => line.reduce((w, r) => w + r.font.widthOfTextAtSize(r.text, size), 0);
-
-/** Splits runs at a code-point offset. */
-function split(line: Run[], at: number): [Run[], Run[]] {
-  const head: Run[] = [];
-  const tail: Run[] = [];
-  let seen = 0;
-  for (const r of line) {
-    const chars = Array.from(r.text);
-    const take = Math.max(0, Math.min(chars.length, at - seen));
-    if (take > 0) head.push({ font: r.font, text: chars.slice(0, take).join('') });
-    if (take < chars.length) tail.push({ font: r.font, text: chars.slice(take).join('') });
-    seen += chars.length;
-  }
-  return [head, tail];
-}
-
-const length = (line: Run[]) => line.reduce((n, r) => n + Array.from(r.text).length, 0);
-const concat = (a: Run[], b: Run[]): Run[] => {
-  const out = a.map((r) => ({ ...r }));
-  for (const r of b) {
-    const last = out.at(-1);
-    if (last?.font === r.font) last.text += r.text;
-    else out.push({ ...r });
-  }
-  return out;
+/** The font that draws a character: the main one, else the fallback, else none. */
+const fontFor = (font: PDFFont, fallback: PDFFont | null, ch: string) => {
+  const cp = ch.codePointAt(0)!;
+  return has(font, cp) ? font : fallback && has(fallback, cp) ? fallback : null;
 };
 
-/** Words of runs (split at spaces, which every font has). */
-function words(line: Run[]): Run[][] {
-  const out: Run[][] = [[]];
-  for (const r of line) {
-    const parts = r.text.split(' ');
-    parts.forEach((part, i) => {
-      if (i > 0) out.push([]);
-      if (part) out.at(-1)!.push({ font: r.font, text: part });
-    });
+/** Characters neither font has (emoji...) become '?', so the text never fails to draw. */
+const drawable = (font: PDFFont, fallback: PDFFont | null, text: string) =>
+  Array.from(text, (ch) => (fontFor(font, fallback, ch) ? ch : '?')).join('');
+
+/** A drawable text as runs of one font each. */
+function runs(font: PDFFont, fallback: PDFFont | null, text: string): { font: PDFFont; text: string }[] {
+  const out: { font: PDFFont; text: string }[] = [];
+  for (const ch of text) {
+    const f = fontFor(font, fallback, ch) ?? font;
+    const last = out.at(-1);
+    if (last?.font === f) last.text += ch;
+    else out.push({ font: f, text: ch });
   }
   return out;
 }
 
-/** Lines of at most `max` points: breaks at spaces, and inside words (URLs, hashes, CJK) longer than a line. */
-function wrap(text: Run[], size: number, max: number, space: Run): Run[][] {
-  const lines: Run[][] = [];
-  let line: Run[] = [];
-  const fits = (l: Run[]) => width(l, size) <= max;
-  for (const word of words(text)) {
-    const candidate = line.length ? concat(concat(line, [space]), word) : word;
+/** Lines that `fit`: breaks at spaces, and inside words (URLs, hashes, CJK) longer than a line. */
+function wrap(text: string, fits: (line: string) => boolean): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    const candidate = line ? `${line} ${word}` : word;
     if (fits(candidate)) {
       line = candidate;
       continue;
     }
-    if (line.length) lines.push(line);
-    line = [];
-    let rest = word;
-    while (!fits(rest)) {
-      let n = length(rest) - 1;
-      while (n > 1 && !fits(split(rest, n)[0])) n--;
-      const [head, tail] = split(rest, n);
-      lines.push(head);
-      rest = tail;
+    if (line) lines.push(line);
+    line = '';
+    let rest = Array.from(word); // by code point: a character outside the BMP is never cut in two
+    while (!fits(rest.join(''))) {
+      let n = rest.length - 1;
+      while (n > 1 && !fits(rest.slice(0, n).join(''))) n--;
+      lines.push(rest.slice(0, n).join(''));
+      rest = rest.slice(n);
     }
-    line = rest;
+    line = rest.join('');
   }
   lines.push(line);
   return lines;
@@ -152,14 +109,15 @@ export async function noticePdf(doc: NoticeDocument, meta: { author: string; cre
   let page: PDFPage = pdf.addPage(A4);
   let y = A4[1] - MARGIN;
   const line = (text: string, font: PDFFont, size: number, x = MARGIN, width = WIDTH) => {
-    for (const l of wrap(runs(font, extra, text), size, width, { font, text: ' ' })) {
+    const measure = (l: string) => runs(font, extra, l).reduce((w, r) => w + r.font.widthOfTextAtSize(r.text, size), 0);
+    for (const l of wrap(drawable(font, extra, text), (l) => measure(l) <= width)) {
       if (y - size < MARGIN) {
         page = pdf.addPage(A4);
         y = A4[1] - MARGIN;
       }
       y -= size * 1.35;
       let at = x;
-      for (const r of l) {
+      for (const r of runs(font, extra, l)) {
         page.drawText(r.text, { x: at, y, size, font: r.font, color: rgb(0, 0, 0) });
         at += r.font.widthOfTextAtSize(r.text, size);
       }
