@@ -72,6 +72,16 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
+  /** A read: null when the object is not there, the store's failure as in `call`. */
+  private async read<T>(operation: string, key: string, run: () => Promise<T>): Promise<T | null> {
+    try {
+      return await run();
+    } catch (err) {
+      if (missing(err)) return null;
+      throw new BlobStoreUnavailableError(operation, `s3://${this.bucket}/${key}`, err);
+    }
+  }
+
   /** At boot: the bucket exists and the credentials are accepted, or the process does not start. */
   async check(): Promise<void> {
     const where = `BLOB_STORE_URL s3://${this.bucket}${this.prefix ? `/${this.prefix}` : ''}`;
@@ -118,33 +128,18 @@ export class S3BlobStore implements BlobStore {
 
   async open(key: string, pick?: (size: number) => ByteRange | null): Promise<{ stream: Readable; size: number; range: ByteRange | null } | null> {
     const Key = this.key(key);
-    let size: number;
-    try {
-      size = (await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key }))).ContentLength ?? 0;
-    } catch (err) {
-      if (missing(err)) return null;
-      throw new BlobStoreUnavailableError('open', `s3://${this.bucket}/${Key}`, err);
-    }
+    const head = await this.read('open', Key, () => this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key })));
+    if (!head) return null;
+    const size = head.ContentLength ?? 0;
     const range = pick ? pick(size) : null;
-    let out;
-    try {
-      out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key, ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }));
-    } catch (err) {
-      if (missing(err)) return null;
-      throw new BlobStoreUnavailableError('open', `s3://${this.bucket}/${Key}`, err);
-    }
+    const out = await this.read('open', Key, () => this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key, ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) })));
+    if (!out) return null;
     return { stream: out.Body as Readable, size, range };
   }
 
   async get(key: string): Promise<Buffer | null> {
     const Key = this.key(key);
-    try {
-      const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key }));
-      return Buffer.from(await out.Body!.transformToByteArray());
-    } catch (err) {
-      if (missing(err)) return null;
-      throw new BlobStoreUnavailableError('get', `s3://${this.bucket}/${Key}`, err);
-    }
+    return this.read('get', Key, async () => Buffer.from(await (await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key }))).Body!.transformToByteArray()));
   }
 
   async delete(key: string): Promise<void> {
