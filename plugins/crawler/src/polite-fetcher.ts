@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { returnedRows } from '@filigrane/core';
 import { FetchError, safeFetch, type FetchedResource } from '@filigrane/net';
+import { canonicalUrl } from './crawl-url.js';
 import type { CrawlerConfig } from './crawl-settings.js';
 import { robotsRules, type RobotsRules } from './robots-policy.js';
 
@@ -28,16 +29,10 @@ const REFUSALS = new Set(['address_not_allowed', 'scheme_not_allowed', 'invalid_
 const ROBOTS_TTL_MS = 10 * 60_000;
 const ROBOTS_REDIRECTS = 5;
 
-/** The http(s) URL a robots.txt redirect points to, or null. */
+/** The http(s) URL a robots.txt redirect points to, or null (the crawler's one URL rule). */
 function robotsRedirect(res: FetchedResource): string | null {
-  const location = res.headers?.location;
-  if (typeof location !== 'string' || location.trim() === '') return null;
-  try {
-    const url = new URL(location.trim(), res.url);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
-  } catch {
-    return null;
-  }
+  const location = String(res.headers?.location ?? '').trim();
+  return location ? canonicalUrl(location, res.url) : null;
 }
 const HOST_REREAD_MS = 1000;
 
