@@ -247,8 +247,9 @@ export class VisualIndexService implements MediaEventsListener {
     const tallies = queries.map((f, k) => new VoteTally(f.descriptors, f.count, merged.ranges[k]!));
     for (const row of rows) for (const [k, i] of merged.askers[row.r]!) tallies[k]!.add(i, row.postings);
     // The entries that could win are scored on their stored descriptors, fetched with their keys
-    // in one statement (which also drops any entry whose row is gone). A few more than asked: some
-    // may have fewer true votes than meetings, or be gone.
+    // in one statement (which also drops any entry whose row is gone). Four times what the vote
+    // keeps: meetings overcount votes (a descriptor meets an entry in several tables, or meets a
+    // stored descriptor too far from it).
     const wanted = [...new Set(tallies.flatMap((t) => t.contenders(MIN_VOTES, Math.max(SCORED_MIN, (max * 2 + 8) * 4))))];
     if (!wanted.length) return queries.map(() => []);
     const found: { entry: string; j: number; media_id: string; frame: number; d: Buffer }[] = await this.db.query(
