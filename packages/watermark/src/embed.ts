@@ -9,6 +9,7 @@ import {
   DEFAULT_MAX_PIXELS,
   decodeRaw,
   encodeLike,
+  ImageTooLargeError,
   jpegLadder,
   type ImageInfo,
   type JpegEncodeSettings,
@@ -42,6 +43,12 @@ export interface EmbedOptions {
    * and decodes the output, as soon as the registration is final, and returns its value as `sealed`.
    */
   seal?: (registration: Registration) => Buffer;
+  /**
+   * The input's `probeImage()` result, when the caller has already read the header (the tool checks
+   * it before anything else): embed() then skips its own probe (~10 ms on a large JPEG). Its size is
+   * still held to `maxPixels`; it must describe `input`.
+   */
+  info?: ImageInfo;
 }
 
 export interface EmbedReport {
@@ -627,9 +634,16 @@ export async function embed(input: Uint8Array, key: Uint8Array, options: EmbedOp
   const t0 = performance.now();
   lastEmbedTimeline.length = 0;
   const limits = { maxPixels: options.maxPixels ?? DEFAULT_MAX_PIXELS };
-  const info = await probeImage(input, limits);
+  const info = options.info ? checkedInfo(options.info, limits.maxPixels) : await probeImage(input, limits);
   mark('probe', t0);
   return embedWith(input, key, options, info, limits, t0);
+}
+
+/** A caller's probe result, held to this call's pixel limit as probeImage would hold it. */
+function checkedInfo(info: ImageInfo, maxPixels: number): ImageInfo {
+  const pixels = info.width * info.height;
+  if (pixels > maxPixels) throw new ImageTooLargeError(`${info.width}x${info.height} exceeds the limit of ${maxPixels} pixels`, pixels, maxPixels);
+  return info;
 }
 
 async function embedWith(
