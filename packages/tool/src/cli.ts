@@ -53,11 +53,12 @@ export async function run(argv: readonly string[], io: Io = processIo): Promise<
       return ExitCode.ok;
     }
     const checked = await checkPreconditions(inv);
-    // The .lmk is sealed while libvips codes and verifies the output (embed's `seal`).
+    // The .lmk is sealed while libvips codes and verifies the output (embed's `seal`); the header
+    // read by the preconditions is not read again.
     const seal = (r: Registration): Buffer => encodeLmk(r, checked.publicKey);
     let result;
     try {
-      result = await embed(checked.input, generateKey(), { transactional: inv.transactional, seal });
+      result = await embed(checked.input, generateKey(), { transactional: inv.transactional, seal, info: checked.info });
     } catch (err) {
       if (err instanceof MediaError) throw new ToolError(ExitCode.inputUnsupported, `${inv.input}: ${err.message} (${err.code})`);
       throw err;

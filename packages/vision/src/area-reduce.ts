@@ -4,7 +4,7 @@
  */
 
 /** For each source index, the (at most two) destination cells it overlaps and its weights. */
-function overlapTable(src: number, dst: number): { cell: Int32Array; weight: Float32Array } {
+export function overlapTable(src: number, dst: number): { cell: Int32Array; weight: Float32Array } {
   const ratio = src / dst;
   const cell = new Int32Array(src);
   const weight = new Float32Array(src); // share of the pixel that falls in `cell`; the rest goes to cell+1
@@ -21,7 +21,7 @@ function overlapTable(src: number, dst: number): { cell: Int32Array; weight: Flo
  * Cell boundaries j * src / dst (j = 0..dst) as an index into a prefix-sum array and a fraction:
  * the integral of the source up to boundary j is P[at[j]] + frac[j] * (P[at[j] + 1] - P[at[j]]).
  */
-function boundaryTable(src: number, dst: number): { at: Int32Array; frac: Float64Array } {
+export function boundaryTable(src: number, dst: number): { at: Int32Array; frac: Float64Array } {
   const at = new Int32Array(dst + 1);
   const frac = new Float64Array(dst + 1);
   for (let j = 0; j <= dst; j++) {

@@ -608,3 +608,52 @@ export function histogramSquares(counts: usize, bins: i32, half: i32, a: f64, st
   }
   return ss;
 }
+
+/**
+ * AreaReducer.pushPrefix (@filigrane/vision area-reduce.ts, same arithmetic in the same order, so the
+ * same sums) for `rows` prefix rows starting at `prefix`, `stride` bytes apart, which are source rows y,
+ * y + 1, ...: `at`/`frac` are the column boundary table (i32, f64; w + 1 entries), `cell`/`weight` the
+ * row overlap table (i32, f32; one entry per source row). The two running destination rows are bufA
+ * and bufB (w float64 each), the open row's being bufA when `open` is even; a finished row goes to
+ * `out` (f32) as its sums over `area`. Returns the open destination row after the last source row.
+ */
+export function areaPushRows(
+  prefix: usize, stride: usize, rows: i32, w: i32, at: usize, frac: usize, cell: usize, weight: usize,
+  y: i32, open: i32, bufA: usize, bufB: usize, out: usize, area: f64,
+): i32 {
+  for (let r = 0; r < rows; r++, y++) {
+    const p = prefix + <usize>r * stride;
+    const cy = load<i32>(cell + (<usize>y << 2));
+    const wy = <f64>load<f32>(weight + (<usize>y << 2));
+    // Downscaling: consecutive source rows fall in the same or the next destination row.
+    if (cy > open) open = areaFlush(open, w, bufA, bufB, out, area);
+    const c = open & 1 ? bufB : bufA;
+    const n = open & 1 ? bufA : bufB;
+    const wy1 = 1 - wy;
+    let i = load<i32>(at);
+    let pi = load<f64>(p + (<usize>i << 3));
+    let prev = pi + load<f64>(frac) * (load<f64>(p + (<usize>i << 3), 8) - pi);
+    for (let x = 0; x < w; x++) {
+      const xo = <usize>x << 3;
+      i = load<i32>(at + (<usize>x << 2), 4);
+      pi = load<f64>(p + (<usize>i << 3));
+      const cur = pi + load<f64>(frac + xo, 8) * (load<f64>(p + (<usize>i << 3), 8) - pi);
+      const v = cur - prev;
+      prev = cur;
+      store<f64>(c + xo, load<f64>(c + xo) + wy * v);
+      store<f64>(n + xo, load<f64>(n + xo) + wy1 * v);
+    }
+  }
+  return open;
+}
+
+/** AreaReducer's flush: the open row written to `out` as averages, its buffer cleared; returns open + 1. */
+export function areaFlush(open: i32, w: i32, bufA: usize, bufB: usize, out: usize, area: f64): i32 {
+  const c = open & 1 ? bufB : bufA;
+  const o = out + (<usize>(open * w) << 2);
+  for (let x = 0; x < w; x++) {
+    store<f32>(o + (<usize>x << 2), <f32>(load<f64>(c + (<usize>x << 3)) / area));
+    store<f64>(c + (<usize>x << 3), 0);
+  }
+  return open + 1;
+}

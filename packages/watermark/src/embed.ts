@@ -9,6 +9,7 @@ import {
   DEFAULT_MAX_PIXELS,
   decodeRaw,
   encodeLike,
+  ImageTooLargeError,
   jpegLadder,
   type ImageInfo,
   type JpegEncodeSettings,
@@ -18,7 +19,7 @@ import {
   type ImageFormat,
   type RawImage,
 } from '@filigrane/vision';
-import { applyBand, histogramSquaresWasm, lumaPrefixRows, shapedHistogramWasm, shapePlaneWasm, sseRgb8 } from './wasm-kernels';
+import { applyBand, histogramSquaresWasm, lumaAreaReducer, lumaPrefixRows, shapedHistogramWasm, shapePlaneWasm, sseRgb8 } from './wasm-kernels';
 import { jndMask, maskBlurRadius, maskGrid, type RowSource } from './jnd';
 import { assertMediaKey } from './key';
 import { ALGORITHM_VERSION, canonicalGrid, DEFAULTS, type EmbeddingParams } from './params';
@@ -42,6 +43,12 @@ export interface EmbedOptions {
    * and decodes the output, as soon as the registration is final, and returns its value as `sealed`.
    */
   seal?: (registration: Registration) => Buffer;
+  /**
+   * The input's `probeImage()` result, when the caller has already read the header (the tool checks
+   * it before anything else): embed() then skips its own probe (~10 ms on a large JPEG). Its size is
+   * still held to `maxPixels`; it must describe `input`.
+   */
+  info?: ImageInfo;
 }
 
 export interface EmbedReport {
@@ -100,9 +107,23 @@ function reducePlanes(
   const prefix = scratch.float64('prefix', W + 1);
   prefix[0] = 0;
   const full = canonical !== undefined && canonical.w0 === W && canonical.h0 === H;
-  const toCanonical =
-    canonical && !full ? new AreaReducer(W, H, canonical.w0, canonical.h0, scratch.float32('canonical', canonical.w0 * canonical.h0)) : undefined;
-  const toMask = wm === W && hm === H ? undefined : new AreaReducer(W, H, wm, hm, scratch.float32('maskLuma', wm * hm));
+  const wantCanonical = canonical !== undefined && !full;
+  const wantMask = wm !== W || hm !== H;
+  if (!full && raw.depth === 8 && raw.channels >= 3 && (wantCanonical || wantMask)) {
+    // The usual case, all in WebAssembly when the engine has it: luminance, prefix sums, both reductions.
+    const grids = [
+      ...(wantCanonical ? [{ width: canonical.w0, height: canonical.h0, out: scratch.float32('canonical', canonical.w0 * canonical.h0) }] : []),
+      ...(wantMask ? [{ width: wm, height: hm, out: scratch.float32('maskLuma', wm * hm) }] : []),
+    ];
+    const reducer = lumaAreaReducer(W, H, raw.channels, grids);
+    if (reducer) {
+      reducer.push(raw.data as Uint8Array, H);
+      const planes = reducer.results();
+      return { canonical: wantCanonical ? planes[0] : undefined, maskLuma: wantMask ? planes[planes.length - 1] : undefined };
+    }
+  }
+  const toCanonical = wantCanonical ? new AreaReducer(W, H, canonical.w0, canonical.h0, scratch.float32('canonical', canonical.w0 * canonical.h0)) : undefined;
+  const toMask = wantMask ? new AreaReducer(W, H, wm, hm, scratch.float32('maskLuma', wm * hm)) : undefined;
   const direct = full ? scratch.float32('canonical', W * H) : undefined;
   const fused = !direct && raw.depth === 8 && raw.channels >= 3 && (toCanonical !== undefined || toMask !== undefined);
   if (fused) {
@@ -399,15 +420,19 @@ function canonicalJob(plan: EmbedPlan, raw: RawImage): Slice {
     // A mask grid of the image's own size: no mask reduction, the canonical one only.
     return () => done(reducePlanes(raw, { w0: plan.w0, h0: plan.h0 }, W, H).canonical!);
   }
-  const reducer = new AreaReducer(W, H, plan.w0, plan.h0, new Float32Array(plan.w0 * plan.h0));
   const data = raw.data as Uint8Array;
   const rowBytes = W * channels;
+  // In WebAssembly when the engine has it (lumaAreaReducer: the same floats as AreaReducer's).
+  const fast = lumaAreaReducer(W, H, channels, [{ width: plan.w0, height: plan.h0 }]);
+  const reducer = fast ? undefined : new AreaReducer(W, H, plan.w0, plan.h0, new Float32Array(plan.w0 * plan.h0));
   let y = 0;
   return () => {
     const end = Math.min(H, y + CANONICAL_SLICE_ROWS);
-    lumaPrefixRows(data.subarray(y * rowBytes, end * rowBytes), W, end - y, channels, (p) => reducer.pushPrefix(p));
+    const rows = data.subarray(y * rowBytes, end * rowBytes);
+    if (fast) fast.push(rows, end - y);
+    else lumaPrefixRows(rows, W, end - y, channels, (p) => reducer!.pushPrefix(p));
     y = end;
-    return y === H && done(reducer.result());
+    return y === H && done(fast ? fast.results()[0] : reducer!.result());
   };
 }
 
@@ -627,9 +652,16 @@ export async function embed(input: Uint8Array, key: Uint8Array, options: EmbedOp
   const t0 = performance.now();
   lastEmbedTimeline.length = 0;
   const limits = { maxPixels: options.maxPixels ?? DEFAULT_MAX_PIXELS };
-  const info = await probeImage(input, limits);
+  const info = options.info ? checkedInfo(options.info, limits.maxPixels) : await probeImage(input, limits);
   mark('probe', t0);
   return embedWith(input, key, options, info, limits, t0);
+}
+
+/** A caller's probe result, held to this call's pixel limit as probeImage would hold it. */
+function checkedInfo(info: ImageInfo, maxPixels: number): ImageInfo {
+  const pixels = info.width * info.height;
+  if (pixels > maxPixels) throw new ImageTooLargeError(`${info.width}x${info.height} exceeds the limit of ${maxPixels} pixels`, pixels, maxPixels);
+  return info;
 }
 
 async function embedWith(

@@ -157,6 +157,18 @@ test('typed errors: unsupported, corrupt, too large', async (t) => {
   await t.throwsAsync(embed(bomb, generateKey()), { instanceOf: ImageTooLargeError });
 });
 
+test('a caller-probed header (options.info) gives the same file as embed probing it, and is held to maxPixels', async (t) => {
+  const jpeg = await syntheticJpeg(640, 480, 3);
+  const info = await probeImage(jpeg);
+  const key = generateKey();
+  const probed = await embed(jpeg, key);
+  const given = await embed(jpeg, key, { info });
+  t.true(given.image.equals(probed.image));
+  t.deepEqual(given.registration.pixelHash, probed.registration.pixelHash);
+  t.is(given.report.psnr, probed.report.psnr);
+  await t.throwsAsync(embed(jpeg, key, { info, maxPixels: 100_000 }), { instanceOf: ImageTooLargeError });
+});
+
 test('transactional copies are detected with the first registration reduced copy; one prepared query, many candidates', async (t) => {
   const original = await syntheticJpeg(480, 360, 21);
   const first = await embed(original, generateKey());

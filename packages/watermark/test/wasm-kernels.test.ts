@@ -15,7 +15,8 @@ import { LowpassIdct } from '../src/dct';
 import { canonicalGrid, DEFAULTS } from '../src/params';
 import { canonicalPattern, PlaneUpsampler } from '../src/pattern';
 import { Scratch } from '../src/scratch';
-import { applyBand, lumaPrefixRgb8, lumaPrefixRows, sseRgb8, wasmKernelsAvailable } from '../src/wasm-kernels';
+import { AreaReducer } from '@filigrane/vision';
+import { applyBand, lumaAreaReducer, lumaPrefixRgb8, lumaPrefixRows, sseRgb8, wasmKernelsAvailable } from '../src/wasm-kernels';
 
 /** Deterministic pseudo-random numbers in [0, 1). */
 function rng(seed: number): () => number {
@@ -123,6 +124,45 @@ test('lumaPrefixRows gives every row the prefix sums lumaPrefixRgb8 defines', (t
     t.is(y, H, `${W}x${H}x${channels}: every row`);
     t.true(equal, `${W}x${H}x${channels}: the same sums`);
   }
+});
+
+test('lumaAreaReducer gives the planes AreaReducer makes from lumaPrefixRgb8, float for float', (t) => {
+  t.true(wasmKernelsAvailable());
+  // The 17.9 MP file's canonical and mask grids (on a strip of its rows, pushed in uneven chunks as the
+  // idle slices do), both grids at once, RGBA, factors under 2, one-row and one-column images, equal sizes.
+  const cases: [number, number, 3 | 4, [number, number][], number[]][] = [
+    [5640, 61, 3, [[512, 5], [768, 9]], [7, 30, 1, 23]],
+    [1410, 793, 3, [[768, 432]], [793]],
+    [1003, 77, 4, [[640, 50], [1, 1]], [40, 37]],
+    [31, 17, 3, [[31, 17], [16, 9]], [5, 5, 5, 2]],
+    [300, 1, 3, [[7, 1]], [1]],
+    [1, 40, 4, [[1, 13]], [39, 1]],
+  ];
+  for (const [W, H, channels, grids, chunks] of cases) {
+    const data = samples(W * H * channels, W * 7 + H);
+    const reducer = lumaAreaReducer(W, H, channels, grids.map(([width, height]) => ({ width, height })))!;
+    let y = 0;
+    for (const n of chunks) {
+      reducer.push(data.subarray(y * W * channels, (y + n) * W * channels), n);
+      y += n;
+    }
+    const got = reducer.results();
+    grids.forEach(([w, h], i) => {
+      const expected = new AreaReducer(W, H, w, h);
+      const prefix = new Float64Array(W + 1);
+      for (let r = 0; r < H; r++) {
+        lumaPrefixRgb8(data, r * W * channels, W, channels, prefix);
+        expected.pushPrefix(prefix);
+      }
+      const want = expected.result();
+      t.is(got[i].length, want.length);
+      t.true(got[i].every((v, j) => Object.is(v, want[j])), `${W}x${H}x${channels} -> ${w}x${h}`);
+    });
+  }
+  const early = lumaAreaReducer(10, 10, 3, [{ width: 5, height: 5 }])!;
+  early.push(samples(30 * 9, 1), 9);
+  t.throws(() => early.results(), { message: /9\/10 rows/ });
+  t.throws(() => lumaAreaReducer(10, 10, 3, [{ width: 11, height: 5 }]), { instanceOf: RangeError });
 });
 
 test('the JND mask in WebAssembly equals the JavaScript one, float for float', (t) => {
