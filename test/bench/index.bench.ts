@@ -109,7 +109,7 @@ export async function run(args: string[]): Promise<void> {
         const f = statfsSync(tmpdir());
         return f.bavail * f.bsize;
       })();
-      const needed = Math.max(0, target - synthetic) * (bytesPerMedia + SPILL_BYTES_PER_MEDIA) * 1.2;
+      const needed = Math.max(0, target - synthetic) * (bytesPerMedia + SPILL_BYTES_PER_MEDIA) * 1.1;
       if (needed > free) {
         const line = `| ${size.toLocaleString('en')} | not run: needs ~${(needed / 1e9).toFixed(0)} GB of disk at ${(bytesPerMedia / 1000).toFixed(0)} KB/media (database) + ${SPILL_BYTES_PER_MEDIA / 1000} KB/media (loader), ${(free / 1e9).toFixed(0)} GB free under ${tmpdir()} |`;
         console.log(line);

@@ -125,6 +125,7 @@ class PostingSpill {
       this.drain(part);
       closeSync(this.fds[part]!);
       const data = readFileSync(join(this.dir, `${part}`));
+      rmSync(join(this.dir, `${part}`)); // its bytes are in memory now: the disk holds one copy at a time
       const n = data.length / RECORD;
       if (!n) continue;
       // Counting sort by bucket within the partition's range.
