@@ -26,8 +26,8 @@ import { benchPostgres } from './support/postgres.js';
 import { loadArchive, photoSourceSets } from './support/synthetic-archive.js';
 
 const root = resolve(__dirname, '..', '..', '..');
-/** What support/synthetic-archive.ts spills to files per media while it loads (measured ~40 KB). */
-const SPILL_BYTES_PER_MEDIA = 45_000;
+/** What support/synthetic-archive.ts spills to files per media while it loads (1,024 postings of 4 + 6 bytes). */
+const SPILL_BYTES_PER_MEDIA = 12_000;
 const pct = (v: number[], q: number) => (v.length ? [...v].sort((a, b) => a - b)[Math.min(v.length - 1, Math.floor(q * v.length))]! : NaN);
 const mib = (b: number) => (b / 2 ** 20).toFixed(0);
 const jpegs = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((f) => /\.(jpe?g|png)$/i.test(f)).sort().map((f) => join(dir, f)) : []);

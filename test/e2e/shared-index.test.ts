@@ -3,6 +3,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import type { DataSource } from 'typeorm';
+import { TOKENS } from '@filigrane/core';
 import { startTestServer, type TestServer } from '@filigrane/testing';
 import { defaultPlugins } from '@filigrane/gateway';
 import { VisualIndexService } from '@filigrane/plugin-search';
@@ -59,6 +61,23 @@ test('a deleted media leaves the shared index at once: its postings go, and it i
   t.true(del.ok, String(del.status));
   t.deepEqual(await index.stats(alice.id), before, 'exactly the deleted media\'s entry and postings are gone');
   t.deepEqual(await search(server.url, alice.apiKey, await copyOf(photo)), []);
+});
+
+test('rows whose postings an upgrade emptied are posted again on first use of their account, and found', async (t) => {
+  t.timeout(120_000);
+  // What VisualIndexCompactPostings leaves behind: rows with buckets NULL and no postings.
+  const carol = await server.createAccount('carol');
+  const index = server.get(VisualIndexService);
+  const db = server.get<DataSource>(TOKENS.DataSource);
+  const photo = await jpeg(41);
+  await put(server.url, carol.apiKey, '/carol/a.jpg', photo);
+  await put(server.url, carol.apiKey, '/carol/b.jpg', await jpeg(42));
+  const posted = await index.stats(carol.id);
+  await db.query('DELETE FROM visual_postings WHERE account_id = $1', [carol.id]);
+  await db.query('UPDATE visual_index SET buckets = NULL WHERE account_id = $1', [carol.id]);
+  t.is((await index.stats(carol.id)).postings, 0);
+  t.deepEqual(await search(server.url, carol.apiKey, await copyOf(photo)), ['/carol/a.jpg']);
+  t.deepEqual(await index.stats(carol.id), posted, 'every row posted again, once');
 });
 
 // Two processes on one PostgreSQL: the DATABASE_URL suite only (the embedded database belongs to one process).

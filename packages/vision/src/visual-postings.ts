@@ -1,22 +1,27 @@
 /**
  * The visual index as postings a database holds once for every process (see docs/visual-index.md):
  * the LSH buckets of VisualIndex, stored at full resolution (MAX_BITS bits, one row per non-empty
- * bucket and table), each posting 36 bytes: the entry (a registered image or video frame) and the
- * indexed descriptor, so that a bucket neighbour votes only when its true distance to the query
- * descriptor is small, exactly as in memory. A query reads only the buckets its descriptors fall in, at the
- * resolution the collection's size calls for (a coarse bucket is a range of fine keys).
+ * bucket and table), each posting 6 bytes: the entry (a registered image or video frame) and the
+ * indexed feature's number among the entry's stored descriptors. A query reads only the buckets its
+ * descriptors fall in, at the resolution the collection's size calls for (a coarse bucket is a range
+ * of fine keys); the entries those postings could vote for are then scored on their stored
+ * descriptors, so that a bucket neighbour votes only when its true distance to the query descriptor
+ * is small, exactly as in memory.
  */
 import { DESCRIPTOR_BYTES, type OrbFeatures } from './orb';
 import { bucketCap, LOAD, LSH_TABLES, lshKey, MAX_BITS, spreadSelection } from './visual-index';
 
-/** Entry number (u32 LE) + the 32-byte descriptor. */
-export const POSTING_BYTES = 4 + DESCRIPTOR_BYTES;
+/**
+ * Entry number (u32 LE) + the feature's number in the entry's stored descriptors (u16 LE). Postings
+ * once carried the whole descriptor (36 bytes): six times the disk and the transfer per query.
+ */
+export const POSTING_BYTES = 6;
 /** Descriptors of a media put in the index, spread over the image (as VisualIndex's perMedia). */
 export const INDEXED_PER_MEDIA = 256;
 /**
- * Largest Hamming distance (of 256 bits) at which a bucket neighbour votes: VisualIndex's. A 64-bit
- * sample of the descriptor (12-byte postings) was tried first: too loose, unrelated synthetic
- * footage then aligned with a registered video.
+ * Largest Hamming distance (of 256 bits) at which a bucket neighbour votes: VisualIndex's. Votes
+ * counted on a 64-bit sample of the descriptor were tried once: too loose, unrelated synthetic
+ * footage then aligned with a registered video; the whole stored descriptor decides.
  */
 export const MAX_VOTE_DISTANCE = 44;
 
@@ -65,8 +70,9 @@ export function entryPostings(entry: number, features: { descriptors: Uint8Array
     offsets.push(o);
     counts.push(list.length);
     for (const j of list) {
+      if (j > 0xffff) throw new RangeError(`feature ${j} is not a u16`);
       postings.writeUInt32LE(entry, o);
-      postings.set(features.descriptors.subarray(j * DESCRIPTOR_BYTES, (j + 1) * DESCRIPTOR_BYTES), o + 4);
+      postings.writeUInt16LE(j, o + 4);
       o += POSTING_BYTES;
     }
   }
@@ -150,55 +156,90 @@ function popcount32(x: number): number {
   return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
 }
 
+/** Key of a stored descriptor: an entry (u32) and its feature's number (u16). */
+export const featureKey = (entry: number, feature: number) => entry * 0x10000 + feature;
+
 /**
- * Votes of a query's descriptors over the postings of the ranges they asked: each query
- * descriptor votes at most once per entry, and only for a posting within MAX_VOTE_DISTANCE.
+ * Votes of a query's descriptors over the postings of the ranges they asked, in two passes. The
+ * postings name (entry, feature) only: `add` collects every meeting and counts them per entry (at
+ * least its votes: a descriptor may meet an entry in several tables); `contenders` keeps the
+ * entries that could reach the vote minimum, most meetings first, and names the stored
+ * descriptors they need; `top` then counts, as in memory, each query descriptor at most once per
+ * entry and only for a stored descriptor within MAX_VOTE_DISTANCE.
  */
 export class VoteTally {
   /** Query descriptors as 32-bit words. */
   private readonly query: Uint32Array;
-  /**
-   * Entries each query descriptor has voted for: a descriptor asks one range per LSH table, so it
-   * can meet an entry at most that many times; its own short list is far cheaper to check than one
-   * set of (entry, descriptor) pairs for the whole query.
-   */
-  private readonly voted: (number[] | undefined)[];
-  private readonly votes = new Map<number, number>();
+  /** Every meeting: query descriptor, entry, feature. */
+  private readonly asker: number[] = [];
+  private readonly entry: number[] = [];
+  private readonly feature: number[] = [];
+  private readonly meetings = new Map<number, number>();
+  private chosen = new Set<number>();
 
-  constructor(descriptors: Uint8Array, count: number, private readonly ranges: BucketRanges) {
+  constructor(descriptors: Uint8Array, private readonly count: number, private readonly ranges: BucketRanges) {
     this.query = new Uint32Array(count * 8);
     new Uint8Array(this.query.buffer).set(descriptors.subarray(0, count * DESCRIPTOR_BYTES));
-    this.voted = new Array<number[] | undefined>(count);
   }
 
   /** The postings of range `range` (one or several stored rows). */
   add(range: number, postings: Buffer): void {
     const askers = this.ranges.askers[range]!;
     const n = Math.floor(postings.length / POSTING_BYTES);
-    // Aligned copy of the row's bytes as words: entry then 8 descriptor words per posting.
-    const words = new Uint32Array(n * 9);
-    new Uint8Array(words.buffer).set(postings.subarray(0, n * POSTING_BYTES));
-    const q = this.query;
     for (let p = 0; p < n; p++) {
-      const base = p * 9;
-      const entry = words[base]!;
+      const o = p * POSTING_BYTES;
+      const entry = postings[o]! | (postings[o + 1]! << 8) | (postings[o + 2]! << 16) | (postings[o + 3]! * 0x1000000);
+      const feature = postings[o + 4]! | (postings[o + 5]! << 8);
       for (const i of askers) {
-        let d = 0;
-        for (let w = 0; w < 8 && d <= MAX_VOTE_DISTANCE; w++) d += popcount32(words[base + 1 + w]! ^ q[i * 8 + w]!);
-        if (d > MAX_VOTE_DISTANCE) continue;
-        let mine = this.voted[i];
-        if (!mine) this.voted[i] = mine = [];
-        else if (mine.includes(entry)) continue;
-        mine.push(entry);
-        this.votes.set(entry, (this.votes.get(entry) ?? 0) + 1);
+        this.asker.push(i);
+        this.entry.push(entry >>> 0);
+        this.feature.push(feature);
       }
+      this.meetings.set(entry >>> 0, (this.meetings.get(entry >>> 0) ?? 0) + askers.length);
     }
   }
 
-  /** Entries with at least `minVotes` votes, most votes first. */
-  top(minVotes: number, max: number): { entry: number; votes: number }[] {
+  /**
+   * At most `max` entries met at least `minVotes` times, most meetings first: the only ones `top`
+   * scores. Returns the stored descriptors (featureKey) their scoring needs.
+   */
+  contenders(minVotes: number, max: number): number[] {
+    const out: [number, number][] = [];
+    for (const [entry, n] of this.meetings) if (n >= minVotes) out.push([entry, n]);
+    out.sort((x, y) => y[1] - x[1] || x[0] - y[0]);
+    this.chosen = new Set(out.slice(0, max).map(([entry]) => entry));
+    const keys = new Set<number>();
+    for (let m = 0; m < this.entry.length; m++) if (this.chosen.has(this.entry[m]!)) keys.add(featureKey(this.entry[m]!, this.feature[m]!));
+    return [...keys];
+  }
+
+  /**
+   * The contenders with at least `minVotes` votes, most votes first, given their stored
+   * descriptors (an entry whose row is gone has none, and no votes).
+   */
+  top(stored: Map<number, Uint8Array>, minVotes: number, max: number): { entry: number; votes: number }[] {
+    const votes = new Map<number, number>();
+    const voted = new Set<number>();
+    const q = this.query;
+    const words = new Uint32Array(8);
+    const wordBytes = new Uint8Array(words.buffer);
+    for (let m = 0; m < this.entry.length; m++) {
+      const entry = this.entry[m]!;
+      if (!this.chosen.has(entry)) continue;
+      const i = this.asker[m]!;
+      const key = entry * this.count + i;
+      if (voted.has(key)) continue;
+      const d32 = stored.get(featureKey(entry, this.feature[m]!));
+      if (!d32) continue;
+      wordBytes.set(d32.subarray(0, DESCRIPTOR_BYTES));
+      let d = 0;
+      for (let w = 0; w < 8 && d <= MAX_VOTE_DISTANCE; w++) d += popcount32(words[w]! ^ q[i * 8 + w]!);
+      if (d > MAX_VOTE_DISTANCE) continue;
+      voted.add(key);
+      votes.set(entry, (votes.get(entry) ?? 0) + 1);
+    }
     const out: { entry: number; votes: number }[] = [];
-    for (const [entry, votes] of this.votes) if (votes >= minVotes) out.push({ entry, votes });
+    for (const [entry, n] of votes) if (n >= minVotes) out.push({ entry, votes: n });
     out.sort((x, y) => y.votes - x.votes || x.entry - y.entry);
     return out.slice(0, max);
   }

@@ -2,7 +2,7 @@ import test from 'ava';
 import { DESCRIPTOR_BYTES } from '../src/orb';
 import { transformPlausibility } from '../src/plausibility';
 import { MAX_BITS, spreadSelection, VisualIndex, type IndexEntry } from '../src/visual-index';
-import { entryPostings, POSTING_BYTES, queryRanges, votingSubset, VoteTally } from '../src/visual-postings';
+import { entryPostings, featureKey, POSTING_BYTES, queryRanges, votingSubset, VoteTally } from '../src/visual-postings';
 
 function rng(seed: number) {
   let s = seed >>> 0 || 1;
@@ -85,7 +85,23 @@ test('a query descriptor votes once per entry, whichever of its tables meet it; 
     const postings = rows.get(lo);
     if (postings) tally.add(r, Buffer.from(postings));
   });
-  t.deepEqual(tally.top(4, 10), [{ entry: 7, votes: 256 }]);
+  const wanted = tally.contenders(4, 10);
+  t.is(wanted.length, 256, 'each indexed feature of the entry is asked once');
+  t.true(wanted.every((k) => Math.floor(k / 0x10000) === 7));
+  const stored = (far: (j: number) => boolean) =>
+    new Map(
+      wanted.map((k) => {
+        const j = k % 0x10000;
+        const d = e.descriptors.slice(j * DESCRIPTOR_BYTES, (j + 1) * DESCRIPTOR_BYTES);
+        if (far(j)) for (let i = 0; i < 6; i++) d[i] = ~d[i]! & 0xff; // 48 bits changed: beyond the vote distance
+        return [featureKey(7, j), d];
+      }),
+    );
+  t.deepEqual(tally.top(stored(() => false), 4, 10), [{ entry: 7, votes: 256 }]);
+  const far = tally.top(stored((j) => j % 2 === 0), 4, 10);
+  t.is(far[0]!.votes, wanted.filter((k) => (k % 0x10000) % 2 === 1).length, 'a stored descriptor beyond the vote distance does not vote');
+  t.deepEqual(tally.top(new Map(), 4, 10), [], 'an entry whose row is gone has no votes');
+  t.deepEqual(tally.contenders(10_000, 10), [], 'nothing met often enough is scored');
 
   const sub = votingSubset(e, 100);
   const chosen = spreadSelection(400, 100, e.points);

@@ -11,7 +11,7 @@ import { MEDIA_EVENTS } from '@filigrane/plugin-media';
 import { IdentificationService } from './identification.service.js';
 import { ImageSearchExecutor } from './image-search.executor.js';
 import { VisualIndexEntry } from './visual-index.entity.js';
-import { VisualIndexFrames1763900001000, VisualIndexFrameSlots1764100001000, VisualIndexInit1763700007000, VisualIndexPostings1764300001000 } from './visual-index.migration.js';
+import { VisualIndexFrames1763900001000, VisualIndexFrameSlots1764100001000, VisualIndexInit1763700007000, VisualIndexPostings1764300001000, VisualIndexCompactPostings1796200000000 } from './visual-index.migration.js';
 import { VisualIndexService } from './visual-index.service.js';
 import { MatchPipelineService } from './match-pipeline.service.js';
 import { VideoMatchService } from './video-match.service.js';
@@ -25,7 +25,7 @@ export const searchPlugin = definePlugin({
   id: 'search',
   requires: ['media', 'matches'],
   entities: [Search, VisualIndexEntry],
-  migrations: [SearchInit1763700005000, VisualIndexInit1763700007000, VisualIndexFrames1763900001000, VisualIndexFrameSlots1764100001000, VisualIndexPostings1764300001000],
+  migrations: [SearchInit1763700005000, VisualIndexInit1763700007000, VisualIndexFrames1763900001000, VisualIndexFrameSlots1764100001000, VisualIndexPostings1764300001000, VisualIndexCompactPostings1796200000000],
   extensionPoints: [SEARCH_EXECUTORS, TRACKING_SOURCES],
   bindings: new ContainerModule(({ bind }) => {
     bind(SearchService).toSelf().inSingletonScope();

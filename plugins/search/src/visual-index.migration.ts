@@ -68,6 +68,15 @@ export class VisualIndexFrameSlots1764100001000 implements MigrationInterface {
   }
 }
 
+/** Postings of a row without those of some entries (the purge trigger's). */
+const withoutFunction = (stride: number) => `
+  -- (PostgreSQL's | and << share one precedence: every shift is parenthesised.)
+  CREATE OR REPLACE FUNCTION visual_postings_without(p bytea, gone bigint[]) RETURNS bytea LANGUAGE sql IMMUTABLE AS $$
+    SELECT coalesce(string_agg(substring(p FROM i FOR ${stride}), ''::bytea ORDER BY i), ''::bytea)
+    FROM generate_series(1, octet_length(p), ${stride}) AS i
+    WHERE (get_byte(p, i - 1)::bigint | (get_byte(p, i)::bigint << 8) | (get_byte(p, i + 1)::bigint << 16) | (get_byte(p, i + 2)::bigint << 24)) <> ALL (gone)
+  $$`;
+
 /**
  * The visual index held once, in the database (docs/visual-index.md): an inverted index of the LSH
  * buckets, one row per account and non-empty bucket, postings packed 36 bytes each (entry u32 +
@@ -103,13 +112,7 @@ export class VisualIndexPostings1764300001000 implements MigrationInterface {
     // Descriptors, keypoints and postings are incompressible: stored out of line without pglz's attempt.
     await q.query('ALTER TABLE visual_index ALTER COLUMN descriptors SET STORAGE EXTERNAL, ALTER COLUMN points SET STORAGE EXTERNAL');
     await q.query('ALTER TABLE visual_postings ALTER COLUMN postings SET STORAGE EXTERNAL');
-    await q.query(`
-      -- (PostgreSQL's | and << share one precedence: every shift is parenthesised.)
-      CREATE FUNCTION visual_postings_without(p bytea, gone bigint[]) RETURNS bytea LANGUAGE sql IMMUTABLE AS $$
-        SELECT coalesce(string_agg(substring(p FROM i FOR 36), ''::bytea ORDER BY i), ''::bytea)
-        FROM generate_series(1, octet_length(p), 36) AS i
-        WHERE (get_byte(p, i - 1)::bigint | (get_byte(p, i)::bigint << 8) | (get_byte(p, i + 1)::bigint << 16) | (get_byte(p, i + 2)::bigint << 24)) <> ALL (gone)
-      $$`);
+    await q.query(withoutFunction(36));
     // Whoever deletes a media (or its row directly), its postings go in the same transaction. Rows
     // of a deleted account (gone from auth's account_directory view) are skipped: its postings go
     // with it. Locks are taken in bucket order, as registrations take them, so concurrent writers
@@ -142,5 +145,32 @@ export class VisualIndexPostings1764300001000 implements MigrationInterface {
     await q.query('DROP FUNCTION visual_postings_without(bytea, bigint[])');
     await q.query('DROP TABLE visual_postings');
     await q.query('ALTER TABLE visual_index DROP COLUMN entry, DROP COLUMN buckets, DROP COLUMN bands');
+  }
+}
+
+/**
+ * Postings shrink from 36 bytes to 6 (docs/visual-index.md): the entry and the feature's number
+ * among its stored descriptors, which the vote reads for the few entries that could win. A million
+ * media then take ~6 GB of postings instead of ~37 GB. Postings cannot be converted in SQL (they
+ * do not name their feature), so they are emptied and every row is posted again on first use of
+ * its account (buckets NULL: the backfill of VisualIndexPostings).
+ */
+export class VisualIndexCompactPostings1796200000000 implements MigrationInterface {
+  name = 'VisualIndexCompactPostings1796200000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await this.restride(q, 6);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await this.restride(q, 36);
+  }
+
+  private async restride(q: QueryRunner, stride: number): Promise<void> {
+    await q.query('TRUNCATE visual_postings');
+    await q.query('UPDATE visual_index SET buckets = NULL WHERE buckets IS NOT NULL');
+    await q.query('ALTER TABLE visual_postings DROP COLUMN n_postings');
+    await q.query(`ALTER TABLE visual_postings ADD COLUMN n_postings integer GENERATED ALWAYS AS (octet_length(postings) / ${stride}) STORED`);
+    await q.query(withoutFunction(stride));
   }
 }

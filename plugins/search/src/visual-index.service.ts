@@ -5,6 +5,8 @@ import { VIDEO_FAST_THRESHOLD } from '@filigrane/video';
 import type { MediaEventsListener, RegisteredMedia, VideoFrameEvent } from '@filigrane/plugin-media';
 import {
   canonicalLuma,
+  DESCRIPTOR_BYTES,
+  featureKey,
   dhashBands,
   entryPostings,
   POSTING_BYTES,
@@ -27,6 +29,8 @@ import { VisualIndexEntry } from './visual-index.entity.js';
 const COUNT_TTL_MS = 30_000;
 /** Fewest votes for a candidate (VisualIndex's default). */
 const MIN_VOTES = 4;
+/** Fewest entries scored on their stored descriptors after the postings' first pass. */
+const SCORED_MIN = 96;
 /** Rows from before the shared index posted per transaction on first use of their account. */
 const BACKFILL_BATCH = 100;
 
@@ -242,19 +246,23 @@ export class VisualIndexService implements MediaEventsListener {
     });
     const tallies = queries.map((f, k) => new VoteTally(f.descriptors, f.count, merged.ranges[k]!));
     for (const row of rows) for (const [k, i] of merged.askers[row.r]!) tallies[k]!.add(i, row.postings);
-    // A few more than asked: entries of rows deleted since are dropped by the resolution.
-    const tops = tallies.map((t) => t.top(MIN_VOTES, max * 2 + 8));
-    const entries = [...new Set(tops.flatMap((top) => top.map((t) => t.entry)))];
-    if (!entries.length) return queries.map(() => []);
-    const keys: { entry: string; media_id: string; frame: number }[] = await this.db.query(
-      'SELECT entry, media_id, frame FROM visual_index WHERE entry = ANY($2::bigint[]) AND account_id = $1',
-      [accountId, entries],
+    // The entries that could win are scored on their stored descriptors, fetched with their keys
+    // in one statement (which also drops any entry whose row is gone). Four times what the vote
+    // keeps: meetings overcount votes (a descriptor meets an entry in several tables, or meets a
+    // stored descriptor too far from it).
+    const wanted = [...new Set(tallies.flatMap((t) => t.contenders(MIN_VOTES, Math.max(SCORED_MIN, (max * 2 + 8) * 4))))];
+    if (!wanted.length) return queries.map(() => []);
+    const found: { entry: string; j: number; media_id: string; frame: number; d: Buffer }[] = await this.db.query(
+      `SELECT v.entry, t.j, v.media_id, v.frame, substring(v.descriptors FROM t.j * ${DESCRIPTOR_BYTES} + 1 FOR ${DESCRIPTOR_BYTES}) AS d
+       FROM unnest($2::bigint[], $3::int[]) AS t(e, j) JOIN visual_index v ON v.entry = t.e AND v.account_id = $1`,
+      [accountId, wanted.map((k) => Math.floor(k / 0x10000)), wanted.map((k) => k % 0x10000)],
     );
-    const keyOf = new Map(keys.map((k) => [Number(k.entry), frameKey(Number(k.media_id), k.frame)]));
-    return tops.map((top) =>
-      top
-        .filter((t) => keyOf.has(t.entry))
-        .map((t) => ({ id: keyOf.get(t.entry)!, votes: t.votes }))
+    const stored = new Map(found.filter((f) => f.d.length === DESCRIPTOR_BYTES).map((f) => [featureKey(Number(f.entry), f.j), bytes(f.d)]));
+    const keyOf = new Map(found.map((f) => [Number(f.entry), frameKey(Number(f.media_id), f.frame)]));
+    return tallies.map((t) =>
+      t
+        .top(stored, MIN_VOTES, max * 2 + 8)
+        .map((c) => ({ id: keyOf.get(c.entry)!, votes: c.votes }))
         .sort((a, b) => b.votes - a.votes || a.id - b.id)
         .slice(0, max),
     );
