@@ -102,7 +102,7 @@ function memoryOf(k: KernelExports, bytes: number): Uint8Array {
 const bytesOf = (a: Int32Array | Float32Array): Uint8Array => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 
 /** Where the last band's plane and tables were copied, so the passes of one embedding copy them once. */
-let placed: { band: ApplyBand; q: number; colI0: number; colF: number; rowI0: number; rowF: number; srow: number; drow: number; window: number } | undefined;
+let placed: (Placement & { window: number }) | undefined;
 
 /**
  * applyBandRgb8 (same contract, same bytes): rows y0..y1 of the apply pass over 8-bit RGB(A) samples;
@@ -119,30 +119,10 @@ export function applyBand(data: Uint8Array, out: Uint8Array, band: ApplyBand, y0
   const rows = Math.max(1, Math.floor(WINDOW_BYTES / rowBytes));
   let mem: Uint8Array;
   if (!placed || !sameTables(placed.band, band)) {
-    let at = BASE;
-    const take = (bytes: number): number => {
-      const o = at;
-      at += align(bytes);
-      return o;
-    };
-    const p = {
-      band,
-      q: take(band.q.byteLength),
-      colI0: take(band.colI0.byteLength),
-      colF: take(band.colF.byteLength),
-      rowI0: take(band.rowI0.byteLength),
-      rowF: take(band.rowF.byteLength),
-      srow: take(4 * (w0 + 1)),
-      drow: take(2 * rowBytes),
-      window: take(rows * rowBytes),
-    };
-    mem = memoryOf(k, at);
-    mem.set(bytesOf(band.q), p.q);
-    mem.set(bytesOf(band.colI0), p.colI0);
-    mem.set(bytesOf(band.colF), p.colF);
-    mem.set(bytesOf(band.rowI0), p.rowI0);
-    mem.set(bytesOf(band.rowF), p.rowF);
-    placed = p;
+    const p = layout(band);
+    mem = memoryOf(k, p.end + align(rows * rowBytes));
+    placeTables(mem, p);
+    placed = { ...p, window: p.end };
   } else {
     mem = new Uint8Array(k.memory.buffer);
   }
@@ -193,6 +173,16 @@ function layout(band: ApplyBand): Placement {
   return { ...p, end: at };
 }
 
+/** Copies the plane and tables of `p.band` to their offsets. */
+function placeTables(mem: Uint8Array, p: Placement): void {
+  const { band } = p;
+  mem.set(bytesOf(band.q), p.q);
+  mem.set(bytesOf(band.colI0), p.colI0);
+  mem.set(bytesOf(band.colF), p.colF);
+  mem.set(bytesOf(band.rowI0), p.rowI0);
+  mem.set(bytesOf(band.rowF), p.rowF);
+}
+
 /** Images held in the memory of a module instance of their own (kernelImage), by that memory's buffer. */
 const held = new WeakMap<ArrayBufferLike, { k: KernelExports; room: number; placed?: Placement }>();
 
@@ -222,11 +212,7 @@ function applyHeld(data: Uint8Array, out: Uint8Array, band: ApplyBand, y0: numbe
   if (!h.placed || !sameTables(h.placed.band, band)) {
     const p = layout(band);
     if (p.end > h.room) return false;
-    mem.set(bytesOf(band.q), p.q);
-    mem.set(bytesOf(band.colI0), p.colI0);
-    mem.set(bytesOf(band.colF), p.colF);
-    mem.set(bytesOf(band.rowI0), p.rowI0);
-    mem.set(bytesOf(band.rowF), p.rowF);
+    placeTables(mem, p);
     h.placed = p;
   }
   const p = h.placed;
