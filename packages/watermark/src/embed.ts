@@ -19,7 +19,7 @@ import {
   type ImageFormat,
   type RawImage,
 } from '@filigrane/vision';
-import { applyBand, histogramSquaresWasm, lumaAreaReducer, lumaPrefixRows, shapedHistogramWasm, shapePlaneWasm, sseRgb8 } from './wasm-kernels';
+import { applyBand, histogramSquaresWasm, kernelImage, lumaAreaReducer, lumaPrefixRows, shapedHistogramWasm, shapePlaneWasm, sseRgb8 } from './wasm-kernels';
 import { jndMask, maskBlurRadius, maskGrid, type RowSource } from './jnd';
 import { assertMediaKey } from './key';
 import { ALGORITHM_VERSION, canonicalGrid, DEFAULTS, type EmbeddingParams } from './params';
@@ -712,7 +712,12 @@ async function embedWith(
   // The pixel hash and the reduced original wait for no one: they fill this thread's waits for libvips.
   const idle = new IdleWork();
   // First of all, the marked copy's memory is mapped in (see touchJob), while libvips codes the sample.
-  const marked = raw.depth === 8 && correctable && ladder.length ? new Uint8Array(raw.data.length) : undefined;
+  // In the memory of a WebAssembly instance of its own when the apply pass runs there: it then marks it in place.
+  const marked =
+    raw.depth === 8 && correctable && ladder.length
+      ? ((raw.channels >= 3 ? kernelImage(raw.data.length, { ...plan.shaped.parts(), W: raw.width, channels: raw.channels }) : undefined) ??
+        new Uint8Array(raw.data.length))
+      : undefined;
   const touch = marked && touchJob(marked);
   if (touch) idle.add(touch.slice);
   const hasher = pixelHasher(raw);

@@ -102,45 +102,27 @@ function memoryOf(k: KernelExports, bytes: number): Uint8Array {
 const bytesOf = (a: Int32Array | Float32Array): Uint8Array => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 
 /** Where the last band's plane and tables were copied, so the passes of one embedding copy them once. */
-let placed: { band: ApplyBand; q: number; colI0: number; colF: number; rowI0: number; rowF: number; srow: number; drow: number; window: number } | undefined;
+let placed: (Placement & { window: number }) | undefined;
 
 /**
  * applyBandRgb8 (same contract, same bytes): rows y0..y1 of the apply pass over 8-bit RGB(A) samples;
  * `data` and `out` hold row y0 at their start and may be the same array. Returns the sum of squared
- * differences of the colour channels.
+ * differences of the colour channels. When `out` is in an image of kernelImage, it is marked in place.
  */
 export function applyBand(data: Uint8Array, out: Uint8Array, band: ApplyBand, y0: number, y1: number): number {
   const k = kernels();
   if (!k) return applyBandRgb8(data, out, band, y0, y1);
+  const sum = { v: 0 };
+  if (applyHeld(data, out, band, y0, y1, sum)) return sum.v;
   const { W, channels, w0, h0, a } = band;
   const rowBytes = W * channels;
   const rows = Math.max(1, Math.floor(WINDOW_BYTES / rowBytes));
   let mem: Uint8Array;
   if (!placed || !sameTables(placed.band, band)) {
-    let at = BASE;
-    const take = (bytes: number): number => {
-      const o = at;
-      at += align(bytes);
-      return o;
-    };
-    const p = {
-      band,
-      q: take(band.q.byteLength),
-      colI0: take(band.colI0.byteLength),
-      colF: take(band.colF.byteLength),
-      rowI0: take(band.rowI0.byteLength),
-      rowF: take(band.rowF.byteLength),
-      srow: take(4 * (w0 + 1)),
-      drow: take(2 * rowBytes),
-      window: take(rows * rowBytes),
-    };
-    mem = memoryOf(k, at);
-    mem.set(bytesOf(band.q), p.q);
-    mem.set(bytesOf(band.colI0), p.colI0);
-    mem.set(bytesOf(band.colF), p.colF);
-    mem.set(bytesOf(band.rowI0), p.rowI0);
-    mem.set(bytesOf(band.rowF), p.rowF);
-    placed = p;
+    const p = layout(band);
+    mem = memoryOf(k, p.end + align(rows * rowBytes));
+    placeTables(mem, p);
+    placed = { ...p, window: p.end };
   } else {
     mem = new Uint8Array(k.memory.buffer);
   }
@@ -155,6 +137,100 @@ export function applyBand(data: Uint8Array, out: Uint8Array, band: ApplyBand, y0
     out.set(mem.subarray(p.window, p.window + n), from);
   }
   return sse;
+}
+
+/** The apply tables' offsets in a module's memory. */
+interface Placement {
+  band: ApplyBand;
+  q: number;
+  colI0: number;
+  colF: number;
+  rowI0: number;
+  rowF: number;
+  srow: number;
+  drow: number;
+  end: number;
+}
+
+/** Lays out `band`'s plane, tables and row scratch from BASE (the offsets, and the first free one as `end`). */
+function layout(band: ApplyBand): Placement {
+  let at = BASE;
+  const take = (bytes: number): number => {
+    const o = at;
+    at += align(bytes);
+    return o;
+  };
+  const p = {
+    band,
+    q: take(band.q.byteLength),
+    colI0: take(band.colI0.byteLength),
+    colF: take(band.colF.byteLength),
+    rowI0: take(band.rowI0.byteLength),
+    rowF: take(band.rowF.byteLength),
+    srow: take(4 * (band.w0 + 1)),
+    drow: take(2 * band.W * band.channels),
+  };
+  return { ...p, end: at };
+}
+
+/** Copies the plane and tables of `p.band` to their offsets. */
+function placeTables(mem: Uint8Array, p: Placement): void {
+  const { band } = p;
+  mem.set(bytesOf(band.q), p.q);
+  mem.set(bytesOf(band.colI0), p.colI0);
+  mem.set(bytesOf(band.colF), p.colF);
+  mem.set(bytesOf(band.rowI0), p.rowI0);
+  mem.set(bytesOf(band.rowF), p.rowF);
+}
+
+/** Images held in the memory of a module instance of their own (kernelImage), by that memory's buffer. */
+const held = new WeakMap<ArrayBufferLike, { k: KernelExports; room: number; placed?: Placement }>();
+
+/**
+ * A zeroed array of `length` bytes in the memory of a module instance of its own, with room before it for
+ * the tables of `band` (the gain is not used): applyBand writes such an `out` in place, with one copy of
+ * the original's rows into it instead of a copy in and a copy out through the window (~20 ms of copying
+ * per 54 MB image). The instance's memory never grows again, so the array stays valid for as long as
+ * it is referenced. Undefined where this engine has no WebAssembly SIMD.
+ */
+export function kernelImage(length: number, band: Omit<ApplyBand, 'a'>): Uint8Array | undefined {
+  const k = ownKernels();
+  if (!k) return undefined;
+  const room = layout({ ...band, a: 0 }).end;
+  // 16 bytes of slack after the image: no kernel reads past its end, but none may trap there either.
+  const mem = memoryOf(k, room + align(length) + 16);
+  held.set(mem.buffer, { k, room });
+  return new Uint8Array(mem.buffer, room, length);
+}
+
+/** applyBand into an image of kernelImage, in place: false when its room does not fit these tables. */
+function applyHeld(data: Uint8Array, out: Uint8Array, band: ApplyBand, y0: number, y1: number, sse: { v: number }): boolean {
+  const h = held.get(out.buffer);
+  if (!h) return false;
+  const { k } = h;
+  const mem = new Uint8Array(k.memory.buffer);
+  if (!h.placed || !sameTables(h.placed.band, band)) {
+    const p = layout(band);
+    if (p.end > h.room) return false;
+    placeTables(mem, p);
+    h.placed = p;
+  }
+  const p = h.placed;
+  const { W, channels, w0, h0, a } = band;
+  const rowBytes = W * channels;
+  // Strips of the window's size: each is copied then marked while it is still in the cache.
+  const rows = Math.max(1, Math.floor(WINDOW_BYTES / rowBytes));
+  const inPlace = data.buffer === out.buffer && data.byteOffset === out.byteOffset;
+  let sum = 0;
+  for (let y = y0; y < y1; y += rows) {
+    const end = Math.min(y1, y + rows);
+    const from = (y - y0) * rowBytes;
+    const at = out.byteOffset + from;
+    if (!inPlace) mem.set(data.subarray(from, from + (end - y) * rowBytes), at);
+    sum += k.applyRows(at, at, W, channels, y, end, p.q, w0, h0, p.colI0, p.colF, p.rowI0, p.rowF, a, p.srow, p.drow);
+  }
+  sse.v = sum;
+  return true;
 }
 
 /** Same plane and tables (the gain may differ: it is passed on each call). */

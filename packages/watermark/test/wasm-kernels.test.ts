@@ -16,7 +16,7 @@ import { canonicalGrid, DEFAULTS } from '../src/params';
 import { canonicalPattern, PlaneUpsampler } from '../src/pattern';
 import { Scratch } from '../src/scratch';
 import { AreaReducer } from '@filigrane/vision';
-import { applyBand, lumaAreaReducer, lumaPrefixRgb8, lumaPrefixRows, sseRgb8, wasmKernelsAvailable } from '../src/wasm-kernels';
+import { applyBand, kernelImage, lumaAreaReducer, lumaPrefixRgb8, lumaPrefixRows, sseRgb8, wasmKernelsAvailable } from '../src/wasm-kernels';
 
 /** Deterministic pseudo-random numbers in [0, 1). */
 function rng(seed: number): () => number {
@@ -93,6 +93,35 @@ for (const [W, H, w0, h0, channels, a] of [
     const again = { ...b, a: a * 2 };
     t.is(applyBand(data, twice, again, 0, H), applyBandRgb8(data, expected, again, 0, H));
     t.true(same(twice, expected));
+  });
+
+  test(`applyBand marks an image of kernelImage in place with the same bytes (${W}x${H}x${channels}, grid ${w0}x${h0})`, (t) => {
+    const b = band(W, H, w0, h0, channels, a, W + H);
+    const data = samples(W * H * channels, W * 7 + H);
+    const expected = new Uint8Array(data.length);
+    const expectedSse = applyBandRgb8(data, expected, b, 0, H);
+    const held = kernelImage(data.length, b)!;
+    t.is(held.length, data.length);
+    t.true(held.every((v) => v === 0));
+    t.is(applyBand(data, held, b, 0, H), expectedSse);
+    t.true(same(held, expected));
+    // Another gain over it (embed()'s later passes), a band of rows into a part of it, and the held image as its own input.
+    const again = { ...b, a: a * 2 };
+    const expectedAgain = new Uint8Array(data.length);
+    t.is(applyBand(data, held, again, 0, H), applyBandRgb8(data, expectedAgain, again, 0, H));
+    t.true(same(held, expectedAgain));
+    const y0 = Math.floor(H / 3);
+    const rowBytes = W * channels;
+    t.is(applyBand(data.subarray(y0 * rowBytes), held.subarray(y0 * rowBytes), b, y0, H), applyBandRgb8(data.subarray(y0 * rowBytes), new Uint8Array(data.length - y0 * rowBytes), b, y0, H));
+    t.true(same(held.subarray(y0 * rowBytes), expected.subarray(y0 * rowBytes)));
+    held.set(data);
+    t.is(applyBand(held, held, b, 0, H), expectedSse);
+    t.true(same(held, expected));
+    // Tables larger than the room it was made for: the window path, the same bytes.
+    const wider = band(W, H, w0 + 64, h0 + 64, channels, a, W + H + 1);
+    const expectedWider = new Uint8Array(data.length);
+    t.is(applyBand(data, held, wider, 0, H), applyBandRgb8(data, expectedWider, wider, 0, H));
+    t.true(same(held, expectedWider));
   });
 }
 
