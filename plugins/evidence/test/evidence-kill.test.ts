@@ -135,6 +135,7 @@ const filesUnder = (dir: string): string[] =>
   writeFileSync(file, wacz);
   const keys = await server.call('GET', '/api/v4/evidence/keys/');
   writeFileSync(join(dataDir, 'key.pem'), keys.json.results[0].public_key);
-  const verified = spawnSync(process.execPath, [CLI, 'evidence', 'verify', file, '--key', join(dataDir, 'key.pem'), '--tsa-ca', tsa.caFile, '--require-time-stamp'], { encoding: 'utf8' });
-  t.is(verified.status, 0, verified.stdout + verified.stderr);
+  const verified = spawnSync(process.execPath, [CLI, 'evidence', 'verify', file, '--key', join(dataDir, 'key.pem'), '--tsa-ca', tsa.caFile, '--require-time-stamp'], { encoding: 'utf8', timeout: 60_000 });
+  // spawnSync blocks this worker's event loop (and the test's own timeout): bounded, so it fails instead of hanging the suite.
+  t.is(verified.status, 0, `${verified.error?.message ?? ''}${verified.stdout}${verified.stderr}`);
 });

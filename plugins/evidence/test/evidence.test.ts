@@ -183,7 +183,7 @@ test('a crawled copy: automatic and asked-for packs, read back with unzip and wa
   t.regex(dgst.stdout, /Verified OK/);
 
   // The CLI: verified; one flipped byte of a file inside: not verified, exit 1.
-  const ok = spawnSync(process.execPath, [CLI, 'evidence', 'verify', file, '--key', join(dir, 'key.pem'), '--tsa-ca', tsa.caFile], { encoding: 'utf8' });
+  const ok = spawnSync(process.execPath, [CLI, 'evidence', 'verify', file, '--key', join(dir, 'key.pem'), '--tsa-ca', tsa.caFile], { encoding: 'utf8', timeout: 60_000 });
   t.is(ok.status, 0, ok.stdout + ok.stderr);
   t.regex(ok.stdout, /verified/);
   const at = wacz.indexOf(Buffer.from('"verdict": "watermarked"'));
@@ -191,7 +191,7 @@ test('a crawled copy: automatic and asked-for packs, read back with unzip and wa
   const tampered = Buffer.from(wacz);
   tampered[at + 13] = 'W'.charCodeAt(0);
   writeFileSync(join(dir, 'tampered.wacz'), tampered);
-  const bad = spawnSync(process.execPath, [CLI, 'evidence', 'verify', join(dir, 'tampered.wacz')], { encoding: 'utf8' });
+  const bad = spawnSync(process.execPath, [CLI, 'evidence', 'verify', join(dir, 'tampered.wacz')], { encoding: 'utf8', timeout: 60_000 });
   t.is(bad.status, 1, bad.stdout + bad.stderr);
   t.regex(bad.stdout, /FAIL file evidence\/facts\.json/);
 

@@ -45,6 +45,8 @@ export async function startTimeStampAuthority(): Promise<TimeStampAuthority> {
       return n;
     },
     close: async () => {
+      // A client's idle keep-alive connection (a worker killed with kill -9 never closes its own) must not hold the close.
+      server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       rmSync(dir, { recursive: true, force: true });
     },
