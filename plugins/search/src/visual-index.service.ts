@@ -235,11 +235,15 @@ export class VisualIndexService implements MediaEventsListener {
       return m.query(
       // One index probe per range, in bucket order (neighbouring probes share the B-tree's pages); a
       // range's total is a window over its rows, and the postings of a stop-word range are never
-      // read (TOASTed values are only fetched for the rows returned).
+      // read (TOASTed values are only fetched for the rows returned). The probe is a LATERAL subquery
+      // kept apart (OFFSET 0): as a plain join, an account of a million media (14.7 M bucket rows)
+      // made the planner scan the whole table for every range (minutes instead of ~0.3 s).
       `SELECT r, postings FROM (
          SELECT q.r::int - 1 AS r, p.postings, sum(p.n_postings) OVER (PARTITION BY q.r) AS total
          FROM unnest($2::int[], $3::int[]) WITH ORDINALITY AS q(lo, hi, r)
-         JOIN visual_postings p ON p.account_id = $1 AND p.bucket >= q.lo AND p.bucket < q.hi) x
+         CROSS JOIN LATERAL (
+           SELECT postings, n_postings FROM visual_postings v
+           WHERE v.account_id = $1 AND v.bucket >= q.lo AND v.bucket < q.hi OFFSET 0) p) x
        WHERE total <= $4`,
       [accountId, merged.lo, merged.hi, sharedCap(n, bits)],
       );
