@@ -188,14 +188,14 @@ export class VoteTally {
     const n = Math.floor(postings.length / POSTING_BYTES);
     for (let p = 0; p < n; p++) {
       const o = p * POSTING_BYTES;
-      const entry = postings[o]! | (postings[o + 1]! << 8) | (postings[o + 2]! << 16) | (postings[o + 3]! * 0x1000000);
-      const feature = postings[o + 4]! | (postings[o + 5]! << 8);
+      const entry = postings.readUInt32LE(o);
+      const feature = postings.readUInt16LE(o + 4);
       for (const i of askers) {
         this.asker.push(i);
-        this.entry.push(entry >>> 0);
+        this.entry.push(entry);
         this.feature.push(feature);
       }
-      this.meetings.set(entry >>> 0, (this.meetings.get(entry >>> 0) ?? 0) + askers.length);
+      this.meetings.set(entry, (this.meetings.get(entry) ?? 0) + askers.length);
     }
   }
 

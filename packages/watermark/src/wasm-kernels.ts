@@ -112,8 +112,8 @@ let placed: (Placement & { window: number }) | undefined;
 export function applyBand(data: Uint8Array, out: Uint8Array, band: ApplyBand, y0: number, y1: number): number {
   const k = kernels();
   if (!k) return applyBandRgb8(data, out, band, y0, y1);
-  const sum = { v: 0 };
-  if (applyHeld(data, out, band, y0, y1, sum)) return sum.v;
+  const heldSum = applyHeld(data, out, band, y0, y1);
+  if (heldSum !== undefined) return heldSum;
   const { W, channels, w0, h0, a } = band;
   const rowBytes = W * channels;
   const rows = Math.max(1, Math.floor(WINDOW_BYTES / rowBytes));
@@ -203,15 +203,15 @@ export function kernelImage(length: number, band: Omit<ApplyBand, 'a'>): Uint8Ar
   return new Uint8Array(mem.buffer, room, length);
 }
 
-/** applyBand into an image of kernelImage, in place: false when its room does not fit these tables. */
-function applyHeld(data: Uint8Array, out: Uint8Array, band: ApplyBand, y0: number, y1: number, sse: { v: number }): boolean {
+/** applyBand into an image of kernelImage, in place (its sum of squared differences); undefined when `out` is not one, or its room does not fit these tables. */
+function applyHeld(data: Uint8Array, out: Uint8Array, band: ApplyBand, y0: number, y1: number): number | undefined {
   const h = held.get(out.buffer);
-  if (!h) return false;
+  if (!h) return undefined;
   const { k } = h;
   const mem = new Uint8Array(k.memory.buffer);
   if (!h.placed || !sameTables(h.placed.band, band)) {
     const p = layout(band);
-    if (p.end > h.room) return false;
+    if (p.end > h.room) return undefined;
     placeTables(mem, p);
     h.placed = p;
   }
@@ -229,8 +229,7 @@ function applyHeld(data: Uint8Array, out: Uint8Array, band: ApplyBand, y0: numbe
     if (!inPlace) mem.set(data.subarray(from, from + (end - y) * rowBytes), at);
     sum += k.applyRows(at, at, W, channels, y, end, p.q, w0, h0, p.colI0, p.colF, p.rowI0, p.rowF, a, p.srow, p.drow);
   }
-  sse.v = sum;
-  return true;
+  return sum;
 }
 
 /** Same plane and tables (the gain may differ: it is passed on each call). */
