@@ -61,6 +61,8 @@ export class CrawlRun {
   readonly identified = new Map<string, MatchedImage | null>();
   matchedBytes = 0;
   readonly robotsRecorded = new Set<string>();
+  /** Trap links this process already logged (`not followed`): not logged again from every page that repeats them. */
+  readonly trapped = new Set<string>();
   /** Links this process already wrote to the frontier: not sent to the database again from every page that repeats them. */
   private readonly linked = new Set<string>();
   readonly writes: CrawlWrites;

@@ -84,7 +84,7 @@ export class CrawlRunner {
     if (started.length === 0) return;
     const s = await this.frontier.state(sessionId);
     if (!s || s.cycle !== cycle) return;
-    const run = new CrawlRun(s, (st) => new CrawlWrites(this.db, this.blobs, st.id, st.cycle, `${runPrefix(st)}/w`), Math.min(64, this.cfg.concurrency * 2));
+    const run = new CrawlRun(s, (st) => new CrawlWrites(this.db, this.blobs, st.id, st.cycle, `${runPrefix(st)}/w`, this.cfg.maxQueryVariants), Math.min(64, this.cfg.concurrency * 2));
     const renewal = setInterval(
       () => void this.frontier.renew(run).catch((err) => this.log.error(`crawl ${sessionId}:${cycle}: lease renewal: ${(err as Error).message}`, err)),
       Math.max(500, (this.cfg.claimLease * 1000) / 3),
