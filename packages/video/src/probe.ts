@@ -65,9 +65,13 @@ export async function probeVideo(file: string, limits: ProbeLimits = {}): Promis
   if (!stream || !stream.width || !stream.height) throw new VideoError('video_no_stream', 'the file has no video stream (audio only?)');
   const maxDuration = limits.maxDuration ?? 4 * 3600;
   let duration = Number(parsed.format?.duration ?? stream.duration);
-  // Matroska/WebM written live or to a pipe (browsers' MediaRecorder, ffmpeg to stdout) carry no
-  // duration in their header: the packets tell it.
-  if (!Number.isFinite(duration) || duration <= 0) duration = await packetDuration(file, maxDuration, limits.scanTimeoutMs ?? 60_000);
+  // Matroska/WebM/ASF written live or to a pipe (browsers' MediaRecorder, ffmpeg to stdout) carry
+  // no duration in their header, and an AVI written so carries a false one (placeholder frame
+  // counts: 6 s read as 2,521 s): the packets tell it.
+  if (!Number.isFinite(duration) || duration <= 0 || parsed.format?.format_name === 'avi') {
+    const measured = await packetDuration(file, maxDuration, limits.scanTimeoutMs ?? 60_000);
+    if (Number.isFinite(measured) && measured > 0) duration = measured;
+  }
   if (!Number.isFinite(duration) || duration <= 0) throw new VideoError('video_empty', 'the video has no duration (empty or truncated)');
   if (duration > maxDuration) throw new VideoError('video_too_long', `the video lasts ${Math.round(duration)} s; the limit is ${maxDuration} s`);
   if (stream.width * stream.height > (limits.maxPixels ?? 7680 * 4320)) {

@@ -1,4 +1,4 @@
-import { PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber, PDFRawStream, PDFRef, type PDFObject } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber, PDFRawStream, PDFRef, type PDFObject } from '@cantoo/pdf-lib';
 import { DocumentError } from './document-error.js';
 import { checkPaintFanOut, checkStreamSizes, COMPLEXITY_LIMITS } from './pdf-complexity.js';
 
@@ -19,8 +19,11 @@ const num = (o: PDFObject | undefined) => (o instanceof PDFNumber ? o.asNumber()
 
 /**
  * Checks a PDF before anything is decoded: truncated files, password encryption, active content
- * (JavaScript, embedded files) and images declaring more pixels than allowed are refused; raw
- * JPEG streams are collected per page (pdf-lib reaches the streams, pdf.js only gives pixels).
+ * (JavaScript, embedded files), images declaring more pixels than allowed, compression bombs and
+ * form fan-outs are refused; raw JPEG streams are collected per page (pdf-lib reaches the streams,
+ * pdf.js only gives pixels). An encrypted document that opens without a password (owner password
+ * only, as pdf.js reads it) is decrypted first, so every check applies to it too. The reader is
+ * @cantoo/pdf-lib, pdf-lib's maintained fork, which also decrypts (RC4 and AES, revisions 2 to 6).
  */
 export async function prescanPdf(data: Buffer, maxImagePixels: number): Promise<PrescanResult> {
   try {
@@ -38,14 +41,16 @@ async function scan(data: Buffer, maxImagePixels: number): Promise<PrescanResult
   if (data.subarray(Math.max(0, data.length - 2048)).indexOf('%%EOF') < 0) throw new DocumentError('pdf_truncated', 'The PDF is truncated (no %%EOF marker at its end).');
   let doc: PDFDocument;
   try {
-    doc = await PDFDocument.load(data, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false });
+    // The empty password: what pdf.js opens without one is decrypted here the same way.
+    doc = await PDFDocument.load(data, { password: '', ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false });
   } catch (err) {
     // pdf-lib is stricter than pdf.js: a file it cannot parse may still be readable; pdf.js decides.
+    // So does a document that needs a password (pdf.js refuses it: pdf_encrypted).
     void err;
     return { rawJpegs: new Map() };
   }
-  if (doc.isEncrypted) {
-    // Streams are encrypted: pdf.js decrypts (empty user password) or refuses (password needed).
+  if (doc.isEncrypted && !doc.context.isDecrypted) {
+    // Encrypted but not decrypted (a security handler other than the standard one): pdf.js decides.
     return { rawJpegs: new Map() };
   }
   const ctx = doc.context;

@@ -263,6 +263,15 @@ test.serial('videos without a duration in their header (written live or to a pip
     t.true(Math.abs(matches[0]!.matched_video_start_time - 8) <= 1 && Math.abs(matches[0]!.matched_video_end_time - 14) <= 1, `${name}: ${JSON.stringify(matches[0])}`);
   }
 
+  // ASF written to a pipe has no duration either; AVI's is false there (placeholder frame counts).
+  for (const [format, codec] of [['asf', 'wmv2'], ['avi', 'mpeg4']] as const) {
+    const bytes = piped('-f', 'lavfi', '-i', 'testsrc2=size=160x120:rate=10', '-t', '3', '-c:v', codec, '-f', format);
+    const put = await server.call('PUT', `/api/v4/media/vid/live/clip.${format}`, { key, body: bytes, headers: { 'content-type': 'application/octet-stream' } });
+    t.is(put.status, 201, put.text);
+    t.like(put.json.video, { format });
+    t.true(Math.abs(put.json.video.duration - 3) < 0.2, `${format}: duration ${put.json.video.duration}`);
+  }
+
   // Hostile: the crafted one is as long as its timestamps say; a header with no frame is empty.
   const long = await server.call('PUT', '/api/v4/media/vid/live/sparse.mkv', { key, body: sparse, headers: { 'content-type': 'video/x-matroska' } });
   t.is(long.status, 413, long.text);
