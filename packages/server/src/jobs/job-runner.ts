@@ -257,6 +257,8 @@ export class JobRunner implements JobQueue {
       }
       try {
         await hook(job.data as never, { ...failure, log });
+        // Kept as the dead-letter job's output (pg-boss replaces it with what the handler returns): which job, and why.
+        return { jobId: failure.jobId, reason: failure.reason };
       } catch (err) {
         this.logger?.error({ queue: spec.queue, job: failure.jobId ?? undefined, deadLetterJob: job.id, err }, 'the final-failure hook failed; it is retried');
         throw err;
