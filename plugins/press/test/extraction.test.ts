@@ -135,6 +135,12 @@ test('encrypted documents that open without a password get the same checks: bomb
   t.is(await refused(await encryptPdf(await pdfWithFormFanOut(), 'RC4-128')), 'pdf_too_complex', 'a fan-out in encrypted content streams');
   t.is(await refused(await encryptPdf(await pdfWithJavaScript(), 'AES-256')), 'pdf_javascript');
   t.is(await refused(await encryptPdf(issue, 'AES-256', 'secret')), 'pdf_encrypted', 'a user password is still needed');
+  // Without its /ID, AES-256 still opens in pdf.js (revision 6 does not use it) but not in the
+  // prescan's reader: refused rather than handed to pdf.js unchecked.
+  const sealed = (await encryptPdf(await pdfWithFlateBomb('content', 1024), 'AES-256')).toString('latin1');
+  const id = sealed.lastIndexOf('/ID');
+  const noId = sealed.slice(0, id) + ' '.repeat(sealed.indexOf(']', id) + 1 - id) + sealed.slice(sealed.indexOf(']', id) + 1);
+  t.is(await refused(Buffer.from(noId, 'latin1')), 'pdf_encrypted', 'an encryption the prescan cannot read');
   // A sound encrypted issue is read as the plain one, its JPEG taken as printed (decrypted).
   const pages = await all(await encryptPdf(issue, 'AES-256'));
   t.deepEqual(pages.map((p) => p.images.length), [1, 2, 1, 1]);
