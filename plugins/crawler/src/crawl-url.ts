@@ -20,9 +20,9 @@ const PATH_SESSION = /;jsessionid=[^/;]*/gi;
  * credentials, default port dropped, host lower case (WHATWG URL does that), tracking parameters
  * and session ids removed and the rest sorted. null for anything we do not crawl.
  */
-export function canonicalUrl(raw: string, base?: string | URL): string | null {
+export function canonicalUrl(raw: string, base?: string | URL, maxLength = MAX_URL_LENGTH): string | null {
   const text = raw.trim();
-  if (text === '' || text.length > MAX_URL_LENGTH) return null;
+  if (text === '' || text.length > maxLength) return null;
   let url: URL;
   try {
     url = new URL(text, base);
@@ -39,7 +39,7 @@ export function canonicalUrl(raw: string, base?: string | URL): string | null {
     url.search = new URLSearchParams(kept).toString();
   }
   const href = url.href;
-  return href.length > MAX_URL_LENGTH ? null : href;
+  return href.length > maxLength ? null : href;
 }
 
 /**

@@ -3,7 +3,7 @@ import { sniffKind } from './content-sniff.js';
 import { validatorsOf, type Claim, type CrawlRun } from './crawl-run.js';
 import type { CrawlerConfig } from './crawl-settings.js';
 import { MAX_TRAPS_REMEMBERED, pathTrap, TRAPS_LOGGED_PER_PAGE } from './crawl-traps.js';
-import { canonicalUrl, inSite } from './crawl-url.js';
+import { canonicalUrl, inSite, MAX_URL_LENGTH } from './crawl-url.js';
 import type { DoneMark } from './crawl-writes.js';
 import type { ExtractedPage } from './html-extract.js';
 import type { ImageSightings } from './image-sightings.js';
@@ -75,9 +75,16 @@ export class PageProcessor {
    * pages log (`not followed: ...`), like a page robots.txt refuses. Links beyond a path's query
    * variants are refused when written (crawl-writes.ts).
    */
-  private follow(run: CrawlRun, claim: Claim, links: string[]): void {
+  private follow(run: CrawlRun, claim: Claim, links: string[], longLinks: string[]): void {
     const kept: string[] = [];
     let logged = 0;
+    // Logged under their first MAX_URL_LENGTH characters: the log's URL column stays bounded.
+    for (const link of longLinks) {
+      const shown = `${link.slice(0, MAX_URL_LENGTH)}...`;
+      if (run.trapped.has(shown)) continue;
+      if (run.trapped.size < MAX_TRAPS_REMEMBERED) run.trapped.add(shown);
+      run.writes.item('page', shown, { pageUrl: claim.url, outcome: `not followed: URL of ${link.length} characters, over ${MAX_URL_LENGTH} (crawler trap)` });
+    }
     for (const link of links) {
       const trap = pathTrap(link, this.cfg.maxPathSegments);
       if (!trap) kept.push(link);
@@ -121,7 +128,7 @@ export class PageProcessor {
       w.item('page', claim.url, { ...base, outcome: `unreadable HTML: ${digested.pageError}` });
       return fetched;
     }
-    if (!page.nofollow && claim.depth < this.cfg.maxDepth) this.follow(run, claim, page.links.filter((l) => inSite(l, s.site)));
+    if (!page.nofollow && claim.depth < this.cfg.maxDepth) this.follow(run, claim, page.links.filter((l) => inSite(l, s.site)), page.longLinks.filter((l) => inSite(l, s.site)));
     w.item('page', claim.url, { ...base, title: page.meta.title ?? null, outcome: 'ok' });
     await this.videos.videos(run, claim.url, videosOf(page));
     for (const doc of page.documents) w.item('document', doc.url, { pageUrl: claim.url, outcome: `found (${doc.via})` });

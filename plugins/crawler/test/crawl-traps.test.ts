@@ -15,6 +15,8 @@ import { waitFor } from './support/test-site.js';
 // page). The query variants cap is lowered to 20 so the test stays short.
 
 const CAP = 20;
+/** A link over 2048 characters (MAX_URL_LENGTH): generated URLs grow without end too. */
+const LONG = `/g/${'x'.repeat(2100)}`;
 const ITEMS = 15;
 let web: Server;
 let base = '';
@@ -32,7 +34,7 @@ test.before(async () => {
     if (url.pathname === '/robots.txt') return void res.writeHead(404).end();
     if (url.pathname === '/') {
       const deep = `/d/${Array.from({ length: 25 }, (_, i) => i + 1).join('/')}/`;
-      return page(['/cal?month=0', '/gen', '/loop/', '/p/a/b/', deep, `/s.html;jsessionid=${sid().toUpperCase()}`, `/s.html?PHPSESSID=${sid()}`, ...Array.from({ length: ITEMS }, (_, i) => `/item?id=${i + 1}`)]);
+      return page(['/cal?month=0', '/gen', LONG, '/loop/', '/p/a/b/', deep, `/s.html;jsessionid=${sid().toUpperCase()}`, `/s.html?PHPSESSID=${sid()}`, ...Array.from({ length: ITEMS }, (_, i) => `/item?id=${i + 1}`)]);
     }
     if (url.pathname === '/cal') {
       const m = Number(url.searchParams.get('month'));
@@ -96,6 +98,7 @@ test('an endless calendar stops at the query variants cap, a catalogue is crawle
   t.true(requests.includes('/loop/x/x/') && !requests.includes('/loop/x/x/x/'));
   t.true(requests.includes('/p/a/b/a/b/') && !requests.includes('/p/a/b/a/b/a/b/'));
   t.false(requests.some((r) => r.startsWith('/d/')), 'the 25-segment path is not fetched');
+  t.false(requests.some((r) => r.startsWith('/g/')), 'the over-long link is not fetched');
   t.is(paths.filter((p) => p === '/gen').length, 1 + CAP);
   t.true(requests.length < 80, `${requests.length} requests in all`);
 
@@ -107,6 +110,7 @@ test('an endless calendar stops at the query variants cap, a catalogue is crawle
   t.regex(outcome(`${base}/loop/x/x/x/`), /^not followed: path repeats "x" 3 times in a row/);
   t.regex(outcome(`${base}/p/a/b/a/b/a/b/`), /^not followed: path repeats "a\/b" 3 times in a row/);
   t.regex(outcome(`${base}/d/${Array.from({ length: 25 }, (_, i) => i + 1).join('/')}/`), /^not followed: path of more than 20 segments/);
+  t.regex(outcome(`${`${base}${LONG}`.slice(0, 2048)}...`), new RegExp(`^not followed: URL of ${base.length + LONG.length} characters, over 2048`));
   const calendarSkips = rows.filter((r) => r.url.startsWith(`${base}/cal?`) && r.outcome.startsWith('not followed'));
   t.true(calendarSkips.length >= 1, 'refused months are logged');
   t.regex(calendarSkips[0]!.outcome, new RegExp(`more than ${CAP} query variants of ${base}/cal \\(CRAWL_MAX_QUERY_VARIANTS`));
