@@ -4,7 +4,7 @@ import { BlobMissingError, CORE_SETTINGS, TOKENS, type BlobStore, type CoreSetti
 import { MediaError, PreparedQuery, prepareQuery } from '@filigrane/vision';
 import { AccountService } from '@filigrane/plugin-account';
 import { DocumentError } from './document-error.js';
-import { extractPdf, type ExtractedImage, type ExtractionLimits } from './pdf-extraction.js';
+import { extractPdfInWorker, type ExtractedImage, type ExtractionLimits } from './pdf-extraction.js';
 import { PressIssue } from './press-issue.entity.js';
 import { issueImageKey, issueKey } from './press-issue.service.js';
 import { TesseractOcr } from './ocr.js';
@@ -69,7 +69,7 @@ export class PressAnalysisService {
       // Per account and image: the media found the first time, reused on the other pages.
       const known = new Map<string, SightingMatch[]>();
       const stored = new Set<string>();
-      const pages = extractPdf(data, {
+      const pages = extractPdfInWorker(data, {
         limits: limitsFrom(this.settings, this.core),
         // Credit lines serve matching only: without a tracking account, scans are not read.
         ocr: this.settings.ocr && accounts.length ? this.ocr : null,

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import test from 'ava';
 import sharp from 'sharp';
 import { syntheticPhoto } from '@filigrane/vision';
-import { DocumentError, extractPdf, TesseractOcr, type ExtractedPage } from '@filigrane/plugin-press';
+import { DocumentError, extractPdf, extractPdfInWorker, TesseractOcr, type ExtractedPage } from '@filigrane/plugin-press';
 import { blankPages, composeIssue, encryptPdf, encryptedPdf, pdfWithTiledPhoto, pdfWithAttachment, pdfWithHugeImage, pdfWithIndexedAndBilevel, pdfWithJavaScript, pdfWithFlateBomb, pdfWithFormFanOut, pdfWithPageTreeLoop, scannedPage } from './pdf-fixtures.js';
 
 const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
@@ -145,4 +145,19 @@ test('encrypted documents that open without a password get the same checks: bomb
   const pages = await all(await encryptPdf(issue, 'AES-256'));
   t.deepEqual(pages.map((p) => p.images.length), [1, 2, 1, 1]);
   t.is(pages[0]!.images[0]!.md5, md5(jpeg));
+});
+
+test('in a worker thread (as the services run it): the same pages, refusals with their code, progress reported', async (t) => {
+  const inThread = await all(issue);
+  const totals: number[] = [];
+  const inWorker: ExtractedPage[] = [];
+  for await (const p of extractPdfInWorker(issue, { onStart: (n) => void totals.push(n) })) inWorker.push(p);
+  t.deepEqual(totals, [4]);
+  t.deepEqual(inWorker, inThread);
+  t.true(Buffer.isBuffer(inWorker[0]!.images[0]!.bytes));
+  const error = await t.throwsAsync(async () => {
+    for await (const _ of extractPdfInWorker(await encryptPdf(await pdfWithFlateBomb('content', 256), 'RC4-128')));
+  });
+  t.true(error instanceof DocumentError);
+  t.is((error as DocumentError).code, 'pdf_too_complex');
 });
