@@ -18,6 +18,8 @@ export interface Claim {
   depth: number;
   etag: string | null;
   last_modified: string | null;
+  /** Times the page was taken over from a worker that stopped while holding it. */
+  takeovers: number;
 }
 
 export type Validators = { etag: string | null; last_modified: string | null };
