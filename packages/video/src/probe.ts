@@ -1,5 +1,5 @@
-import { decoderMessage, FFPROBE, run } from './ffmpeg.js';
 import { open } from 'node:fs/promises';
+import { decoderMessage, FFPROBE, run } from './ffmpeg.js';
 import { VideoError } from './errors.js';
 import { sniffVideo } from './sniff.js';
 

@@ -28,9 +28,9 @@ export function sniffVideo(bytes: Uint8Array): VideoFormat | null {
   }
   // QuickTime files without ftyp start with a moov/mdat/wide/free atom.
   if (b.length >= 8 && ['moov', 'mdat', 'wide', 'free'].includes(b.toString('latin1', 4, 8))) return 'mov';
-  // EBML: the header's DocType (element 0x4282, a one-byte size 0x88 then "matroska") tells
-  // Matroska from WebM, which ffprobe names alike ("matroska,webm").
-  if (b.length >= 4 && b.readUInt32BE(0) === 0x1a45dfa3) return head.includes('\x42\x82\x88matroska', 4, 'latin1') ? 'mkv' : 'webm';
+  // EBML: the header's DocType ("matroska" or "webm", its only text; whatever the writer's size
+  // encoding) tells Matroska from WebM, which ffprobe names alike ("matroska,webm").
+  if (b.length >= 4 && b.readUInt32BE(0) === 0x1a45dfa3) return head.includes('matroska', 4, 'latin1') ? 'mkv' : 'webm';
   if (b.length >= 12 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'AVI ') return 'avi';
   if (b.length >= 4 && b.toString('latin1', 0, 4) === 'OggS') return 'ogg';
   if (b.length >= 4 && b.toString('latin1', 0, 3) === 'FLV' && b[3] === 1) return 'flv';

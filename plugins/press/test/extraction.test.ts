@@ -147,7 +147,7 @@ test('encrypted documents that open without a password get the same checks: bomb
   t.is(pages[0]!.images[0]!.md5, md5(jpeg));
 });
 
-test('in a worker thread (as the services run it): the same pages, refusals with their code, progress reported', async (t) => {
+test('in a worker thread (as the services run it): the same pages and renderings, refusals with their code, progress reported', async (t) => {
   const inThread = await all(issue);
   const totals: number[] = [];
   const inWorker: ExtractedPage[] = [];
@@ -155,6 +155,12 @@ test('in a worker thread (as the services run it): the same pages, refusals with
   t.deepEqual(totals, [4]);
   t.deepEqual(inWorker, inThread);
   t.true(Buffer.isBuffer(inWorker[0]!.images[0]!.bytes));
+  // Rendering (@napi-rs/canvas) works there too: a tiled photo gives its rendered region.
+  const tiled = await pdfWithTiledPhoto(photos[0]!);
+  const rendered: ExtractedPage[] = [];
+  for await (const p of extractPdfInWorker(tiled)) rendered.push(p);
+  t.deepEqual(rendered, await all(tiled));
+  t.true(rendered[0]!.images.some((im) => im.rendered));
   const error = await t.throwsAsync(async () => {
     for await (const _ of extractPdfInWorker(await encryptPdf(await pdfWithFlateBomb('content', 256), 'RC4-128')));
   });
