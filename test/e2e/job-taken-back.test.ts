@@ -65,9 +65,15 @@ dbTest('a watermarking whose worker dies at every attempt ends failed, with the 
   t.is(job.retry_count, job.retry_limit, 'taken back once per attempt');
   t.is((await status()).status, 'pending', 'nothing has told the watermarking yet (this is where it used to stay)');
 
-  // A worker of the queue runs its final-failure hook.
-  const watermarking = server.app.plugins.find((p) => p.id === 'watermarking')!;
-  await server.app.jobs.work(watermarking.jobs!(server.app.container) as JobSpec<never>[], ['watermarking.run']);
+  // A worker of the queue runs its final-failure hook; its process log is kept here.
+  const lines: Record<string, unknown>[] = [];
+  const sink = (level: string) => (fields: object, msg: string) => void lines.push({ level, ...fields, msg });
+  const processLog = { error: sink('error'), warn: sink('warn'), info: sink('info'), debug: sink('debug') } as unknown as ConstructorParameters<typeof JobRunner>[3];
+  const live = new JobRunner(server.databaseUrl, () => undefined, undefined, processLog);
+  runners.push(live);
+  const specs = server.app.plugins.find((p) => p.id === 'watermarking')!.jobs!(server.app.container) as JobSpec<never>[];
+  live.declare(specs);
+  await live.work(specs, ['watermarking.run']);
   const failed = await until('the watermarking to fail', async () => {
     const s = await status();
     return s.status === 'failed' ? s : null;
@@ -84,4 +90,9 @@ dbTest('a watermarking whose worker dies at every attempt ends failed, with the 
   t.is(hook.output.jobId, job.id);
   t.regex(hook.output.reason, /its worker process .* stopped/);
   t.notRegex(JSON.stringify(failed), /worker process/);
+  // Logged at error once, with the job's id, its queue and the cause.
+  const logged = lines.filter((l) => l.level === 'error' && /failed for good/.test(String(l.msg)));
+  t.is(logged.length, 1, JSON.stringify(lines));
+  t.like(logged[0], { queue: 'watermarking.run', job: job.id });
+  t.regex(String(logged[0]!.cause), /its worker process .* stopped/);
 });
