@@ -17,6 +17,25 @@ export interface JobSpec<T = unknown> {
   concurrency?: number;
   /** How often an idle worker looks for jobs (seconds, at least 0.5; pg-boss default 2). */
   pollingIntervalSeconds?: number;
+  /**
+   * Called once a job of this queue has failed for good: its last attempt threw, or its worker
+   * process died (kill -9, out of memory) more times than the job's retries. A queue whose job stands
+   * for a record the user sees (a status `running`) marks it failed here; nothing else would. Runs as
+   * a job of its own (`<queue>.final-failure`, on the workers of this queue), at least once: make it
+   * idempotent (change the record only while it is still pending or running). A hook that throws is
+   * retried like the job was.
+   */
+  onFinalFailure?: (data: T, failure: JobFailure) => Promise<void>;
+}
+
+/** Why a job failed for good, as `JobSpec.onFinalFailure` is told. */
+export interface JobFailure {
+  queue: string;
+  /** The failed job's id; null when pg-boss failed it by itself (its 15-minute expiry). */
+  jobId: string | null;
+  /** The last attempt's cause (an error message, or the worker process that stopped): for the operators' log, not for users. */
+  reason: string;
+  log?: Logger;
 }
 
 export interface JobQueue {

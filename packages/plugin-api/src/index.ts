@@ -66,7 +66,7 @@ export type { SecretSealer } from '@filigrane/core';
 export type { BlobStore, ByteRange } from '@filigrane/core';
 // A file the service stored and cannot find, or a store that fails: 500 `file_missing` / 503 `blob_store_unavailable`, the key logged.
 export { BlobMissingError, BlobStoreUnavailableError, requireBlob } from '@filigrane/core';
-export type { JobQueue, JobSpec, JobContext, JobSendOptions, JobScheduleOptions } from '@filigrane/core';
+export type { JobQueue, JobSpec, JobContext, JobFailure, JobSendOptions, JobScheduleOptions } from '@filigrane/core';
 export type { Logger, LoggerFactory } from '@filigrane/core';
 export { isFetchFailure, type Fetcher, type FetchOptions, type FetchResult, type FetchFailure, type FetchFailureCode } from '@filigrane/core';
 export { EVENT_LISTENERS, WEBHOOK_EVENT_TYPES, onEvent, type EventPayloads, type EventType, type DomainEvent, type TypedEvent, type EventListener, type EventPublisher, type MatchEventData } from '@filigrane/core';

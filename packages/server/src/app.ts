@@ -207,7 +207,10 @@ async function assemble(
     apollo = await mountGraphQL(http, plugins, container, baseUrlOf, { authentication, originAllowed: server.originAllowed, fileUrls: container.get<FileUrls>(FILE_URLS), trusted });
   }
 
-  if (options.workers) await jobs.work(plugins.flatMap((p) => p.jobs?.(container) ?? []), options.queues);
+  const specs = plugins.flatMap((p) => p.jobs?.(container) ?? []);
+  // Every process sends jobs: each must know which queues have a final-failure hook.
+  jobs.declare(specs);
+  if (options.workers) await jobs.work(specs, options.queues);
 
   const loggers = container.get<LoggerFactory>(TOKENS.Loggers);
   const contextOf = (p: FiligranePlugin): PluginContext => ({ container, log, logger: loggers.for(p.id) });

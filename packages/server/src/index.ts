@@ -12,5 +12,5 @@ export { bootTestServer, call, drainJobsAndEvents, type BootedTestServer, type B
 export { mountedRoutes, type MountedHttpRoute } from './http-server.js';
 export { buildGraphQLSchema } from './graphql/graphql.js';
 export { buildOpenApi, openApiPath, type OpenApiDocument } from './openapi/openapi-document.js';
-export { selectQueues, queuePattern } from './jobs/job-runner.js';
+export { JobRunner, selectQueues, queuePattern } from './jobs/job-runner.js';
 export { Metrics } from './metrics/metrics.js';

@@ -21,11 +21,23 @@ export interface RunResult {
   code: number | null;
 }
 
+export interface RunOptions {
+  timeoutMs: number;
+  maxStdout?: number;
+  signal?: AbortSignal;
+  /**
+   * Hands each piece of the output to the caller instead of keeping it (`stdout` is then empty and
+   * `maxStdout` does not apply): for outputs read as a stream. Throwing from it stops the process
+   * and rejects with that error.
+   */
+  onStdout?: (chunk: Buffer) => void;
+}
+
 /**
  * Runs a decoder process to completion with a time limit and a cap on what it may print; the
  * process is killed (SIGKILL) on timeout, on overflow or when the caller's signal aborts.
  */
-export function run(bin: string, args: string[], options: { timeoutMs: number; maxStdout?: number; signal?: AbortSignal }): Promise<RunResult> {
+export function run(bin: string, args: string[], options: RunOptions): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
@@ -40,6 +52,15 @@ export function run(bin: string, args: string[], options: { timeoutMs: number; m
     const onAbort = () => stop(new Error('aborted'));
     options.signal?.addEventListener('abort', onAbort, { once: true });
     child.stdout.on('data', (d: Buffer) => {
+      if (failure) return;
+      if (options.onStdout) {
+        try {
+          options.onStdout(d);
+        } catch (e) {
+          stop(e as Error);
+        }
+        return;
+      }
       size += d.length;
       if (size > (options.maxStdout ?? 16 * 1024 * 1024)) stop(new VideoError('video_too_large', 'the decoder output exceeds its limit'));
       else out.push(d);

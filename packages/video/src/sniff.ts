@@ -14,6 +14,7 @@ const HEIF_BRANDS = new Set(['avif', 'avis', 'heic', 'heix', 'heim', 'heis', 'he
 
 export function sniffVideo(bytes: Uint8Array): VideoFormat | null {
   const b = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 16));
+  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 64));
   if (b.length >= 12 && b.toString('latin1', 4, 8) === 'ftyp') {
     const brand = b.toString('latin1', 8, 12);
     // HEIF still images and image sequences (AVIF, HEIC) share the ISO-BMFF box: not videos.
@@ -27,7 +28,9 @@ export function sniffVideo(bytes: Uint8Array): VideoFormat | null {
   }
   // QuickTime files without ftyp start with a moov/mdat/wide/free atom.
   if (b.length >= 8 && ['moov', 'mdat', 'wide', 'free'].includes(b.toString('latin1', 4, 8))) return 'mov';
-  if (b.length >= 4 && b.readUInt32BE(0) === 0x1a45dfa3) return 'webm';
+  // EBML: the header's DocType ("matroska" or "webm", its only text; whatever the writer's size
+  // encoding) tells Matroska from WebM, which ffprobe names alike ("matroska,webm").
+  if (b.length >= 4 && b.readUInt32BE(0) === 0x1a45dfa3) return head.includes('matroska', 4, 'latin1') ? 'mkv' : 'webm';
   if (b.length >= 12 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'AVI ') return 'avi';
   if (b.length >= 4 && b.toString('latin1', 0, 4) === 'OggS') return 'ogg';
   if (b.length >= 4 && b.toString('latin1', 0, 3) === 'FLV' && b[3] === 1) return 'flv';

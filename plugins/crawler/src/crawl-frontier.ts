@@ -83,13 +83,16 @@ export class CrawlFrontier {
     if (n <= 0) return;
     // An expired lease of a page this process still holds (a fetch waiting out Retry-After) is not taken back by itself.
     const rows = returnedRows<Claim>(await this.db.query(
-      `UPDATE crawl_urls SET state = 'claimed', claimed_until = now() + make_interval(secs => $3)
+      // A page still 'claimed' after its lease was held by a worker that stopped (kill -9, out of
+      // memory): counted, so that a page that kills every worker taking it is skipped (crawl-runner).
+      `UPDATE crawl_urls SET state = 'claimed', claimed_until = now() + make_interval(secs => $3),
+         takeovers = takeovers + CASE WHEN state = 'claimed' THEN 1 ELSE 0 END
        WHERE id IN (
          SELECT id FROM crawl_urls
          WHERE session_id = $1 AND kind = 'page' AND cycle = $2
            AND (state = 'queued' OR (state = 'claimed' AND claimed_until < now() AND id <> ALL($5::bigint[])))
          ORDER BY depth, id LIMIT $4 FOR UPDATE SKIP LOCKED)
-       RETURNING id, url, depth, etag, last_modified`,
+       RETURNING id, url, depth, etag, last_modified, takeovers`,
       [s.id, s.cycle, this.cfg.claimLease, n, [...run.held]],
     ));
     rows.sort((a, b) => a.depth - b.depth || Number(a.id) - Number(b.id));

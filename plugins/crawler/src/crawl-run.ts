@@ -18,6 +18,8 @@ export interface Claim {
   depth: number;
   etag: string | null;
   last_modified: string | null;
+  /** Times the page was taken over from a worker that stopped while holding it. */
+  takeovers: number;
 }
 
 export type Validators = { etag: string | null; last_modified: string | null };
@@ -61,6 +63,8 @@ export class CrawlRun {
   readonly identified = new Map<string, MatchedImage | null>();
   matchedBytes = 0;
   readonly robotsRecorded = new Set<string>();
+  /** Trap links this process already logged (`not followed`): not logged again from every page that repeats them. */
+  readonly trapped = new Set<string>();
   /** Links this process already wrote to the frontier: not sent to the database again from every page that repeats them. */
   private readonly linked = new Set<string>();
   readonly writes: CrawlWrites;

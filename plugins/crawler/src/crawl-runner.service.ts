@@ -14,6 +14,9 @@ import { FetchCancelled, PoliteFetcher } from './polite-fetcher.js';
 import { RunFetcher, type RunFetch } from './run-fetcher.js';
 import { VideoSightings } from './video-sightings.js';
 
+/** Takeovers after which a page is skipped: it was tried this many times and its worker stopped each time. */
+export const MAX_PAGE_TAKEOVERS = 3;
+
 // The crawl's pieces, for the modules and tests that name them here.
 export { sessionPrefix } from './crawl-run.js';
 export { IMAGE_ACCEPT } from './image-sightings.js';
@@ -84,7 +87,7 @@ export class CrawlRunner {
     if (started.length === 0) return;
     const s = await this.frontier.state(sessionId);
     if (!s || s.cycle !== cycle) return;
-    const run = new CrawlRun(s, (st) => new CrawlWrites(this.db, this.blobs, st.id, st.cycle, `${runPrefix(st)}/w`), Math.min(64, this.cfg.concurrency * 2));
+    const run = new CrawlRun(s, (st) => new CrawlWrites(this.db, this.blobs, st.id, st.cycle, `${runPrefix(st)}/w`, this.cfg.maxQueryVariants), Math.min(64, this.cfg.concurrency * 2));
     const renewal = setInterval(
       () => void this.frontier.renew(run).catch((err) => this.log.error(`crawl ${sessionId}:${cycle}: lease renewal: ${(err as Error).message}`, err)),
       Math.max(500, (this.cfg.claimLease * 1000) / 3),
@@ -120,6 +123,8 @@ export class CrawlRunner {
         }
         let got: RunFetch | Error;
         try {
+          // A page whose workers all stopped while crawling it (a page that crashes the process or exhausts its memory) is not tried again.
+          if (claim.takeovers >= MAX_PAGE_TAKEOVERS) throw new Error(`skipped: its worker stopped ${claim.takeovers} times while crawling it (killed, or out of memory)`);
           got = await this.fetcher.fetch(run, claim.url, claim, this.cfg.maxPageBytes, undefined, true);
         } catch (err) {
           if (err instanceof FetchCancelled) {

@@ -79,6 +79,8 @@ export interface CrawlerConfig {
   maxPageBytes: number;
   maxImageBytes: number;
   maxDepth: number;
+  maxPathSegments: number;
+  maxQueryVariants: number;
   concurrency: number;
   hostConnections: number;
   workersPerCrawl: number;
@@ -99,6 +101,13 @@ export const CRAWLER_SETTINGS = defineSettings('crawler', {
   maxPageBytes: setting.integer({ env: 'CRAWL_MAX_PAGE_BYTES', default: 10 * 1024 ** 2, min: 1024, description: 'Largest page fetched (larger ones are logged and skipped)' }),
   maxImageBytes: setting.integer({ env: 'CRAWL_MAX_IMAGE_BYTES', default: 30 * 1024 ** 2, min: 1024, description: 'Largest image fetched' }),
   maxDepth: setting.integer({ env: 'CRAWL_MAX_DEPTH', default: 30, min: 0, description: 'Links followed at most from a start URL (ends endless calendars)' }),
+  maxPathSegments: setting.integer({ env: 'CRAWL_MAX_PATH_SEGMENTS', default: 20, min: 1, max: 1000, description: 'Links whose path has more segments are not followed (crawler traps)' }),
+  maxQueryVariants: setting.integer({
+    env: 'CRAWL_MAX_QUERY_VARIANTS',
+    default: 1000,
+    min: 1,
+    description: 'Distinct query strings followed per path in one session (`/cal?month=...`: ends endless calendars; raise it for larger `?id=N` catalogues)',
+  }),
   concurrency: setting.integer({ env: 'CRAWL_CONCURRENCY', default: 4, min: 1, max: 256, description: 'Crawl loops per process and crawl' }),
   hostConnections: setting.integer({ env: 'CRAWL_HOST_CONNECTIONS', default: 1, min: 1, max: 64, description: 'Simultaneous connections to one site from one process' }),
   workersPerCrawl: setting.integer({ env: 'CRAWL_WORKERS_PER_CRAWL', default: 1, min: 1, max: 256, description: 'Worker jobs queued per crawl (processes sharing it)' }),

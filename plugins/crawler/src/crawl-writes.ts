@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { BlobStore } from '@filigrane/core';
+import { queryPath } from './crawl-traps.js';
+
+/** Links refused for a path's query variants that get a row of their own; the later ones are counted in the path's summary row. */
+export const QUERY_REFUSALS_LOGGED = 100;
 
 /** Kinds of crawl_items rows: the four logs, and robots.txt fetches (only in the WARC). */
 export type ItemRowKind = 'page' | 'image' | 'video' | 'document' | 'robots';
@@ -79,6 +83,8 @@ export class CrawlWrites {
     private readonly cycle: number,
     /** Blob prefix of the crawl's WARC pieces. */
     private readonly warcPrefix: string,
+    /** CRAWL_MAX_QUERY_VARIANTS: distinct query strings of one path the frontier takes in a session. */
+    private readonly maxQueryVariants: number,
   ) {}
 
   /** Pages and bytes fetched, images stored, not yet written. */
@@ -121,7 +127,7 @@ export class CrawlWrites {
   private async write(): Promise<void> {
     if (this.items.size === 0 && this.links.size === 0 && this.done.length === 0 && !this.counters.pages && !this.counters.bytes && !this.counters.images) return;
     const items = [...this.items.values()];
-    const links = [...this.links].map(([url, depth]) => ({ url, depth }));
+    const links = [...this.links].map(([url, depth]) => ({ url, depth, path: queryPath(url) }));
     const done = this.done;
     const counters = this.counters;
     this.items = new Map();
@@ -137,11 +143,37 @@ export class CrawlWrites {
     }
     const rows = items.map(({ records: _records, ...row }) => row);
     const marks = done.map((d) => ({ id: d.id, fetched: !!d.fetched, etag: d.fetched?.etag ?? null, last_modified: d.fetched?.lastModified ?? null, md5: d.fetched?.md5 ?? null }));
+    // Links with a query string new to the frontier count against their path's variants: beyond
+    // CRAWL_MAX_QUERY_VARIANTS they are refused (a calendar's `?month=N+1` without end), each with a
+    // row of the pages log (the first ones of each path) and a summary row `<path>?*` with the count.
     await this.db.query(
-      `WITH links AS (
+      `WITH l AS (
+         SELECT * FROM jsonb_to_recordset($3::jsonb) AS l(url text, depth int, path text)
+       ), fresh AS (
+         SELECT l.url, l.path, row_number() OVER (PARTITION BY l.path ORDER BY l.depth, l.url) AS n FROM l
+         WHERE l.path IS NOT NULL AND NOT EXISTS (SELECT 1 FROM crawl_urls c WHERE c.session_id = $1 AND c.url = l.url AND c.kind = 'page')
+       ), verdict AS (
+         SELECT f.url, f.path, COALESCE(q.variants, 0) + f.n > $9::int AS over, COALESCE(q.refused, 0) AS refused_before
+         FROM fresh f LEFT JOIN crawl_query_paths q ON q.session_id = $1 AND q.path = f.path
+       ), refused AS (
+         SELECT v.url, v.path, v.refused_before + row_number() OVER (PARTITION BY v.path ORDER BY v.url) AS r FROM verdict v WHERE v.over
+       ), paths AS (
+         INSERT INTO crawl_query_paths (session_id, path, variants, refused)
+         SELECT $1, v.path, count(*) FILTER (WHERE NOT v.over), count(*) FILTER (WHERE v.over) FROM verdict v GROUP BY v.path
+         ON CONFLICT (session_id, path) DO UPDATE SET variants = crawl_query_paths.variants + EXCLUDED.variants, refused = crawl_query_paths.refused + EXCLUDED.refused
+         RETURNING path, refused
+       ), links AS (
          INSERT INTO crawl_urls (session_id, kind, url, depth, cycle)
-         SELECT $1, 'page', l.url, l.depth, $2 FROM jsonb_to_recordset($3::jsonb) AS l(url text, depth int)
+         SELECT $1, 'page', l.url, l.depth, $2 FROM l WHERE NOT EXISTS (SELECT 1 FROM refused r WHERE r.url = l.url)
          ON CONFLICT (session_id, url, kind) DO NOTHING
+       ), refusals AS (
+         INSERT INTO crawl_items (session_id, cycle, kind, url, outcome)
+         SELECT $1, $2, 'page', r.url, 'not followed: more than ' || $9::int || ' query variants of ' || r.path || ' (CRAWL_MAX_QUERY_VARIANTS; crawler trap)'
+         FROM refused r WHERE r.r <= $10::int
+         UNION ALL
+         SELECT $1, $2, 'page', p.path || '?*', 'not followed: ' || p.refused || ' links to query variants of ' || p.path || ' beyond the first ' || $9::int || ' (CRAWL_MAX_QUERY_VARIANTS; crawler trap)'
+         FROM paths p WHERE p.refused > $10::int
+         ON CONFLICT (session_id, cycle, kind, url) DO UPDATE SET outcome = EXCLUDED.outcome
        ), items AS (
          INSERT INTO crawl_items (session_id, cycle, kind, url, page_url, status, content_type, bytes, width, height, format, md5, credit, title,
                                   matches, watermarked, outcome, blob, warc)
@@ -162,7 +194,7 @@ export class CrawlWrites {
          WHERE u.id = d.id AND u.cycle = $2
        )
        UPDATE crawl_sessions SET pages = pages + $6, bytes = bytes + $7, images = images + $8, heartbeat = now() WHERE id = $1`,
-      [this.sessionId, this.cycle, json(links), json(rows), json(marks), counters.pages, counters.bytes, counters.images],
+      [this.sessionId, this.cycle, json(links), json(rows), json(marks), counters.pages, counters.bytes, counters.images, this.maxQueryVariants, QUERY_REFUSALS_LOGGED],
     );
   }
 }

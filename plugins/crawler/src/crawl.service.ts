@@ -184,7 +184,7 @@ export class CrawlService {
       const current = await this.get(accountId, id);
       throw conflict('invalid_state', `The session is ${current.state}: a new crawl starts only when it is done or failed${current.state === 'paused' ? ' (resume it instead)' : ''}.`);
     }
-    await this.db.query(`UPDATE crawl_urls SET state = 'queued', cycle = $2, claimed_until = NULL WHERE session_id = $1 AND kind = 'page'`, [id, s.cycle]);
+    await this.db.query(`UPDATE crawl_urls SET state = 'queued', cycle = $2, claimed_until = NULL, takeovers = 0 WHERE session_id = $1 AND kind = 'page'`, [id, s.cycle]);
     await this.db.query(
       `INSERT INTO crawl_urls (session_id, kind, url, depth, cycle) SELECT $1, 'page', u, 0, $3 FROM unnest($2::text[]) AS u
        ON CONFLICT (session_id, url, kind) DO UPDATE SET depth = 0`,

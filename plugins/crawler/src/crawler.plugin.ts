@@ -6,6 +6,8 @@ import { CRAWL_QUEUE, CrawlService } from './crawl.service.js';
 import { crawlerSource } from './crawler-source.js';
 import { CRAWLER_SETTINGS } from './crawl-settings.js';
 import { CrawlBatch, CrawlSession } from './crawler.entities.js';
+import { CrawlPageTakeovers1796400000000 } from './crawl-page-takeovers.migration.js';
+import { CrawlQueryPaths1796300000000 } from './crawl-query-paths.migration.js';
 import { CrawlerInit1763800008000 } from './crawler.migration.js';
 import { CrawlBatchResolver, CrawlerResolver } from './crawler.resolver.js';
 import { crawlingRoutes } from './crawling.routes.js';
@@ -15,7 +17,7 @@ export const crawlerPlugin = definePlugin({
   id: 'crawler',
   requires: ['auth', 'search', 'matches'],
   entities: [CrawlSession, CrawlBatch],
-  migrations: [CrawlerInit1763800008000],
+  migrations: [CrawlerInit1763800008000, CrawlQueryPaths1796300000000, CrawlPageTakeovers1796400000000],
   settings: CRAWLER_SETTINGS,
   bindings: new ContainerModule(({ bind }) => {
     bind(CrawlService).toSelf().inSingletonScope();

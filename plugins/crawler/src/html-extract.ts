@@ -1,5 +1,5 @@
 import { Parser } from 'htmlparser2';
-import { canonicalUrl } from './crawl-url.js';
+import { canonicalUrl, MAX_URL_LENGTH } from './crawl-url.js';
 
 export interface PageMeta {
   title?: string;
@@ -14,6 +14,8 @@ export interface PageMeta {
 /** Everything a crawl takes from one HTML page. */
 export interface ExtractedPage {
   links: string[];
+  /** Links over MAX_URL_LENGTH (the first few, up to 16 KiB each): not followed, but logged (generated URLs, a crawler trap). */
+  longLinks: string[];
   /** Image URLs with where they were found (img, srcset, picture, og:image, link, style). */
   images: { url: string; via: string }[];
   videos: { url: string; via: string }[];
@@ -28,6 +30,9 @@ const VIDEO_EXT = /\.(mp4|m4v|mov|webm|ogv|mkv|avi|3gp|3g2|mj2)$/i;
 const DOCUMENT_EXT = /\.pdf$/i;
 const BACKGROUND_URL = /background(?:-image)?\s*:[^;]*?url\(\s*(['"]?)([^'")]+)\1\s*\)/gi;
 const MAX_LINKS_PER_PAGE = 5000;
+/** Over-long links a page reports, and the longest read at all (beyond, an attribute is garbage, dropped). */
+const MAX_LONG_LINKS = 20;
+const MAX_LONG_LINK = 16 * 1024;
 const MAX_JSON_LD = 256 * 1024;
 const MAX_STYLE = 256 * 1024;
 /** Lazy-loading scripts keep the real image in these until the reader scrolls (lazysizes, WordPress, jQuery lazyload). */
@@ -82,6 +87,7 @@ function refreshTarget(content: string | undefined): string | undefined {
 export function extractPage(html: string, pageUrl: string): ExtractedPage {
   let base = pageUrl;
   const links = new Set<string>();
+  const longLinks: string[] = [];
   const images = new Map<string, string>();
   const videos = new Map<string, string>();
   const documents = new Map<string, string>();
@@ -107,7 +113,11 @@ export function extractPage(html: string, pageUrl: string): ExtractedPage {
   };
   const addLink = (raw: string | undefined, via: string) => {
     const url = abs(raw);
-    if (!url) return;
+    if (!url) {
+      const long = raw && raw.length > 0 && longLinks.length < MAX_LONG_LINKS ? canonicalUrl(raw, base, MAX_LONG_LINK) : null;
+      if (long && long.length > MAX_URL_LENGTH && pathExtension(long) === null) longLinks.push(long);
+      return;
+    }
     const kind = pathExtension(url);
     if (kind === 'image') add(images, url, via);
     else if (kind === 'video') add(videos, url, via);
@@ -207,6 +217,7 @@ export function extractPage(html: string, pageUrl: string): ExtractedPage {
 
   return {
     links: [...links],
+    longLinks,
     images: [...images].map(([url, via]) => ({ url, via })),
     videos: [...videos].map(([url, via]) => ({ url, via })),
     documents: [...documents].map(([url, via]) => ({ url, via })),

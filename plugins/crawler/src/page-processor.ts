@@ -2,7 +2,8 @@ import { BlobStoreUnavailableError, type Logger } from '@filigrane/core';
 import { sniffKind } from './content-sniff.js';
 import { validatorsOf, type Claim, type CrawlRun } from './crawl-run.js';
 import type { CrawlerConfig } from './crawl-settings.js';
-import { canonicalUrl, inSite } from './crawl-url.js';
+import { MAX_TRAPS_REMEMBERED, pathTrap, TRAPS_LOGGED_PER_PAGE } from './crawl-traps.js';
+import { canonicalUrl, inSite, MAX_URL_LENGTH } from './crawl-url.js';
 import type { DoneMark } from './crawl-writes.js';
 import type { ExtractedPage } from './html-extract.js';
 import type { ImageSightings } from './image-sightings.js';
@@ -63,8 +64,36 @@ export class PageProcessor {
     if (!target) return `redirect to ${raw.slice(0, 200)} (not followed: only http(s) URLs without credentials)`;
     if (!inSite(target, run.s.site)) return `redirect to ${target} (other site, not followed)`;
     if (claim.depth >= this.cfg.maxDepth) return `redirect to ${target} (deeper than ${this.cfg.maxDepth} links, not followed)`;
+    const trap = pathTrap(target, this.cfg.maxPathSegments);
+    if (trap) return `redirect to ${target} (not followed: ${trap})`;
     run.addLinks([target], claim.depth + 1);
     return `redirect to ${target}`;
+  }
+
+  /**
+   * Queues a page's links, but not those whose path is a crawler trap: each of those is a row of the
+   * pages log (`not followed: ...`), like a page robots.txt refuses. Links beyond a path's query
+   * variants are refused when written (crawl-writes.ts).
+   */
+  private follow(run: CrawlRun, claim: Claim, links: string[], longLinks: string[]): void {
+    const kept: string[] = [];
+    let logged = 0;
+    // Logged under their first MAX_URL_LENGTH characters: the log's URL column stays bounded.
+    for (const link of longLinks) {
+      const shown = `${link.slice(0, MAX_URL_LENGTH)}...`;
+      if (run.trapped.has(shown)) continue;
+      if (run.trapped.size < MAX_TRAPS_REMEMBERED) run.trapped.add(shown);
+      run.writes.item('page', shown, { pageUrl: claim.url, outcome: `not followed: URL of ${link.length} characters, over ${MAX_URL_LENGTH} (crawler trap)` });
+    }
+    for (const link of links) {
+      const trap = pathTrap(link, this.cfg.maxPathSegments);
+      if (!trap) kept.push(link);
+      else if (!run.trapped.has(link) && logged++ < TRAPS_LOGGED_PER_PAGE) {
+        if (run.trapped.size < MAX_TRAPS_REMEMBERED) run.trapped.add(link);
+        run.writes.item('page', link, { pageUrl: claim.url, outcome: `not followed: ${trap}` });
+      }
+    }
+    run.addLinks(kept, claim.depth + 1);
   }
 
   /** Processes one fetched page; returns the validators to remember when it was fetched (2xx). */
@@ -99,7 +128,7 @@ export class PageProcessor {
       w.item('page', claim.url, { ...base, outcome: `unreadable HTML: ${digested.pageError}` });
       return fetched;
     }
-    if (!page.nofollow && claim.depth < this.cfg.maxDepth) run.addLinks(page.links.filter((l) => inSite(l, s.site)), claim.depth + 1);
+    if (!page.nofollow && claim.depth < this.cfg.maxDepth) this.follow(run, claim, page.links.filter((l) => inSite(l, s.site)), page.longLinks.filter((l) => inSite(l, s.site)));
     w.item('page', claim.url, { ...base, title: page.meta.title ?? null, outcome: 'ok' });
     await this.videos.videos(run, claim.url, videosOf(page));
     for (const doc of page.documents) w.item('document', doc.url, { pageUrl: claim.url, outcome: `found (${doc.via})` });

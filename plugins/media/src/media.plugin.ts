@@ -35,7 +35,13 @@ export const mediaPlugin = definePlugin({
   resolvers: [MediaResolver],
   jobs: (c) => [
     // Polled often: a short video is fingerprinted in about the default interval (2 s).
-    { queue: VIDEO_QUEUE, pollingIntervalSeconds: 0.5, handler: (data: { mediaId: number }) => c.get(VideoProcessingService).process(data.mediaId) },
+    {
+      queue: VIDEO_QUEUE,
+      pollingIntervalSeconds: 0.5,
+      handler: (data: { mediaId: number }) => c.get(VideoProcessingService).process(data.mediaId),
+      // Its worker killed at every try (a crafted file), or its file missing: the video says failed, not pending forever.
+      onFinalFailure: (data: { mediaId: number }) => c.get(VideoProcessingService).abandon(data.mediaId),
+    },
     { queue: ANNOUNCE_QUEUE, handler: async (data: { mediaId: number }) => c.get(RegistrationService).reannounce(data.mediaId) },
   ],
 });

@@ -45,4 +45,16 @@ export class VideoProcessingService {
       await this.db.query(`UPDATE media SET processing = 'failed', processing_error = $2 WHERE id = $1`, [media.id, err.message]);
     }
   }
+
+  /**
+   * A video whose processing runs all stopped without an outcome (the worker killed or crashed each
+   * time, its file missing): failed, so it no longer says `pending`. Called by the job runner once
+   * the retries are used up; the cause is in the operators' log.
+   */
+  async abandon(mediaId: number): Promise<void> {
+    await this.db.query(`UPDATE media SET processing = 'failed', processing_error = $2 WHERE id = $1 AND processing = 'pending'`, [
+      mediaId,
+      "processing was tried several times and stopped each time on the service's side (logged for its operators)",
+    ]);
+  }
 }

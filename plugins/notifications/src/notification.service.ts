@@ -157,6 +157,14 @@ export class NotificationService implements Mailer {
     }
   }
 
+  /** A mail whose sending runs all stopped without an outcome (the worker killed each time): failed, so it no longer says pending. */
+  async abandon(id: number): Promise<void> {
+    await this.db.getRepository(OutboxMessage).update(
+      { id, status: 'pending' },
+      { status: 'failed', error: "sending was tried several times and stopped each time on the service's side (see the server log)" },
+    );
+  }
+
   get configured(): boolean {
     return !!this.settings.smtpUrl;
   }

@@ -32,7 +32,7 @@ export const notificationsPlugin = definePlugin({
   jobs: (c) => {
     const service = c.get(NotificationService);
     const settings = c.get<NotificationsSettings>(NOTIFICATIONS_SETTINGS.token);
-    const specs: JobSpec<{ id: number }>[] = [{ queue: SEND_QUEUE, handler: (job) => service.send(job.id) }];
+    const specs: JobSpec<{ id: number }>[] = [{ queue: SEND_QUEUE, handler: (job) => service.send(job.id), onFinalFailure: (job) => service.abandon(job.id) }];
     const digests: JobSpec<object>[] = [
       { queue: 'notifications.daily-digest', schedule: settings.dailyCron, handler: async () => void (await service.digests('daily')) },
       { queue: 'notifications.weekly-digest', schedule: settings.weeklyCron, handler: async () => void (await service.digests('weekly')) },

@@ -4,7 +4,7 @@ import { ApiError, assertWithinHome, fieldBoolean, searchPathOf, CORE_SETTINGS, 
 import { IdentificationService, searchNameOf, type SearchExecutor, type SearchScope } from '@filigrane/plugin-search';
 import { prepareQuery } from '@filigrane/vision';
 import { DocumentError } from './document-error.js';
-import { extractPdf } from './pdf-extraction.js';
+import { extractPdfInWorker } from './pdf-extraction.js';
 import { limitsFrom } from './press-analysis.service.js';
 import { MAX_PDF_BYTES } from './press-issue.service.js';
 import { PRESS_SETTINGS, type PressSettings } from './press.settings.js';
@@ -71,7 +71,7 @@ export class DocumentSearchExecutor implements SearchExecutor<DocumentQuery> {
     const found = new Map<number, { media: MediaRecord; pages: Set<number>; watermarked: boolean; credits: Set<string> }>();
     try {
       const seen = new Map<string, { media: MediaRecord; watermarked: boolean }[]>();
-      for await (const page of extractPdf(data, { limits: limitsFrom(this.settings, this.core) })) {
+      for await (const page of extractPdfInWorker(data, { limits: limitsFrom(this.settings, this.core) })) {
         for (const image of page.images) {
           let hits = seen.get(image.md5);
           if (!hits) {

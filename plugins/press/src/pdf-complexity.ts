@@ -1,5 +1,5 @@
 import { createInflate } from 'node:zlib';
-import { decodePDFRawStream, PDFArray, PDFDict, PDFName, PDFNumber, PDFRawStream, PDFRef, type PDFContext, type PDFObject } from 'pdf-lib';
+import { decodePDFRawStream, PDFArray, PDFDict, PDFName, PDFNumber, PDFRawStream, PDFRef, type PDFContext, type PDFObject } from '@cantoo/pdf-lib';
 import { DocumentError } from './document-error.js';
 
 /** Bounds on what a document may expand to, checked before pdf.js reads it (pdf.js has none). */

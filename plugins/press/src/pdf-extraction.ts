@@ -4,3 +4,4 @@ export * from './pdf-model.js';
 export { extractPdf, type ExtractOptions } from './pdf-document.js';
 export { tiledRegions } from './pdf-rendering.js';
 export { DocumentError } from './document-error.js';
+export { extractPdfInWorker } from './pdf-extraction-runner.js';

@@ -1,4 +1,4 @@
-import { PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber, PDFRawStream, PDFRef, type PDFObject } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, type LoadOptions, PDFName, PDFNumber, PDFRawStream, PDFRef, type PDFObject } from '@cantoo/pdf-lib';
 import { DocumentError } from './document-error.js';
 import { checkPaintFanOut, checkStreamSizes, COMPLEXITY_LIMITS } from './pdf-complexity.js';
 
@@ -19,8 +19,11 @@ const num = (o: PDFObject | undefined) => (o instanceof PDFNumber ? o.asNumber()
 
 /**
  * Checks a PDF before anything is decoded: truncated files, password encryption, active content
- * (JavaScript, embedded files) and images declaring more pixels than allowed are refused; raw
- * JPEG streams are collected per page (pdf-lib reaches the streams, pdf.js only gives pixels).
+ * (JavaScript, embedded files), images declaring more pixels than allowed, compression bombs and
+ * form fan-outs are refused; raw JPEG streams are collected per page (pdf-lib reaches the streams,
+ * pdf.js only gives pixels). An encrypted document that opens without a password (owner password
+ * only, as pdf.js reads it) is decrypted first, so every check applies to it too. The reader is
+ * @cantoo/pdf-lib, pdf-lib's maintained fork, which also decrypts (RC4 and AES, revisions 2 to 6).
  */
 export async function prescanPdf(data: Buffer, maxImagePixels: number): Promise<PrescanResult> {
   try {
@@ -36,18 +39,16 @@ async function scan(data: Buffer, maxImagePixels: number): Promise<PrescanResult
   if (data.subarray(0, 1024).indexOf('%PDF-') < 0) throw new DocumentError('pdf_invalid', 'The file is not a PDF (no %PDF- header).');
   // A complete file ends with %%EOF (possibly followed by a little whitespace or garbage).
   if (data.subarray(Math.max(0, data.length - 2048)).indexOf('%%EOF') < 0) throw new DocumentError('pdf_truncated', 'The PDF is truncated (no %%EOF marker at its end).');
+  const options = { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false };
   let doc: PDFDocument;
   try {
-    doc = await PDFDocument.load(data, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false });
+    doc = await PDFDocument.load(data, options);
   } catch (err) {
     // pdf-lib is stricter than pdf.js: a file it cannot parse may still be readable; pdf.js decides.
     void err;
     return { rawJpegs: new Map() };
   }
-  if (doc.isEncrypted) {
-    // Streams are encrypted: pdf.js decrypts (empty user password) or refuses (password needed).
-    return { rawJpegs: new Map() };
-  }
+  if (doc.isEncrypted) doc = await decrypted(data, options);
   const ctx = doc.context;
   const visit = (o: PDFObject | undefined, depth: number): void => {
     if (!o || depth > 8) return;
@@ -94,6 +95,24 @@ async function scan(data: Buffer, maxImagePixels: number): Promise<PrescanResult
     if (list.length) rawJpegs.set(i + 1, list);
   });
   return { rawJpegs };
+}
+
+/**
+ * The document decrypted with the empty user password, as pdf.js opens it. Fails closed: an
+ * encrypted document whose streams cannot be decrypted here is refused, never handed to pdf.js
+ * unchecked (a crafted Encrypt dictionary that only pdf.js reads would skip every check).
+ */
+async function decrypted(data: Buffer, options: LoadOptions): Promise<PDFDocument> {
+  let doc: PDFDocument | null = null;
+  let reason = '';
+  try {
+    doc = await PDFDocument.load(data, { ...options, password: '' });
+  } catch (err) {
+    reason = (err as Error).message;
+  }
+  if (doc?.context.isDecrypted) return doc;
+  if (/password/i.test(reason)) throw new DocumentError('pdf_encrypted', 'The document is encrypted with a password.');
+  throw new DocumentError('pdf_encrypted', 'The document is encrypted in a way that cannot be read (not the standard security handler, or a damaged encryption dictionary).');
 }
 
 /** The stream's bytes when they are a plain JPEG file whose decoding pdf.js would not alter. */

@@ -1,10 +1,10 @@
 import { inject, injectable } from 'inversify';
-import type { DataSource } from 'typeorm';
+import { In, type DataSource } from 'typeorm';
 import { BlobMissingError, CORE_SETTINGS, TOKENS, type BlobStore, type CoreSettings, type EventPublisher, type MatchPipeline, type Sighting, type SightingMatch, type LoggerFactory } from '@filigrane/core';
 import { MediaError, PreparedQuery, prepareQuery } from '@filigrane/vision';
 import { AccountService } from '@filigrane/plugin-account';
 import { DocumentError } from './document-error.js';
-import { extractPdf, type ExtractedImage, type ExtractionLimits } from './pdf-extraction.js';
+import { extractPdfInWorker, type ExtractedImage, type ExtractionLimits } from './pdf-extraction.js';
 import { PressIssue } from './press-issue.entity.js';
 import { issueImageKey, issueKey } from './press-issue.service.js';
 import { TesseractOcr } from './ocr.js';
@@ -69,7 +69,7 @@ export class PressAnalysisService {
       // Per account and image: the media found the first time, reused on the other pages.
       const known = new Map<string, SightingMatch[]>();
       const stored = new Set<string>();
-      const pages = extractPdf(data, {
+      const pages = extractPdfInWorker(data, {
         limits: limitsFrom(this.settings, this.core),
         // Credit lines serve matching only: without a tracking account, scans are not read.
         ocr: this.settings.ocr && accounts.length ? this.ocr : null,
@@ -127,17 +127,41 @@ export class PressAnalysisService {
         : { code: 'analysis_error', details: `The analysis failed at page ${counts.pages + 1} for a reason on the service's side (logged for its operators); the matches found before stay.` };
       outcome = { status: 'failed', finished: new Date(), error };
     }
-    // The issue's outcome and one `press.issue.processed` per account concerned commit together (the outbox).
-    await this.db.transaction(async (m) => {
-      await m.update(PressIssue, { id }, outcome as never);
+    await this.finish(id, outcome, perAccount);
+  }
+
+  /**
+   * An issue whose analyses all stopped without an outcome (the worker killed or crashed each time:
+   * a crafted PDF that exhausts memory): failed, unless it ended meanwhile. Called by the job runner
+   * once the retries are used up; the matches stored before stay.
+   */
+  async abandon(id: number): Promise<void> {
+    const issue = await this.db.manager.findOne(PressIssue, { where: { id } });
+    if (!issue || (issue.status !== 'pending' && issue.status !== 'running')) return;
+    const error = {
+      code: 'analysis_error',
+      details: `The analysis was tried several times and stopped each time at page ${issue.pagesDone + 1} for a reason on the service's side (logged for its operators); the matches found before stay.`,
+    };
+    await this.finish(id, { status: 'failed', finished: new Date(), error }, new Map(), ['pending', 'running']);
+  }
+
+  /**
+   * The issue's outcome and one `press.issue.processed` per account concerned commit together (the
+   * outbox); `from`: only an issue in one of these states changes (nothing is sent otherwise).
+   */
+  private async finish(id: number, outcome: Partial<PressIssue>, perAccount: Map<number, number>, from?: string[]): Promise<void> {
+    const changed = await this.db.transaction(async (m) => {
+      const updated = await m.update(PressIssue, from ? { id, status: In(from) } : { id }, outcome as never);
+      if (from && !updated.affected) return false;
       const done = await m.findOneOrFail(PressIssue, { where: { id } });
       const data = { id: done.id, name: done.name, date: done.date, status: done.status, pages: done.pagesTotal, error: done.error };
       const notify = new Set<number>([...perAccount.keys(), ...(done.ingestedBy !== null ? [done.ingestedBy] : [])]);
       for (const accountId of notify) {
         await this.events.enqueue({ type: 'press.issue.processed', accountId, data: { ...data, matches: perAccount.get(accountId) ?? 0 } }, m, { key: `press:${id}` });
       }
+      return true;
     });
-    await this.events.flush();
+    if (changed) await this.events.flush();
   }
 
   sighting(issue: PressIssue, accountId: number, pageNumber: number, image: ExtractedImage): Sighting {

@@ -40,7 +40,12 @@ export const pressPlugin = definePlugin({
   routes: pressRoutes,
   resolvers: [PressResolver],
   jobs: (container) => [
-    { queue: PRESS_QUEUE, handler: (data: { id: number }) => container.get(PressAnalysisService).process(data.id) },
+    {
+      queue: PRESS_QUEUE,
+      handler: (data: { id: number }) => container.get(PressAnalysisService).process(data.id),
+      // Its worker killed at every try (a crafted PDF): the issue says failed, not running forever.
+      onFinalFailure: (data: { id: number }) => container.get(PressAnalysisService).abandon(data.id),
+    },
     // The inbox folder is looked at every minute by one worker (pg-boss schedules run once).
     ...(container.get(PressInboxService).folder
       ? [{ queue: PRESS_INBOX_QUEUE, schedule: '* * * * *', handler: async () => void (await container.get(PressInboxService).scan()) }]

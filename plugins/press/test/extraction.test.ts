@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import test from 'ava';
 import sharp from 'sharp';
 import { syntheticPhoto } from '@filigrane/vision';
-import { DocumentError, extractPdf, TesseractOcr, type ExtractedPage } from '@filigrane/plugin-press';
-import { blankPages, composeIssue, encryptedPdf, pdfWithTiledPhoto, pdfWithAttachment, pdfWithHugeImage, pdfWithIndexedAndBilevel, pdfWithJavaScript, pdfWithFlateBomb, pdfWithFormFanOut, pdfWithPageTreeLoop, scannedPage } from './pdf-fixtures.js';
+import { DocumentError, extractPdf, extractPdfInWorker, TesseractOcr, type ExtractedPage } from '@filigrane/plugin-press';
+import { blankPages, composeIssue, encryptPdf, encryptedPdf, pdfWithTiledPhoto, pdfWithAttachment, pdfWithHugeImage, pdfWithIndexedAndBilevel, pdfWithJavaScript, pdfWithFlateBomb, pdfWithFormFanOut, pdfWithPageTreeLoop, scannedPage } from './pdf-fixtures.js';
 
 const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
 const ocr = new TesseractOcr();
@@ -123,4 +123,47 @@ test('compression bombs and nested form fan-outs are refused before pdf.js expan
   t.is(await refused(await pdfWithFlateBomb('image', 16)), 'pdf_too_complex', '16 MiB of data for a 64 x 64 image');
   t.is(await refused(await pdfWithFormFanOut(3)), 'accepted', '1,000 paints: a busy page, not a bomb');
   t.is(await refused(await pdfWithPageTreeLoop()), 'pdf_invalid');
+});
+
+test('encrypted documents that open without a password get the same checks: bombs and fan-outs refused, the rest read', async (t) => {
+  t.timeout(120_000);
+  // pdf.js decrypts these (empty user password); the prescan used to skip their encrypted streams.
+  for (const algorithm of ['AES-256', 'AES-128', 'RC4-128', 'RC4-40'] as const) {
+    t.is(await refused(await encryptPdf(await pdfWithFlateBomb('content', 1024), algorithm)), 'pdf_too_complex', `${algorithm}: 1 GiB of content stream`);
+  }
+  t.is(await refused(await encryptPdf(await pdfWithFlateBomb('image', 16), 'AES-256')), 'pdf_too_complex', 'an image stream far past its pixels');
+  t.is(await refused(await encryptPdf(await pdfWithFormFanOut(), 'RC4-128')), 'pdf_too_complex', 'a fan-out in encrypted content streams');
+  t.is(await refused(await encryptPdf(await pdfWithJavaScript(), 'AES-256')), 'pdf_javascript');
+  t.is(await refused(await encryptPdf(issue, 'AES-256', 'secret')), 'pdf_encrypted', 'a user password is still needed');
+  // Without its /ID, AES-256 still opens in pdf.js (revision 6 does not use it) but not in the
+  // prescan's reader: refused rather than handed to pdf.js unchecked.
+  const sealed = (await encryptPdf(await pdfWithFlateBomb('content', 1024), 'AES-256')).toString('latin1');
+  const id = sealed.lastIndexOf('/ID');
+  const noId = sealed.slice(0, id) + ' '.repeat(sealed.indexOf(']', id) + 1 - id) + sealed.slice(sealed.indexOf(']', id) + 1);
+  t.is(await refused(Buffer.from(noId, 'latin1')), 'pdf_encrypted', 'an encryption the prescan cannot read');
+  // A sound encrypted issue is read as the plain one, its JPEG taken as printed (decrypted).
+  const pages = await all(await encryptPdf(issue, 'AES-256'));
+  t.deepEqual(pages.map((p) => p.images.length), [1, 2, 1, 1]);
+  t.is(pages[0]!.images[0]!.md5, md5(jpeg));
+});
+
+test('in a worker thread (as the services run it): the same pages and renderings, refusals with their code, progress reported', async (t) => {
+  const inThread = await all(issue);
+  const totals: number[] = [];
+  const inWorker: ExtractedPage[] = [];
+  for await (const p of extractPdfInWorker(issue, { onStart: (n) => void totals.push(n) })) inWorker.push(p);
+  t.deepEqual(totals, [4]);
+  t.deepEqual(inWorker, inThread);
+  t.true(Buffer.isBuffer(inWorker[0]!.images[0]!.bytes));
+  // Rendering (@napi-rs/canvas) works there too: a tiled photo gives its rendered region.
+  const tiled = await pdfWithTiledPhoto(photos[0]!);
+  const rendered: ExtractedPage[] = [];
+  for await (const p of extractPdfInWorker(tiled)) rendered.push(p);
+  t.deepEqual(rendered, await all(tiled));
+  t.true(rendered[0]!.images.some((im) => im.rendered));
+  const error = await t.throwsAsync(async () => {
+    for await (const _ of extractPdfInWorker(await encryptPdf(await pdfWithFlateBomb('content', 256), 'RC4-128')));
+  });
+  t.true(error instanceof DocumentError);
+  t.is((error as DocumentError).code, 'pdf_too_complex');
 });

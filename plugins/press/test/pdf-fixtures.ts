@@ -1,4 +1,5 @@
-import { deflateSync } from 'node:zlib';
+import { constants, deflateRawSync } from 'node:zlib';
+import { PDFDocument as EncryptingDocument, type EncryptionAlgorithm } from '@cantoo/pdf-lib';
 import sharp from 'sharp';
 import { degrees, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFString, StandardFonts } from 'pdf-lib';
 
@@ -161,13 +162,35 @@ export async function pdfWithFormFanOut(levels = 8): Promise<Buffer> {
 }
 
 /**
+ * Zlib data of `mib` MiB of one byte, made without deflating them all: one MiB deflated and ended
+ * on a byte boundary (sync flush), repeated, then a final empty block and the Adler-32 of the whole.
+ * Gigabytes cost a few milliseconds (2 GiB is 2 MiB of Flate).
+ */
+export function repeatedFlate(byte: number, mib: number): Buffer {
+  const segment = deflateRawSync(Buffer.alloc(1024 * 1024, byte), { level: 9, finishFlush: constants.Z_SYNC_FLUSH });
+  const n = BigInt(mib) * 1024n * 1024n;
+  const a = (1n + n * BigInt(byte)) % 65521n;
+  const b = (n + (BigInt(byte) * n * (n + 1n)) / 2n) % 65521n;
+  const adler = Buffer.alloc(4);
+  adler.writeUInt32BE(Number((b << 16n) | a));
+  return Buffer.concat([Buffer.from([0x78, 0xda]), ...Array<Buffer>(mib).fill(segment), Buffer.from([0x03, 0x00]), adler]);
+}
+
+/** The PDF encrypted with the standard security handler, opening without a password unless `userPassword` is given. */
+export async function encryptPdf(pdf: Buffer, algorithm: EncryptionAlgorithm, userPassword = ''): Promise<Buffer> {
+  const doc = await EncryptingDocument.load(pdf, { updateMetadata: false });
+  doc.encrypt({ ownerPassword: 'owner', userPassword, algorithm, allowWeakCryptography: true });
+  return Buffer.from(await doc.save({ useObjectStreams: false }));
+}
+
+/**
  * A compression bomb: Flate data of `mib` MiB of zeros, as the page's content stream or as the
  * data of a 64 x 64 grey image (which needs 4 KiB).
  */
 export async function pdfWithFlateBomb(where: 'content' | 'image', mib: number): Promise<Buffer> {
   const doc = await PDFDocument.create();
   const page = doc.addPage([200, 200]);
-  const bomb = deflateSync(Buffer.alloc(mib * 1024 * 1024, where === 'content' ? 0x20 : 0x80), { level: 9 });
+  const bomb = repeatedFlate(where === 'content' ? 0x20 : 0x80, mib);
   if (where === 'content') {
     page.node.set(PDFName.of('Contents'), doc.context.register(doc.context.stream(bomb, { Filter: 'FlateDecode' })));
   } else {

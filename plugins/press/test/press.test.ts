@@ -9,7 +9,7 @@ import { startTestServer, type TestServer } from '@filigrane/testing';
 import { PressAnalysisService, PressInboxService } from '@filigrane/plugin-press';
 import { syntheticPhoto } from '@filigrane/vision';
 import { embed, encodeLmk, generateKey } from '@filigrane/watermark';
-import { composeIssue, pdfWithJavaScript, scannedPage } from './pdf-fixtures.js';
+import { composeIssue, encryptPdf, pdfWithFlateBomb, pdfWithJavaScript, scannedPage } from './pdf-fixtures.js';
 
 let server: TestServer;
 let ops: { apiKey: string; id: number };
@@ -333,4 +333,27 @@ test.serial('an issue deleted while it is analysed: the analysis stops, nothing 
   const matches = (await server.call('GET', '/api/v3/matches/press/?page_size=100', { key: alice.apiKey })).json.results.filter((m: { issue: { name: string } }) => m.issue.name === 'Supprimé');
   t.false(matches.some((m: { page_number: number }) => m.page_number > 2), 'no page after the delete was analysed');
   for (const m of matches) t.is(await blobs.get(new URL(m.image.url).pathname.replace(/^\/api\/v3\//, '')), null, 'no image left behind');
+});
+
+test.serial('an encrypted compression bomb (opens without a password) fails as the plain one does, in bounded memory', async (t) => {
+  // 2 GiB of content stream in 2 MiB of Flate; the same file encrypted (AES-256, empty user password).
+  const plain = await pdfWithFlateBomb('content', 2048);
+  const encrypted = await encryptPdf(plain, 'AES-256');
+  const ingest = async (bytes: Buffer, name: string) => {
+    const res = await server.call('POST', '/api/v3/press/issues/', { key: ops.apiKey, json: { url: `data:application/pdf;base64,${bytes.toString('base64')}`, name, date: '2026-11-26' } });
+    t.is(res.status, 201, res.text);
+    return poll(new URL(res.json.url).pathname, ops.apiKey);
+  };
+  const refused = await ingest(plain, 'Bombe');
+  t.like(refused, { status: 'failed', error: { code: 'pdf_too_complex' } }, JSON.stringify(refused));
+  const rssBefore = process.memoryUsage().rss;
+  const peakBefore = process.resourceUsage().maxRSS * 1024;
+  const sealed = await ingest(encrypted, 'Bombe chiffrée');
+  t.is(sealed.status, 'failed');
+  t.deepEqual(sealed.error, refused.error, 'the same error body');
+  // pdf.js would have inflated the 2 GiB (the plain bomb took 2.3 GiB from 1 MiB before the prescan).
+  const peak = process.resourceUsage().maxRSS * 1024;
+  t.true(peak <= Math.max(peakBefore, rssBefore + 384 * 1024 * 1024), `peak RSS ${peak >> 20} MiB (before ${peakBefore >> 20} MiB, RSS ${rssBefore >> 20} MiB)`);
+  const after = await server.call('GET', '/api/v4/account/', { key: alice.apiKey });
+  t.is(after.status, 200, 'the server keeps serving');
 });

@@ -64,5 +64,12 @@ export const searchPlugin = definePlugin({
   async onStop({ container }) {
     for (const source of container.get<ExtensionRegistry>(TOKENS.Extensions).get(TRACKING_SOURCES)) await source.stop?.();
   },
-  jobs: (container) => [{ queue: SEARCH_QUEUE, handler: (data: { id: string }) => container.get(SearchService).run(data.id) }],
+  jobs: (container) => [
+    {
+      queue: SEARCH_QUEUE,
+      handler: (data: { id: string }) => container.get(SearchService).run(data.id),
+      // Its worker killed at every try: the search says failed, not running forever.
+      onFinalFailure: (data: { id: string }) => container.get(SearchService).abandon(data.id),
+    },
+  ],
 });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'inversify';
-import type { DataSource } from 'typeorm';
+import { In, type DataSource } from 'typeorm';
 import { ApiError, BlobMissingError, badRequest, notFound, TOKENS, type Clock, type EventPublisher, type ExtensionRegistry, type JobQueue, type WorkPool, type LoggerFactory } from '@filigrane/core';
 import { Search } from './search.entity.js';
 import { SEARCH_EXECUTORS, type SearchExecutor, type SearchScope } from './search-executors.js';
@@ -98,14 +98,26 @@ export class SearchService {
   }
 
   /**
+   * A search whose runs all stopped without an outcome (the worker killed or crashed each time):
+   * failed as a server fault, its event sent, unless it ended meanwhile. Called by the job runner
+   * once the retries are used up.
+   */
+  async abandon(id: string): Promise<void> {
+    const search = await this.db.manager.findOne(Search, { where: { id } });
+    if (!search || (search.status !== 'pending' && search.status !== 'running')) return;
+    const error = { code: 'server_error', details: 'The search was tried several times and stopped each time on the service\'s side (logged for its operators); run it again later.' };
+    await this.complete(search, { status: 'failed', error: error as never, finished: this.clock.now() }, ['pending', 'running']);
+  }
+
+  /**
    * The outcome of an asynchronous search and its one `search.completed`, in one transaction (the
    * outbox): the event is delivered if and only if the outcome was stored. A search deleted meanwhile
-   * (its account went) publishes nothing.
+   * (its account went) publishes nothing; `from`: only a search in one of these states changes.
    */
-  private async complete(search: Search, outcome: Partial<Search>): Promise<void> {
+  private async complete(search: Search, outcome: Partial<Search>, from?: string[]): Promise<void> {
     const done = { ...search, ...outcome } as Search;
     const stored = await this.db.transaction(async (m) => {
-      const updated = await m.update(Search, { id: search.id }, outcome as never);
+      const updated = await m.update(Search, from ? { id: search.id, status: In(from) } : { id: search.id }, outcome as never);
       if (!updated.affected) return false;
       await this.events.enqueue(
         {

@@ -1,11 +1,11 @@
 import test from 'ava';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { camelCaseKeys, TOKENS, type MatchPipeline } from '@filigrane/core';
 import { startTestServer, type TestServer } from '@filigrane/testing';
-import { FFMPEG } from '@filigrane/video';
+import { FFMPEG, FFPROBE } from '@filigrane/video';
 import { getSharp, syntheticPhoto } from '@filigrane/vision';
 
 // Real clips, made here with the same ffmpeg the service ships: a registered video (shots of 2 s,
@@ -227,4 +227,57 @@ test.serial('deleting the video removes it from the index', async (t) => {
   t.is((await server.call('DELETE', '/api/v4/media/vid/films/zoom.mp4', { key })).status, 204);
   const res = await server.call('POST', '/api/v4/searches/', { key, json: { file: dataUri('clip.mp4', 'video/mp4') } });
   t.deepEqual((await poll(res.json.url)).matches, []);
+});
+
+// After the deletion above: the live copies registered here are the account's only video.
+test.serial('videos without a duration in their header (written live or to a pipe) are measured by their packets', async (t) => {
+  // Matroska and WebM written live to a pipe (as browsers' MediaRecorder and `ffmpeg ... pipe:1`
+  // do), and a fragmented MP4 with an empty moov, all from ffmpeg's stdout.
+  const piped = (...args: string[]) => execFileSync(FFMPEG, ['-v', 'error', ...args, 'pipe:1'], { maxBuffer: 64 * 1024 * 1024 });
+  const mkv = piped('-i', path('registered.mp4'), '-c', 'copy', '-live', '1', '-f', 'matroska');
+  const webm = piped('-ss', '8', '-t', '6', '-i', path('registered.mp4'), '-vf', 'scale=160:120', '-c:v', 'libvpx', '-b:v', '300k', '-live', '1', '-f', 'webm');
+  const fragmented = piped('-ss', '8', '-t', '6', '-i', path('registered.mp4'), '-c:v', 'libx264', '-movflags', 'frag_keyframe+empty_moov', '-f', 'mp4');
+  // Hours between three frames, no duration written: a crafted "short" file that lasts 2 hours.
+  const sparse = piped('-f', 'lavfi', '-i', 'color=c=gray:size=16x16:rate=1', '-frames:v', '3', '-vf', 'setpts=N*3600/TB', '-vsync', '0', '-c:v', 'libx264', '-live', '1', '-f', 'matroska');
+  for (const [name, bytes] of [['live.mkv', mkv], ['live.webm', webm], ['sparse.mkv', sparse]] as const) {
+    writeFileSync(path(name), bytes);
+    const header = execFileSync(FFPROBE, ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', path(name)], { encoding: 'utf8' }).trim();
+    t.true(header === '' || header === 'N/A', `${name} has no duration in its header (${header})`);
+  }
+  const res = await server.call('PUT', '/api/v4/media/vid/live/zoom.mkv', { key, body: mkv, headers: { 'content-type': 'video/x-matroska' } });
+  t.is(res.status, 201, res.text);
+  t.like(res.json.video, { format: 'mkv', width: 320, height: 240 });
+  t.true(Math.abs(res.json.video.duration - 20) < 0.2, `duration ${res.json.video.duration}`);
+  const ready = await poll(res.json.url, key, (j) => (j.video as { status: string }).status !== 'pending');
+  t.is((ready.video as { status: string }).status, 'ready', JSON.stringify(ready));
+  const stream = await fetch(res.json.video.streaming_url, { headers: { authorization: `Token ${key}`, range: 'bytes=0-3' } });
+  t.is(stream.headers.get('content-type'), 'video/x-matroska');
+
+  for (const [name, bytes] of [['webm', webm], ['fragmented mp4', fragmented]] as const) {
+    const search = await server.call('POST', '/api/v4/searches/', { key, json: { file: `data:application/octet-stream;base64,${bytes.toString('base64')}` } });
+    t.is(search.status, 201, `${name}: ${search.text}`);
+    const done = await poll(search.json.url);
+    const matches = done.matches as { video: { media_path: string }; matched_video_start_time: number; matched_video_end_time: number }[];
+    t.is(matches.length, 1, `${name}: ${JSON.stringify(done)}`);
+    t.is(matches[0]!.video.media_path, '/vid/live/zoom.mkv');
+    t.true(Math.abs(matches[0]!.matched_video_start_time - 8) <= 1 && Math.abs(matches[0]!.matched_video_end_time - 14) <= 1, `${name}: ${JSON.stringify(matches[0])}`);
+  }
+
+  // ASF written to a pipe has no duration either; AVI's is false there (placeholder frame counts).
+  for (const [format, codec] of [['asf', 'wmv2'], ['avi', 'mpeg4']] as const) {
+    const bytes = piped('-f', 'lavfi', '-i', 'testsrc2=size=160x120:rate=10', '-t', '3', '-c:v', codec, '-f', format);
+    const put = await server.call('PUT', `/api/v4/media/vid/live/clip.${format}`, { key, body: bytes, headers: { 'content-type': 'application/octet-stream' } });
+    t.is(put.status, 201, put.text);
+    t.like(put.json.video, { format });
+    t.true(Math.abs(put.json.video.duration - 3) < 0.2, `${format}: duration ${put.json.video.duration}`);
+  }
+
+  // Hostile: the crafted one is as long as its timestamps say; a header with no frame is empty.
+  const long = await server.call('PUT', '/api/v4/media/vid/live/sparse.mkv', { key, body: sparse, headers: { 'content-type': 'video/x-matroska' } });
+  t.is(long.status, 413, long.text);
+  t.is(long.json.code, 'video_too_long');
+  const headerOnly = await server.call('PUT', '/api/v4/media/vid/live/empty.mkv', { key, body: mkv.subarray(0, mkv.indexOf(Buffer.from([0x1f, 0x43, 0xb6, 0x75]))), headers: { 'content-type': 'video/x-matroska' } });
+  t.is(headerOnly.status, 422, headerOnly.text);
+  t.regex(headerOnly.json.code, /^video_(empty|unreadable)$/);
+  t.is((await server.call('GET', '/api/v4/media/vid/live/empty.mkv', { key })).status, 404, 'nothing is kept of a refused video');
 });

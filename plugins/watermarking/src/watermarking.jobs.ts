@@ -8,7 +8,12 @@ export const PURGE_SCHEDULE = '*/10 * * * *';
 export function watermarkingJobs(container: Container): JobSpec<never>[] {
   const service = () => container.get(WatermarkingService);
   return [
-    { queue: WATERMARKING_QUEUE, handler: (data: { id: string }) => service().run(data.id) },
+    {
+      queue: WATERMARKING_QUEUE,
+      handler: (data: { id: string }) => service().run(data.id),
+      // Its worker killed at every try (an image that exhausts memory): the job says failed, not running forever.
+      onFinalFailure: (data: { id: string }) => service().abandon(data.id),
+    },
     { queue: PURGE_QUEUE, schedule: PURGE_SCHEDULE, handler: async () => void (await service().purgeExpired()) },
   ];
 }

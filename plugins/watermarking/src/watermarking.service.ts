@@ -51,6 +51,11 @@ export interface WatermarkingStatusView {
 }
 
 const SERVER_ERROR: WatermarkingError = { status_code: 500, code: 'server_error', details: 'The watermarking failed; retry later.' };
+const ABANDONED: WatermarkingError = {
+  status_code: 500,
+  code: 'server_error',
+  details: 'The watermarking was tried several times and stopped each time on the service\'s side (logged for its operators); submit the image again later.',
+};
 
 /** The error a failed job ended with, as an ApiError. */
 export function failure(job: WatermarkingJob): ApiError {
@@ -217,10 +222,21 @@ export class WatermarkingService {
     await this.finish(job, { status: 'failed', error: error as never, finished: this.clock.now() }, error);
   }
 
+  /**
+   * A job whose runs all stopped without an outcome (its worker killed or crashed each time, or a
+   * fault outside the run's own handling): failed as a server fault, its event sent, unless it ended
+   * meanwhile. Called by the job runner once the retries are used up.
+   */
+  async abandon(id: string): Promise<void> {
+    const job = await this.db.manager.findOne(WatermarkingJob, { where: { id } });
+    if (!job || (job.status !== 'pending' && job.status !== 'running')) return;
+    await this.finish(job, { status: 'failed', error: ABANDONED as never, finished: this.clock.now() }, ABANDONED, ['pending', 'running']);
+  }
+
   /** The running job's outcome and its `watermarking.completed` event, in one transaction (the outbox); false when it was purged meanwhile. */
-  private async finish(job: WatermarkingJob, outcome: Partial<WatermarkingJob>, error: WatermarkingError | null): Promise<boolean> {
+  private async finish(job: WatermarkingJob, outcome: Partial<WatermarkingJob>, error: WatermarkingError | null, from: string[] = ['running']): Promise<boolean> {
     const done = await this.db.transaction(async (m) => {
-      const updated = await m.update(WatermarkingJob, { id: job.id, status: 'running' }, outcome as never);
+      const updated = await m.update(WatermarkingJob, { id: job.id, status: In(from) }, outcome as never);
       if (!updated.affected) return false;
       await this.events.enqueue({ type: 'watermarking.completed', accountId: job.accountId, data: { id: job.id, status: outcome.status, error } }, m, { key: `watermarking:${job.id}` });
       return true;

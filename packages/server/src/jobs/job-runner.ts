@@ -3,12 +3,32 @@ import { hostname } from 'node:os';
 import PgBoss from 'pg-boss';
 import cronParser from 'cron-parser';
 import type { Logger as PinoLogger } from 'pino';
-import { badRequest, loggerFactory, type JobQueue, type JobScheduleOptions, type JobSendOptions, type JobSpec, type Logger, type LoggerFactory } from '@filigrane/core';
+import { badRequest, loggerFactory, type JobFailure, type JobQueue, type JobScheduleOptions, type JobSendOptions, type JobSpec, type Logger, type LoggerFactory } from '@filigrane/core';
 import type { Metrics } from '../metrics/metrics.js';
 
 /** Jobs per pg-boss worker loop, and loops per queue, when a queue asks for concurrency. */
 const JOBS_PER_LOOP = 8;
 const MAX_LOOPS = 4;
+
+/** pg-boss's dead-letter queue of a queue with a final-failure hook: its jobs that failed for good land there. */
+export function finalFailureQueue(queue: string): string {
+  return `${queue}.final-failure`;
+}
+
+/**
+ * A failed attempt as pg-boss stores it (the job's `output`, copied to the dead-letter job): the
+ * cause's message, stack and the job's id, which the dead-letter copy would otherwise not know.
+ */
+class JobAttemptError extends Error {
+  constructor(
+    readonly jobId: string,
+    cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
+    this.name = cause instanceof Error ? cause.name : 'Error';
+    if (cause instanceof Error && cause.stack) this.stack = cause.stack;
+  }
+}
 
 /**
  * pg-boss behind the core JobQueue: jobs live in PostgreSQL, so any number of worker processes
@@ -20,6 +40,8 @@ export class JobRunner implements JobQueue {
   private stopped = false;
   /** One creation per queue name: concurrent first sends would race pg-boss's CREATE (a 500 seen on PostgreSQL). */
   private readonly created = new Map<string, Promise<void>>();
+  /** Queues with a final-failure hook (`declare`): their jobs are sent with a dead-letter queue. */
+  private readonly deadLetters = new Map<string, string>();
   /** This process in `job_leases` (host, pid and a random part: a pid is reused after a restart). */
   private readonly processName = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private leaseTimer: NodeJS.Timeout | null = null;
@@ -59,7 +81,9 @@ export class JobRunner implements JobQueue {
     const boss = await this.start();
     let creating = this.created.get(name);
     if (!creating) {
-      creating = boss.createQueue(name);
+      const deadLetter = this.deadLetters.get(name);
+      // The dead-letter queue first: a job names it (a foreign key in pg-boss's tables).
+      creating = deadLetter ? boss.createQueue(deadLetter).then(() => boss.createQueue(name)) : boss.createQueue(name);
       this.created.set(name, creating);
       creating.catch(() => this.created.delete(name));
     }
@@ -67,10 +91,25 @@ export class JobRunner implements JobQueue {
     return boss;
   }
 
+  /**
+   * The queues whose JobSpec has `onFinalFailure`: called in every process (API-only ones send
+   * jobs too), before any send. Their jobs carry a dead-letter queue, so that pg-boss itself, in the
+   * statement that fails a job for good (a last attempt that threw, a lease taken back once too
+   * often, its own expiry), queues the hook's job: no window where a crash forgets it.
+   */
+  declare(specs: JobSpec<never>[]): void {
+    for (const spec of specs) if (spec.onFinalFailure) this.deadLetters.set(spec.queue, finalFailureQueue(spec.queue));
+  }
+
+  private deadLetter(queue: string): { deadLetter?: string } {
+    const deadLetter = this.deadLetters.get(queue);
+    return deadLetter ? { deadLetter } : {};
+  }
+
   async send<T extends object>(queue: string, data: T, options: JobSendOptions = {}): Promise<string | null> {
     const boss = await this.queue(queue);
     const retry = options.retryLimit === undefined ? {} : { retryLimit: options.retryLimit, retryDelay: options.retryDelaySeconds ?? 1, retryBackoff: true };
-    const sendOptions = { singletonKey: options.singletonKey, startAfter: options.startAfterSeconds, ...retry };
+    const sendOptions = { singletonKey: options.singletonKey, startAfter: options.startAfterSeconds, ...retry, ...this.deadLetter(queue) };
     if (options.singletonKey === undefined) return boss.send(queue, data, sendOptions);
     // pg-boss's standard queues ignore a bare singletonKey: check and insert under one advisory
     // lock per (queue, key), in one transaction, so two senders never both queue it.
@@ -105,11 +144,13 @@ export class JobRunner implements JobQueue {
     const timeoutMs = options.timeoutMs ?? 60_000;
     const deadline = Date.now() + timeoutMs;
     const boss = await this.start();
+    // A queue's final-failure hooks are part of its work.
+    const queues = options.queues?.flatMap((q) => (this.deadLetters.has(q) ? [q, this.deadLetters.get(q)!] : [q]));
     for (;;) {
       // Jobs that fall due before the deadline count too (a short startAfter, a retry's backoff).
       const { rows } = await boss.getDb().executeSql(
-        `SELECT count(*)::int AS n FROM pgboss.job WHERE state IN ('created', 'retry', 'active') AND start_after <= now() + make_interval(secs => $1)${options.queues ? ' AND name = ANY($2)' : ''}`,
-        options.queues ? [timeoutMs / 1000, options.queues] : [timeoutMs / 1000],
+        `SELECT count(*)::int AS n FROM pgboss.job WHERE state IN ('created', 'retry', 'active') AND start_after <= now() + make_interval(secs => $1)${queues ? ' AND name = ANY($2)' : ''}`,
+        queues ? [timeoutMs / 1000, queues] : [timeoutMs / 1000],
       );
       if ((rows[0] as { n: number }).n === 0) return;
       if (Date.now() > deadline) throw new Error(`jobs still waiting or running after ${options.timeoutMs ?? 60_000} ms`);
@@ -153,7 +194,7 @@ export class JobRunner implements JobQueue {
       )) as { rows: { queue: string; key: string; cron: string; tz: string; data: object }[] };
       for (const s of rows) {
         await this.queue(s.queue);
-        await boss.send(s.queue, s.data, { db });
+        await boss.send(s.queue, s.data, { db, ...this.deadLetter(s.queue) });
         await db.executeSql('UPDATE job_schedules SET next_run = $3 WHERE queue = $1 AND key = $2', [s.queue, s.key, nextRun(s.cron, s.tz, now)]);
       }
       return rows.length;
@@ -163,7 +204,7 @@ export class JobRunner implements JobQueue {
   async sendMany<T extends object>(queue: string, items: T[]): Promise<void> {
     if (items.length === 0) return;
     const boss = await this.queue(queue);
-    await boss.insert(items.map((data) => ({ name: queue, data })));
+    await boss.insert(items.map((data) => ({ name: queue, data, ...this.deadLetter(queue) })));
   }
 
   /** Registers handlers and schedules: called by processes that run workers. */
@@ -178,6 +219,7 @@ export class JobRunner implements JobQueue {
       const loops = Math.min(MAX_LOOPS, Math.ceil(concurrency / JOBS_PER_LOOP));
       const batchSize = Math.ceil(concurrency / loops);
       for (let i = 0; i < loops; i++) await this.loop(boss, spec, batchSize);
+      if (spec.onFinalFailure) await this.finalFailureLoop(boss, spec, spec.onFinalFailure);
       if (spec.schedule) await boss.schedule(spec.queue, spec.schedule);
       else await boss.unschedule(spec.queue).catch(() => undefined);
     }
@@ -192,6 +234,35 @@ export class JobRunner implements JobQueue {
       // pg-boss waits a polling interval after every fetch; a full batch means more may be
       // waiting, so fetch again at once (throughput is then not capped at batchSize/interval).
       if (spec.concurrency !== undefined && jobs.length === batchSize && workerId) boss.notifyWorker(workerId);
+    });
+  }
+
+  /**
+   * The jobs of a queue that failed for good, as pg-boss put them in its dead-letter queue (the
+   * job's data, its last output): logged at error once, then handed to the queue's hook. A hook that
+   * throws is retried (the dead-letter job has the original's retries).
+   */
+  private async finalFailureLoop(boss: PgBoss, spec: JobSpec<never>, hook: NonNullable<JobSpec<never>['onFinalFailure']>): Promise<void> {
+    const queue = finalFailureQueue(spec.queue);
+    const log = this.loggers.for(spec.queue);
+    await boss.work(queue, { batchSize: 1, includeMetadata: true, pollingIntervalSeconds: spec.pollingIntervalSeconds ?? 2 }, async ([job]) => {
+      if (!job) return;
+      const failure = failureOf(spec.queue, job.output);
+      if (job.retryCount === 0) {
+        this.metrics?.jobs.inc({ queue: spec.queue, outcome: 'failed_for_good' });
+        this.logger?.error(
+          { queue: spec.queue, job: failure.jobId ?? undefined, deadLetterJob: job.id, cause: failure.reason, retries: job.retryLimit },
+          `job failed for good (its retries used up): ${failure.reason}`,
+        );
+      }
+      try {
+        await hook(job.data as never, { ...failure, log });
+        // Kept as the dead-letter job's output (pg-boss replaces it with what the handler returns): which job, and why.
+        return { jobId: failure.jobId, reason: failure.reason };
+      } catch (err) {
+        this.logger?.error({ queue: spec.queue, job: failure.jobId ?? undefined, deadLetterJob: job.id, err }, 'the final-failure hook failed; it is retried');
+        throw err;
+      }
     });
   }
 
@@ -213,7 +284,7 @@ export class JobRunner implements JobQueue {
       )) as { rows: { job_id: string; queue: string; process: string; heartbeat: Date }[] };
       for (const lost of rows) {
         const reason = `its worker process ${lost.process} stopped (no heartbeat since ${new Date(lost.heartbeat).toISOString()})`;
-        await boss.fail(lost.queue, lost.job_id, { message: reason });
+        await boss.fail(lost.queue, lost.job_id, { message: reason, jobId: lost.job_id });
         this.logger?.warn({ queue: lost.queue, job: lost.job_id, process: lost.process }, `job taken back: ${reason}; pg-boss retries it`);
       }
     } catch (err) {
@@ -254,7 +325,8 @@ export class JobRunner implements JobQueue {
       this.metrics?.jobs.inc({ queue: spec.queue, outcome: 'failed' });
       this.metrics?.jobSeconds.observe({ queue: spec.queue, outcome: 'failed' }, duration);
       this.logger?.error({ ...fields, ms: Math.round(duration * 1000), err }, 'job failed');
-      throw err;
+      // pg-boss stores what is thrown as the job's output; the job's id rides along for the dead-letter copy.
+      throw new JobAttemptError(job.id, err);
     }
     await this.release(job.id).catch(() => undefined);
     const duration = seconds();
@@ -272,6 +344,13 @@ export class JobRunner implements JobQueue {
     this.boss = null;
     this.starting = null;
   }
+}
+
+/** A dead-letter job's output (the failed job's last one) read as a JobFailure. */
+export function failureOf(queue: string, output: unknown): Omit<JobFailure, 'log'> {
+  const o = (output && typeof output === 'object' ? output : {}) as { message?: unknown; value?: unknown; jobId?: unknown };
+  const reason = typeof o.message === 'string' ? o.message : typeof o.value === 'string' ? o.value : 'no cause recorded';
+  return { queue, jobId: typeof o.jobId === 'string' ? o.jobId : null, reason };
 }
 
 /** The first time after `from` that a cron expression (5 fields, or 6 with seconds) names, in a time zone. */

@@ -20,7 +20,7 @@ export class Metrics {
     buckets: [0.005, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [this.registry],
   });
-  readonly jobs = new Counter({ name: 'filigrane_jobs_total', help: 'Jobs run by this process, by queue and outcome (completed, failed)', labelNames: ['queue', 'outcome'], registers: [this.registry] });
+  readonly jobs = new Counter({ name: 'filigrane_jobs_total', help: 'Jobs run by this process, by queue and outcome (completed, failed: one attempt; failed_for_good: its retries used up)', labelNames: ['queue', 'outcome'], registers: [this.registry] });
   readonly jobSeconds = new Histogram({
     name: 'filigrane_job_duration_seconds',
     help: 'Duration of the jobs run by this process, by queue',
