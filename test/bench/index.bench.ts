@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- index [--sizes 10000,100000,1000000] [--peer 10000,100000] [--rounds 2]`
+ * `npm run bench -- index [--sizes 10000,100000,1000000] [--peer 10000,100000] [--rounds 2] [--keep]`
  * The visual index at archive scale (issue 20, requirement 5), on a real PostgreSQL:
  * 1. half of .cache/photos registered through REST (the production path: fingerprint, row,
  *    postings); two attacked copies of each (resize50+jpeg70, crop50) are the search queries;
@@ -11,6 +11,8 @@
  *    on the longest side, JPEG q85, the usual size of a crawled web image) and its own peak RSS;
  * 3. at each `--peer` size, a fresh process runs the design before (each process loads the account into
  *    an in-memory VisualIndex): warm-up, peak RSS, retrieval; the ratio is printed.
+ * `--keep` (with DATABASE_URL): leaves the database and each size's probe input in place, so that a
+ * later build's probe can be rerun on the same rows (`node test/dist/bench/support/index-probe.js FILE`).
  * Run under `flock /tmp/filigrane-bench.lock`.
  */
 import { execFile } from 'node:child_process';
@@ -32,10 +34,11 @@ const pct = (v: number[], q: number) => (v.length ? [...v].sort((a, b) => a - b)
 const mib = (b: number) => (b / 2 ** 20).toFixed(0);
 const jpegs = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((f) => /\.(jpe?g|png)$/i.test(f)).sort().map((f) => join(dir, f)) : []);
 
-async function probe(input: object): Promise<Record<string, any>> {
+async function probe(input: object, keepAs?: string): Promise<Record<string, any>> {
   const dir = mkdtempSync(join(tmpdir(), 'filigrane-probe-'));
   const file = join(dir, 'input.json');
   writeFileSync(file, JSON.stringify(input));
+  if (keepAs) writeFileSync(keepAs, JSON.stringify(input));
   try {
     const { stdout } = await promisify(execFile)(process.execPath, [join(__dirname, 'support', 'index-probe.js'), file], { maxBuffer: 64 << 20, env: { ...process.env } });
     return JSON.parse(stdout.trim().split('\n').pop()!);
@@ -51,6 +54,7 @@ export async function run(args: string[]): Promise<void> {
       sizes: { type: 'string', default: '10000,100000,1000000' },
       peer: { type: 'string', default: '100000' },
       rounds: { type: 'string', default: '2' },
+      keep: { type: 'boolean', default: false },
     },
   });
   const sizes = values.sizes.split(',').map(Number).filter((n) => n > 0).sort((a, b) => a - b);
@@ -61,6 +65,8 @@ export async function run(args: string[]): Promise<void> {
   const sourceFiles = photos.filter((_, i) => i % 2 === 1);
   const unrelated = [...jpegs(join(root, '.cache', 'wallpapers')), ...jpegs(join(root, '.cache', 'copies'))];
 
+  if (values.keep && !process.env.DATABASE_URL) throw new Error('--keep needs DATABASE_URL (a database that outlives the benchmark)');
+  if (values.keep) process.env.KEEP_TEST_DATABASE = '1';
   const pg = benchPostgres();
   process.env.DATABASE_URL = pg.url;
   const server = await startTestServer({ plugins: defaultPlugins(), workers: false, config: { rateLimit: { perSecond: 1_000_000, perDay: 1_000_000_000 } } });
@@ -132,7 +138,10 @@ export async function run(args: string[]): Promise<void> {
       );
       const [indexBytes, postingsBytes, databaseBytes] = [sizeRows[0]!.index, sizeRows[0]!.postings, sizeRows[0]!.database].map(Number) as [number, number, number];
       bytesPerMedia = databaseBytes / Math.max(1, size);
-      const s = await probe({ ...base, mode: 'shared' });
+      const keepAs = values.keep ? join(work, `probe-${size}.json`) : undefined;
+      const s = await probe({ ...base, mode: 'shared' }, keepAs);
+      if (keepAs) console.log(`  probe input kept: ${keepAs}`);
+      console.log(`  API heap: used peak ${mib(s.heapUsedPeak)} MiB, total peak ${mib(s.heapTotalPeak)} MiB, external peak ${mib(s.externalPeak)} MiB (sampled every 20 ms)`);
       rows.push(
         `| ${s.entries.toLocaleString('en')} | ${loadS.toFixed(0)} | ${(indexBytes / 2 ** 30).toFixed(1)} + ${(postingsBytes / 2 ** 30).toFixed(1)} (${((indexBytes + postingsBytes) / s.entries / 1000).toFixed(1)} KB/media) | ${(databaseBytes / 2 ** 30).toFixed(1)} | ${pct(s.search, 0.5).toFixed(0)} | ${pct(s.search, 0.99).toFixed(0)} | ${pct(s.retrieval, 0.5).toFixed(0)} | ${pct(s.identify, 0.5).toFixed(0)} / ${pct(s.identify, 0.99).toFixed(0)} | ${pct(s.identifyWeb, 0.5).toFixed(0)} / ${pct(s.identifyWeb, 0.99).toFixed(0)} | ${s.found}/${s.queries} | ${s.falseMatches} / ${s.falseMatchesWeb} | ${mib(s.bootRss)} / ${mib(s.peakRss)} |`,
       );
@@ -153,7 +162,7 @@ export async function run(args: string[]): Promise<void> {
     for (const r of rows) console.log(r);
     for (const l of peerLines) console.log(`\n${l}`);
   } finally {
-    rmSync(work, { recursive: true, force: true });
+    if (!values.keep) rmSync(work, { recursive: true, force: true });
     await server.close();
     pg.stop();
   }

@@ -24,7 +24,11 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
-    dispose: () => withClient(admin, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+    // KEEP_TEST_DATABASE=1 leaves it for a later look (the index benchmark's --keep).
+    dispose: async () => {
+      if (process.env.KEEP_TEST_DATABASE === '1') return;
+      await withClient(admin, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    },
   };
 }
 

@@ -161,20 +161,20 @@ export const featureKey = (entry: number, feature: number) => entry * 0x10000 + 
 
 /**
  * Votes of a query's descriptors over the postings of the ranges they asked, in two passes. The
- * postings name (entry, feature) only: `add` collects every meeting and counts them per entry (at
- * least its votes: a descriptor may meet an entry in several tables); `contenders` keeps the
- * entries that could reach the vote minimum, most meetings first, and names the stored
- * descriptors they need; `top` then counts, as in memory, each query descriptor at most once per
- * entry and only for a stored descriptor within MAX_VOTE_DISTANCE.
+ * postings name (entry, feature) only: `add` keeps each range's postings as read (by reference: at
+ * a million media a query meets ~10^5-10^6 postings, and expanding them into per-meeting arrays
+ * cost hundreds of MB per search); `contenders` counts meetings per entry (at least its votes: a
+ * descriptor may meet an entry in several tables) in typed arrays, keeps the entries that could
+ * reach the vote minimum, most meetings first, and names the stored descriptors they need; `top`
+ * then counts, as in memory, each query descriptor at most once per entry and only for a stored
+ * descriptor within MAX_VOTE_DISTANCE.
  */
 export class VoteTally {
   /** Query descriptors as 32-bit words. */
   private readonly query: Uint32Array;
-  /** Every meeting: query descriptor, entry, feature. */
-  private readonly asker: number[] = [];
-  private readonly entry: number[] = [];
-  private readonly feature: number[] = [];
-  private readonly meetings = new Map<number, number>();
+  /** Postings read, with the query descriptors that asked their range. */
+  private readonly reads: { askers: number[]; postings: Buffer }[] = [];
+  private postingCount = 0;
   private chosen = new Set<number>();
 
   constructor(descriptors: Uint8Array, private readonly count: number, private readonly ranges: BucketRanges) {
@@ -185,18 +185,8 @@ export class VoteTally {
   /** The postings of range `range` (one or several stored rows). */
   add(range: number, postings: Buffer): void {
     const askers = this.ranges.askers[range]!;
-    const n = Math.floor(postings.length / POSTING_BYTES);
-    for (let p = 0; p < n; p++) {
-      const o = p * POSTING_BYTES;
-      const entry = postings.readUInt32LE(o);
-      const feature = postings.readUInt16LE(o + 4);
-      for (const i of askers) {
-        this.asker.push(i);
-        this.entry.push(entry);
-        this.feature.push(feature);
-      }
-      this.meetings.set(entry, (this.meetings.get(entry) ?? 0) + askers.length);
-    }
+    this.reads.push({ askers, postings });
+    this.postingCount += Math.floor(postings.length / POSTING_BYTES);
   }
 
   /**
@@ -204,12 +194,18 @@ export class VoteTally {
    * scores. Returns the stored descriptors (featureKey) their scoring needs.
    */
   contenders(minVotes: number, max: number): number[] {
-    const out: [number, number][] = [];
-    for (const [entry, n] of this.meetings) if (n >= minVotes) out.push([entry, n]);
-    out.sort((x, y) => y[1] - x[1] || x[0] - y[0]);
-    this.chosen = new Set(out.slice(0, max).map(([entry]) => entry));
+    const meetings = new MeetingCounts(this.postingCount);
+    for (const { askers, postings } of this.reads) {
+      for (let o = 0; o + POSTING_BYTES <= postings.length; o += POSTING_BYTES) meetings.add(postings.readUInt32LE(o), askers.length);
+    }
+    this.chosen = new Set(meetings.top(minVotes, max));
     const keys = new Set<number>();
-    for (let m = 0; m < this.entry.length; m++) if (this.chosen.has(this.entry[m]!)) keys.add(featureKey(this.entry[m]!, this.feature[m]!));
+    for (const { postings } of this.reads) {
+      for (let o = 0; o + POSTING_BYTES <= postings.length; o += POSTING_BYTES) {
+        const entry = postings.readUInt32LE(o);
+        if (this.chosen.has(entry)) keys.add(featureKey(entry, postings.readUInt16LE(o + 4)));
+      }
+    }
     return [...keys];
   }
 
@@ -223,25 +219,62 @@ export class VoteTally {
     const q = this.query;
     const words = new Uint32Array(8);
     const wordBytes = new Uint8Array(words.buffer);
-    for (let m = 0; m < this.entry.length; m++) {
-      const entry = this.entry[m]!;
-      if (!this.chosen.has(entry)) continue;
-      const i = this.asker[m]!;
-      const key = entry * this.count + i;
-      if (voted.has(key)) continue;
-      const d32 = stored.get(featureKey(entry, this.feature[m]!));
-      if (!d32) continue;
-      wordBytes.set(d32.subarray(0, DESCRIPTOR_BYTES));
-      let d = 0;
-      for (let w = 0; w < 8 && d <= MAX_VOTE_DISTANCE; w++) d += popcount32(words[w]! ^ q[i * 8 + w]!);
-      if (d > MAX_VOTE_DISTANCE) continue;
-      voted.add(key);
-      votes.set(entry, (votes.get(entry) ?? 0) + 1);
+    for (const { askers, postings } of this.reads) {
+      for (let o = 0; o + POSTING_BYTES <= postings.length; o += POSTING_BYTES) {
+        const entry = postings.readUInt32LE(o);
+        if (!this.chosen.has(entry)) continue;
+        const d32 = stored.get(featureKey(entry, postings.readUInt16LE(o + 4)));
+        if (!d32) continue;
+        wordBytes.set(d32.subarray(0, DESCRIPTOR_BYTES));
+        for (const i of askers) {
+          const key = entry * this.count + i;
+          if (voted.has(key)) continue;
+          let d = 0;
+          for (let w = 0; w < 8 && d <= MAX_VOTE_DISTANCE; w++) d += popcount32(words[w]! ^ q[i * 8 + w]!);
+          if (d > MAX_VOTE_DISTANCE) continue;
+          voted.add(key);
+          votes.set(entry, (votes.get(entry) ?? 0) + 1);
+        }
+      }
     }
     const out: { entry: number; votes: number }[] = [];
     for (const [entry, n] of votes) if (n >= minVotes) out.push({ entry, votes: n });
     out.sort((x, y) => y.votes - x.votes || x.entry - y.entry);
     return out.slice(0, max);
+  }
+}
+
+/**
+ * Meetings per entry in an open-addressing table of typed arrays, sized once for `capacity`
+ * distinct entries (at most the postings read): a Map of 10^5 entries per query cost ~10x the bytes.
+ */
+class MeetingCounts {
+  private readonly entries: Uint32Array;
+  private readonly counts: Uint32Array;
+  private readonly mask: number;
+
+  constructor(capacity: number) {
+    let size = 16;
+    while (size < capacity * 2) size *= 2;
+    this.entries = new Uint32Array(size);
+    this.counts = new Uint32Array(size);
+    this.mask = size - 1;
+  }
+
+  /** A count of 0 marks a free slot: every meeting adds at least one. */
+  add(entry: number, n: number): void {
+    let slot = Math.imul(entry, 0x9e3779b1) & this.mask;
+    while (this.counts[slot] !== 0 && this.entries[slot] !== entry) slot = (slot + 1) & this.mask;
+    this.entries[slot] = entry;
+    this.counts[slot]! += n;
+  }
+
+  /** At most `max` entries met at least `min` times, most meetings first (ties: lower entry first). */
+  top(min: number, max: number): number[] {
+    const out: [number, number][] = [];
+    for (let slot = 0; slot <= this.mask; slot++) if (this.counts[slot]! >= min && this.counts[slot]! > 0) out.push([this.entries[slot]!, this.counts[slot]!]);
+    out.sort((x, y) => y[1] - x[1] || x[0] - y[0]);
+    return out.slice(0, max).map(([entry]) => entry);
   }
 }
 

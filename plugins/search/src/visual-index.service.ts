@@ -13,6 +13,7 @@ import {
   fingerprintGrid,
   fingerprintPool,
   hamming64,
+  MAX_BITS,
   mergedRanges,
   queryRanges,
   sameThumbnail,
@@ -24,6 +25,7 @@ import {
   type VisualFingerprint,
 } from '@filigrane/vision';
 import { VisualIndexEntry } from './visual-index.entity.js';
+import { readPostings } from './postings-read.js';
 
 /** How long a process trusts its count of an account's entries (it only picks the key length). */
 const COUNT_TTL_MS = 30_000;
@@ -228,26 +230,7 @@ export class VisualIndexService implements MediaEventsListener {
     if (!n || !queries.some((f) => f.count)) return queries.map(() => []);
     const bits = sharedBits(n);
     const merged = mergedRanges(queries.map((f) => queryRanges(f.descriptors, f.count, bits)));
-    // JIT off: the planner cannot know a range holds a handful of rows and would spend more time
-    // compiling the statement (~0.9 s measured) than running it.
-    const rows: { r: number; postings: Buffer }[] = await this.db.transaction(async (m) => {
-      await m.query('SET LOCAL jit = off');
-      return m.query(
-      // One index probe per range, in bucket order (neighbouring probes share the B-tree's pages); a
-      // range's total is a window over its rows, and the postings of a stop-word range are never
-      // read (TOASTed values are only fetched for the rows returned). The probe is a LATERAL subquery
-      // kept apart (OFFSET 0): as a plain join, an account of a million media (14.7 M bucket rows)
-      // made the planner scan the whole table for every range (minutes instead of ~0.3 s).
-      `SELECT r, postings FROM (
-         SELECT q.r::int - 1 AS r, p.postings, sum(p.n_postings) OVER (PARTITION BY q.r) AS total
-         FROM unnest($2::int[], $3::int[]) WITH ORDINALITY AS q(lo, hi, r)
-         CROSS JOIN LATERAL (
-           SELECT postings, n_postings FROM visual_postings v
-           WHERE v.account_id = $1 AND v.bucket >= q.lo AND v.bucket < q.hi OFFSET 0) p) x
-       WHERE total <= $4`,
-      [accountId, merged.lo, merged.hi, sharedCap(n, bits)],
-      );
-    });
+    const rows = await readPostings(this.db, accountId, merged, sharedCap(n, bits), bits === MAX_BITS ? 'buckets' : 'ranges');
     const tallies = queries.map((f, k) => new VoteTally(f.descriptors, f.count, merged.ranges[k]!));
     for (const row of rows) for (const [k, i] of merged.askers[row.r]!) tallies[k]!.add(i, row.postings);
     // The entries that could win are scored on their stored descriptors, fetched with their keys

@@ -26,6 +26,14 @@ interface ProbeInput {
   rounds: number;
 }
 
+/** Peaks of V8's heap and of memory outside it, sampled: what the kernel's RSS peak is made of. */
+const heapPeaks = { heapUsedPeak: 0, heapTotalPeak: 0, externalPeak: 0 };
+setInterval(() => {
+  const m = process.memoryUsage();
+  heapPeaks.heapUsedPeak = Math.max(heapPeaks.heapUsedPeak, m.heapUsed);
+  heapPeaks.heapTotalPeak = Math.max(heapPeaks.heapTotalPeak, m.heapTotal);
+  heapPeaks.externalPeak = Math.max(heapPeaks.externalPeak, m.external);
+}, 20).unref();
 const peakRss = () => Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))![1]) * 1024;
 const SEARCH: { mode: 'near_duplicate'; transforms: GeometricModel[]; detect: boolean } = { mode: 'near_duplicate', transforms: ['scale'], detect: false };
 
@@ -116,7 +124,7 @@ async function main(): Promise<void> {
     const asIs = await crawled(unrelated);
     const web = await crawled(unrelatedWeb);
     const stats = await visual.stats(accountId);
-    console.log(JSON.stringify({ mode: 'shared', ...stats, firstMs, search, retrieval, found, queries: copies.length, identify: asIs.ms, falseMatches: asIs.matches, identifyWeb: web.ms, falseMatchesWeb: web.matches, bootRss, peakRss: peakRss() }));
+    console.log(JSON.stringify({ mode: 'shared', ...stats, firstMs, search, retrieval, found, queries: copies.length, identify: asIs.ms, falseMatches: asIs.matches, identifyWeb: web.ms, falseMatchesWeb: web.matches, bootRss, peakRss: peakRss(), ...heapPeaks }));
   } finally {
     await server.close();
   }
