@@ -33,6 +33,13 @@ const COUNT_TTL_MS = 30_000;
 const MIN_VOTES = 4;
 /** Fewest entries scored on their stored descriptors after the postings' first pass. */
 const SCORED_MIN = 96;
+/**
+ * The same for the fallbacks (mirror, reductions), which run when the straight pass found nothing:
+ * a 10% crop's original meets the query's reduction only a few times more than the archive's look-
+ * alikes do: at 100,000 media 96 lost it (crop10 9/12 in the copies benchmark, session 12; 12/12 at
+ * 1,536, which costs a search that finds nothing ~100 ms more).
+ */
+const FALLBACK_SCORED_MIN = 1536;
 /** Rows from before the shared index posted per transaction on first use of their account. */
 const BACKFILL_BATCH = 100;
 
@@ -205,7 +212,7 @@ export class VisualIndexService implements MediaEventsListener {
   async votes(accountId: number, queries: VisualFingerprint[], max: number): Promise<Candidate[][]> {
     if (!queries.length) return [];
     await this.backfill(accountId);
-    return this.vote(accountId, queries.map((q) => q.features), max);
+    return this.vote(accountId, queries.map((q) => q.features), max, FALLBACK_SCORED_MIN);
   }
 
   /** Still images whose dHash is within 4 bits and whose thumbnails agree (VisualIndex.exact). */
@@ -225,7 +232,7 @@ export class VisualIndexService implements MediaEventsListener {
    * in, skipping stop-word buckets, read for all the queries in one statement; entries resolved to
    * their keys by a second, which also drops any entry whose row is gone.
    */
-  private async vote(accountId: number, queries: Pick<OrbFeatures, 'descriptors' | 'count'>[], max: number): Promise<Candidate[][]> {
+  private async vote(accountId: number, queries: Pick<OrbFeatures, 'descriptors' | 'count'>[], max: number, scoredMin = SCORED_MIN): Promise<Candidate[][]> {
     const n = await this.entries(accountId);
     if (!n || !queries.some((f) => f.count)) return queries.map(() => []);
     const bits = sharedBits(n);
@@ -237,7 +244,7 @@ export class VisualIndexService implements MediaEventsListener {
     // in one statement (which also drops any entry whose row is gone). Four times what the vote
     // keeps: meetings overcount votes (a descriptor meets an entry in several tables, or meets a
     // stored descriptor too far from it).
-    const wanted = [...new Set(tallies.flatMap((t) => t.contenders(MIN_VOTES, Math.max(SCORED_MIN, (max * 2 + 8) * 4))))];
+    const wanted = [...new Set(tallies.flatMap((t) => t.contenders(MIN_VOTES, Math.max(scoredMin, (max * 2 + 8) * 4))))];
     if (!wanted.length) return queries.map(() => []);
     const found: { entry: string; j: number; media_id: string; frame: number; d: Buffer }[] = await this.db.query(
       `SELECT v.entry, t.j, v.media_id, v.frame, substring(v.descriptors FROM t.j * ${DESCRIPTOR_BYTES} + 1 FOR ${DESCRIPTOR_BYTES}) AS d
