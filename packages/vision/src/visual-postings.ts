@@ -174,7 +174,6 @@ export class VoteTally {
   private readonly query: Uint32Array;
   /** Postings read, with the query descriptors that asked their range. */
   private readonly reads: { askers: number[]; postings: Buffer }[] = [];
-  private postingCount = 0;
   private chosen = new Set<number>();
 
   constructor(descriptors: Uint8Array, private readonly count: number, private readonly ranges: BucketRanges) {
@@ -186,7 +185,6 @@ export class VoteTally {
   add(range: number, postings: Buffer): void {
     const askers = this.ranges.askers[range]!;
     this.reads.push({ askers, postings });
-    this.postingCount += Math.floor(postings.length / POSTING_BYTES);
   }
 
   /**
@@ -194,7 +192,7 @@ export class VoteTally {
    * scores. Returns the stored descriptors (featureKey) their scoring needs.
    */
   contenders(minVotes: number, max: number): number[] {
-    const meetings = new MeetingCounts(this.postingCount);
+    const meetings = new MeetingCounts(this.reads.reduce((n, r) => n + Math.floor(r.postings.length / POSTING_BYTES), 0));
     for (const { askers, postings } of this.reads) {
       for (let o = 0; o + POSTING_BYTES <= postings.length; o += POSTING_BYTES) meetings.add(postings.readUInt32LE(o), askers.length);
     }

@@ -7,11 +7,7 @@ import type { MergedRanges } from '@filigrane/vision';
  */
 export type PostingsReadForm = 'buckets' | 'ranges';
 
-/**
- * The postings of every range whose total stays under the stop-word cap, with the range's number
- * in `merged`. JIT off: the planner cannot know a range holds a handful of rows and would spend
- * more time compiling the statement (~0.9 s measured) than running it.
- */
+/** The postings of every range whose total stays under the stop-word cap, with the range's number in `merged`. */
 export async function readPostings(db: DataSource, accountId: number, merged: MergedRanges, cap: number, form: PostingsReadForm): Promise<{ r: number; postings: Buffer }[]> {
   if (form === 'buckets') {
     // A range is one bucket, one row of the primary key: one index scan over the sorted bucket
@@ -23,6 +19,8 @@ export async function readPostings(db: DataSource, accountId: number, merged: Me
     );
     return rows.map((row) => ({ r: at.get(row.bucket)!, postings: row.postings }));
   }
+  // JIT off: the planner cannot know a range holds a handful of rows and would spend more time
+  // compiling this statement (~0.9 s measured) than running it.
   return db.transaction(async (m) => {
     await m.query('SET LOCAL jit = off');
     return m.query(
