@@ -99,8 +99,9 @@ export class IdentificationService {
     const pending = Promise.all(fallbacks.map((q) => queryFingerprint(q, { threaded: true })));
     pending.catch(() => undefined);
     const max = Math.max(VERIFIED[options.mode], limit);
+    // A reduction's vote is wide (its original stands out little from look-alikes); a mirror's is not.
     const fallbackVotes = (fps: VisualFingerprint[]): Promise<Candidate[][]> =>
-      this.index.votes(accountId, fps.map((f) => ({ ...f, features: votingSubset(f.features, FALLBACK_VOTERS) })), max);
+      this.index.votes(accountId, fps.map((f, k) => ({ fingerprint: { ...f, features: votingSubset(f.features, FALLBACK_VOTERS) }, wide: fallbacks[k]!.isMirror === prepared.isMirror })), max);
     const speculated = options.speculate ? pending.then(fallbackVotes) : undefined;
     speculated?.catch(() => undefined);
     const straight = await this.index.candidates(accountId, { ...fp, features: votingSubset(fp.features, STRAIGHT_VOTERS) }, max);

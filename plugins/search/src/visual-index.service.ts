@@ -34,12 +34,12 @@ const MIN_VOTES = 4;
 /** Fewest entries scored on their stored descriptors after the postings' first pass. */
 const SCORED_MIN = 96;
 /**
- * The same for the fallbacks (mirror, reductions), which run when the straight pass found nothing:
- * a 10% crop's original meets the query's reduction only a few times more than the archive's look-
- * alikes do: at 100,000 media 96 lost it (crop10 9/12 in the copies benchmark, session 12; 12/12 at
- * 1,536, which costs a search that finds nothing ~100 ms more).
+ * The same for a wide vote: a reduction (a small crop's fallback), whose original meets the query
+ * only a few times more than the archive's look-alikes do: at 100,000 media 96 lost a 10% crop's
+ * original (crop10 9/12 in the copies benchmark, session 12; 12/12 at 1,536). A mirror's original
+ * collects hundreds of votes and needs no more than the straight pass.
  */
-const FALLBACK_SCORED_MIN = 1536;
+const WIDE_SCORED_MIN = 1536;
 /** Rows from before the shared index posted per transaction on first use of their account. */
 const BACKFILL_BATCH = 100;
 
@@ -208,11 +208,12 @@ export class VisualIndexService implements MediaEventsListener {
    * Vote candidates of several query fingerprints (an identification's fallbacks: mirror,
    * reductions) in one statement: each bucket range is read once whichever fingerprints ask it,
    * and each fingerprint gets its own votes. No exact-copy lookup (fallbacks are never exact).
+   * A `wide` vote scores many more entries on their stored descriptors (WIDE_SCORED_MIN).
    */
-  async votes(accountId: number, queries: VisualFingerprint[], max: number): Promise<Candidate[][]> {
+  async votes(accountId: number, queries: { fingerprint: VisualFingerprint; wide: boolean }[], max: number): Promise<Candidate[][]> {
     if (!queries.length) return [];
     await this.backfill(accountId);
-    return this.vote(accountId, queries.map((q) => q.features), max, FALLBACK_SCORED_MIN);
+    return this.vote(accountId, queries.map((q) => q.fingerprint.features), max, queries.map((q) => (q.wide ? WIDE_SCORED_MIN : SCORED_MIN)));
   }
 
   /** Still images whose dHash is within 4 bits and whose thumbnails agree (VisualIndex.exact). */
@@ -232,7 +233,7 @@ export class VisualIndexService implements MediaEventsListener {
    * in, skipping stop-word buckets, read for all the queries in one statement; entries resolved to
    * their keys by a second, which also drops any entry whose row is gone.
    */
-  private async vote(accountId: number, queries: Pick<OrbFeatures, 'descriptors' | 'count'>[], max: number, scoredMin = SCORED_MIN): Promise<Candidate[][]> {
+  private async vote(accountId: number, queries: Pick<OrbFeatures, 'descriptors' | 'count'>[], max: number, scoredMin = queries.map(() => SCORED_MIN)): Promise<Candidate[][]> {
     const n = await this.entries(accountId);
     if (!n || !queries.some((f) => f.count)) return queries.map(() => []);
     const bits = sharedBits(n);
@@ -244,11 +245,14 @@ export class VisualIndexService implements MediaEventsListener {
     // in one statement (which also drops any entry whose row is gone). Four times what the vote
     // keeps: meetings overcount votes (a descriptor meets an entry in several tables, or meets a
     // stored descriptor too far from it).
-    const wanted = [...new Set(tallies.flatMap((t) => t.contenders(MIN_VOTES, Math.max(scoredMin, (max * 2 + 8) * 4))))];
+    const wanted = [...new Set(tallies.flatMap((t, k) => t.contenders(MIN_VOTES, Math.max(scoredMin[k]!, (max * 2 + 8) * 4))))].sort((a, b) => a - b);
     if (!wanted.length) return queries.map(() => []);
+    // One row probe per descriptor, in entry order (a wide vote asks ~10,000): as a plain join the
+    // planner merge-joined them with a scan of the account's whole index (+30 ms at 100,000 media).
     const found: { entry: string; j: number; media_id: string; frame: number; d: Buffer }[] = await this.db.query(
-      `SELECT v.entry, t.j, v.media_id, v.frame, substring(v.descriptors FROM t.j * ${DESCRIPTOR_BYTES} + 1 FOR ${DESCRIPTOR_BYTES}) AS d
-       FROM unnest($2::bigint[], $3::int[]) AS t(e, j) JOIN visual_index v ON v.entry = t.e AND v.account_id = $1`,
+      `SELECT t.e AS entry, t.j, v.media_id, v.frame, substring(v.descriptors FROM t.j * ${DESCRIPTOR_BYTES} + 1 FOR ${DESCRIPTOR_BYTES}) AS d
+       FROM unnest($2::bigint[], $3::int[]) AS t(e, j)
+       CROSS JOIN LATERAL (SELECT media_id, frame, descriptors FROM visual_index v WHERE v.entry = t.e AND v.account_id = $1 OFFSET 0) v`,
       [accountId, wanted.map((k) => Math.floor(k / 0x10000)), wanted.map((k) => k % 0x10000)],
     );
     const stored = new Map(found.filter((f) => f.d.length === DESCRIPTOR_BYTES).map((f) => [featureKey(Number(f.entry), f.j), bytes(f.d)]));
