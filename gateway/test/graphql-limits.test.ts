@@ -53,6 +53,24 @@ test.serial('depth, aliases, mutations and batches beyond the limits: 400 with a
   t.is(fine.json.data.account.username, 'gqlimits');
 });
 
+test.serial('fragment bombs are measured in linear time: refused at once, whatever their expansion', async (t) => {
+  // F0 { ...F1 ...F1 } F1 { ...F2 ...F2 }...: 2^40 expansions. Ending in a field it is too costly; ending
+  // in an unknown fragment or a cycle it has no field at all and validation refuses it. Either way one
+  // request used to block the process (the measure expanded every spread one by one: minutes at 30 levels).
+  const bomb = (leaf: string) =>
+    `query { ...F0 } ${Array.from({ length: 40 }, (_, i) => `fragment F${i} on Query { ...F${i + 1} ...F${i + 1} }`).join(' ')} fragment F40 on Query { ${leaf} }`;
+  for (const [leaf, code] of [['account { username }', 'QUERY_TOO_COMPLEX'], ['...Nowhere', 'GRAPHQL_VALIDATION_FAILED'], ['...F0', 'GRAPHQL_VALIDATION_FAILED']] as const) {
+    const started = Date.now();
+    const answer = await gql({ query: bomb(leaf) });
+    t.true(Date.now() - started < 5_000, `${leaf}: answered in ${Date.now() - started} ms`);
+    t.is(answer.status, 400, answer.text.slice(0, 300));
+    t.is(answer.json.errors[0].extensions.code, code, answer.text.slice(0, 300));
+  }
+  const fragments = await gql({ query: 'query { ...A ...A } fragment A on Query { account { ...B ...B } } fragment B on Account { username quotas { userPaths } }' });
+  t.is(fragments.status, 200, fragments.text.slice(0, 300));
+  t.is(fragments.json.data.account.username, 'gqlimits');
+});
+
 test.serial('a costly query counts as several requests in the rate limits', async (t) => {
   const cheap = await gql({ query: '{ account { username } }' });
   t.is(cheap.headers.get('x-ratelimit-secondly-remaining'), '19');
