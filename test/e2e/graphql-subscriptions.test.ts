@@ -111,6 +111,24 @@ test.serial('no or wrong credentials close the socket; queries and mutations sta
   await t.throwsAsync(() => unknown.next(1), { message: /Cannot query field/ });
 });
 
+test.serial('a connection holds 20 subscriptions, the 21st is refused; a fragment bomb is refused at once', async (t) => {
+  const client = connect({ authorization: `Token ${alice.apiKey}` }).client;
+  const subs = Array.from({ length: 21 }, () => subscribe(client, 'subscription { matchEvents { matchId } }'));
+  await settle();
+  // The 20th was refused too (graphql-ws reserves a subscription's id before the hook counts them).
+  t.deepEqual(subs.slice(0, 20).map((s) => s.error), Array(20).fill(null), 'twenty subscriptions run');
+  await t.throwsAsync(() => subs[20]!.next(1), { message: /At most 20 subscriptions per connection/ });
+  const m = await record(sighting(alice.id, 'https://news.example.com/twenty'));
+  t.is((await subs[19]!.next(1)).data!.matchEvents.matchId, String(m.id));
+
+  // Expanded spread by spread, this measure took minutes (2^40 spreads) and blocked every other request.
+  const bomb = `subscription { ...F0 } ${Array.from({ length: 40 }, (_, i) => `fragment F${i} on Subscription { ...F${i + 1} ...F${i + 1} }`).join(' ')} fragment F40 on Subscription { ...F0 }`;
+  const started = Date.now();
+  const refused = subscribe(connect({ authorization: `Token ${alice.apiKey}` }).client, bomb);
+  await t.throwsAsync(() => refused.next(1), { message: /Cannot spread fragment/ });
+  t.true(Date.now() - started < 5_000, `refused in ${Date.now() - started} ms`);
+});
+
 test.serial('the console\'s session cookie opens a subscription from its own origin, never from another', async (t) => {
   const set = await alice.call('POST', '/graphql', { json: { query: 'mutation { changePassword(newPassword: "correct horse battery") }' } });
   t.falsy(set.json.errors, set.text);

@@ -120,7 +120,8 @@ export function mountSubscriptions(app: FastifyInstance, options: SubscriptionOp
       onSubscribe: async (ctx, _id, payload) => {
         const connection = connections.get(ctx)!;
         try {
-          if (Object.keys(ctx.subscriptions).length >= MAX_SUBSCRIPTIONS) throw new ApiError(400, 'too_many_subscriptions', `At most ${MAX_SUBSCRIPTIONS} subscriptions per connection.`);
+          // graphql-ws has already reserved this subscription's id in ctx.subscriptions: it is one of them.
+          if (Object.keys(ctx.subscriptions).length > MAX_SUBSCRIPTIONS) throw new ApiError(400, 'too_many_subscriptions', `At most ${MAX_SUBSCRIPTIONS} subscriptions per connection.`);
           const query = options.trusted ? options.trusted.resolve(payload as never) : payload.query;
           let document: DocumentNode;
           try {
