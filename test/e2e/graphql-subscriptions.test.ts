@@ -23,6 +23,7 @@ test.after.always(async () => {
   await server?.close();
 });
 
+const gql = (query: string) => alice.call('POST', '/graphql', { json: { query } });
 const connect = (params: Record<string, unknown> | undefined, headers: Record<string, string> = {}) => connectTo(server.url, params, headers);
 
 const sighting = (accountId: number, page: string): Sighting => ({ accountId, source: 'test', kind: 'web', image: {}, imageUrl: 'https://img.example.com/a.jpg', page: { url: page }, credit: 'Studio' });
@@ -127,6 +128,16 @@ test.serial('a connection holds 20 subscriptions, the 21st is refused; a fragmen
   const refused = subscribe(connect({ authorization: `Token ${alice.apiKey}` }).client, bomb);
   await t.throwsAsync(() => refused.next(1), { message: /Cannot spread fragment/ });
   t.true(Date.now() - started < 5_000, `refused in ${Date.now() - started} ms`);
+
+  // Syntax and validation errors have the codes they have over HTTP.
+  const fresh = connect({ authorization: `Token ${alice.apiKey}` }).client;
+  for (const [http, query, code] of [['{{{', 'subscription {{{', 'GRAPHQL_PARSE_FAILED'], ['{ account { nope } }', 'subscription { matchEvents { nope } }', 'GRAPHQL_VALIDATION_FAILED']] as const) {
+    const over = (await gql(http)).json.errors[0].extensions;
+    t.like(over, { code, status_code: 400, apiCode: code.toLowerCase() }, http);
+    const sub = subscribe(fresh, query);
+    await t.throwsAsync(() => sub.next(1));
+    t.like((sub.error as { extensions: unknown }[])[0]!.extensions, { code, status_code: 400, apiCode: code.toLowerCase() }, `${query} over WebSocket`);
+  }
 });
 
 test.serial('the console\'s session cookie opens a subscription from its own origin, never from another', async (t) => {

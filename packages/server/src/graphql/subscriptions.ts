@@ -127,7 +127,8 @@ export function mountSubscriptions(app: FastifyInstance, options: SubscriptionOp
           try {
             document = parse(query, { maxTokens: 20_000 });
           } catch (err) {
-            throw new ApiError(400, 'GRAPHQL_PARSE_FAILED', (err as Error).message);
+            // As over HTTP: code GRAPHQL_PARSE_FAILED, apiCode graphql_parse_failed (formatError).
+            return [withFormat(new GraphQLError((err as Error).message, { extensions: { code: 'GRAPHQL_PARSE_FAILED' } }), options.formatError)];
           }
           checkDocument(document, payload.operationName);
           const operations = document.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION);
@@ -152,7 +153,13 @@ export function mountSubscriptions(app: FastifyInstance, options: SubscriptionOp
         if (!result.errors?.length) return data === result.data ? result : { ...result, data };
         return { ...result, data, errors: result.errors.map((e) => withFormat(e, options.formatError)) };
       },
-      onError: (_ctx, _id, _payload, errors) => errors.map((e) => options.formatError(e.toJSON(), e)),
+      // graphql-ws's own validation errors carry no code: GRAPHQL_VALIDATION_FAILED, as Apollo says over HTTP.
+      onError: (_ctx, _id, _payload, errors) =>
+        errors.map((e) => {
+          const validation = !e.path && !e.originalError && e.extensions?.code === undefined;
+          const formatted = e.toJSON();
+          return options.formatError(validation ? { ...formatted, extensions: { ...formatted.extensions, code: 'GRAPHQL_VALIDATION_FAILED' } } : formatted, e);
+        }),
     },
     wss,
   );
