@@ -15,6 +15,20 @@ export function baseUrlResolver(config: GatewayConfig): (req: FastifyRequest) =>
   return (req) => config.publicUrl ?? `${req.protocol}://${req.host || `${config.host}:${config.port}`}`;
 }
 
+/**
+ * A Host header (or a trusted proxy's X-Forwarded-Host and -Proto) that URLs can be built on: a name or
+ * address with an optional port, nothing else. Links, `ctx.url` and GraphQL's request URL are built on
+ * it, so anything else (`[::1`, `a b`, `x:99999`, `x/y`) was a TypeError, a 500 on every route.
+ */
+export function validHost(protocol: string | undefined, host: string): boolean {
+  try {
+    const url = new URL(`${protocol || 'http'}://${host}/`);
+    return url.hostname !== '' && !url.username && !url.password && url.pathname === '/' && !url.search && !url.hash;
+  } catch {
+    return false;
+  }
+}
+
 /** Wrong credentials anywhere, or none where the route requires them: the error, before any body is read. */
 function rejectUnauthenticated(req: FastifyRequest): void {
   const required = (req.routeOptions.config as { authRequired?: Record<string, boolean> } | undefined)?.authRequired;
@@ -90,6 +104,8 @@ export async function createHttpServer(config: GatewayConfig, container: Contain
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
+    // No Host at all (HTTP/1.0) falls back to the configured address (baseUrlResolver).
+    if (req.host && !validHost(req.protocol, req.host)) throw new ApiError(400, 'invalid_host', 'The Host header (or a trusted proxy\'s X-Forwarded-Host / -Proto) is not a host name or address with an optional port.');
     try {
       const signedFiles = (req.routeOptions.config as { signedFiles?: boolean } | undefined)?.signedFiles ?? false;
       req.principal = await authentication.ofHttp({ method: req.method, url: req.url, headers: req.headers, address: req.ip }, { signedFiles });

@@ -10,6 +10,7 @@ import type { RequestAuthentication } from '../auth/request-authentication.js';
 import type { FileUrls } from '../browser/file-urls.js';
 import type { RateLimiter } from '../rate-limit/rate-limiter.service.js';
 import { toApiError } from '../rest/error-mapping.js';
+import { validHost } from '../http-server.js';
 import { checkDocument } from './query-limits.js';
 import { signedData } from './signed-urls.js';
 import type { TrustedDocuments } from './trusted-documents.js';
@@ -166,10 +167,13 @@ export function mountSubscriptions(app: FastifyInstance, options: SubscriptionOp
 
   app.server.on('upgrade', (req: IncomingMessage, socket, head) => {
     const path = (req.url ?? '').split('?')[0]!.replace(/\/+$/, '');
-    if (path !== '/graphql') {
-      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
-      return;
-    }
+    // Refusals before the upgrade carry the API's error body, as every other answer does.
+    const refuse = (status: string, error: ApiError) => {
+      const body = JSON.stringify(error.toBody());
+      socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    };
+    if (path !== '/graphql') return refuse('404 Not Found', new ApiError(404, 'not_found', 'WebSocket connections are served at /graphql only.'));
+    if (req.headers.host && !validHost('http', req.headers.host)) return refuse('400 Bad Request', new ApiError(400, 'invalid_host', 'The Host header is not a host name or address with an optional port.'));
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
   });
   app.addHook('onClose', async () => {
