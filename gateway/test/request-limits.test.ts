@@ -107,4 +107,17 @@ test('a Host header no URL can be built on is a 400 invalid_host on every route 
     t.is(answer.status, 200, `${host}: ${answer.body.slice(0, 200)}`);
   }
   t.is((await get('/api/v4/account/', null, '1.0')).status, 200);
+  // HTTP/1.1 requires a Host: refused with the error body (Node's own 400 had none).
+  const hostless = await get('/api/v4/account/', null);
+  t.is(hostless.status, 400);
+  t.like(JSON.parse(hostless.body), { status_code: 400, code: 'invalid_host' });
+});
+
+test('an Expect other than 100-continue is a 417 with the error body', async (t) => {
+  const answer = await rawExchange(`POST /api/v4/domains/blacklist/ HTTP/1.1\r\nHost: x\r\nAuthorization: Token ${key}\r\nContent-Type: application/json\r\nExpect: something-else\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`);
+  t.is(answer.status, 417);
+  t.like(JSON.parse(answer.body), { status_code: 417, code: 'expectation_failed' });
+  const continued = await rawExchange(`POST /api/v4/domains/blacklist/ HTTP/1.1\r\nHost: x\r\nAuthorization: Token ${key}\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`);
+  t.is(continued.status, 100, 'Expect: 100-continue is answered 100 Continue...');
+  t.regex(continued.body, /HTTP\/1\.1 400 [^]*"code":"invalid"/, '...then the route answers (it wants a url)');
 });

@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type HTTPMethods } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Container } from 'inversify';
 import { ApiError, TOKENS } from '@filigrane/core';
 import type { GatewayConfig } from './config.js';
@@ -69,6 +70,8 @@ export async function createHttpServer(config: GatewayConfig, container: Contain
     // connectionsCheckingInterval.
     requestTimeout: config.requestTimeoutSeconds * 1000,
     http: {
+      // An HTTP/1.1 request without Host is refused by the onRequest hook, with the error body (Node's own 400 has none).
+      requireHostHeader: false,
       requestTimeout: config.requestTimeoutSeconds * 1000,
       connectionsCheckingInterval: Math.min(30_000, Math.max(1000, (config.requestTimeoutSeconds * 1000) / 4)),
     },
@@ -85,6 +88,11 @@ export async function createHttpServer(config: GatewayConfig, container: Contain
     },
     // Errors of Node's HTTP parser, before Fastify sees a request (431, malformed request, bad Content-Length).
     clientErrorHandler: answerClientError,
+  });
+  // An Expect other than 100-continue: 417 with the error body (Node's own answer has none).
+  app.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    const body = JSON.stringify(new ApiError(417, 'expectation_failed', `Expect: ${String(req.headers.expect).slice(0, 100)} is not supported (only 100-continue).`).toBody());
+    res.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'x-request-id': requestIdFor(undefined), connection: 'close' }).end(body);
   });
   const routes: MountedHttpRoute[] = [];
   mounted.set(app, routes);
@@ -104,8 +112,10 @@ export async function createHttpServer(config: GatewayConfig, container: Contain
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
-    // No Host at all (HTTP/1.0) falls back to the configured address (baseUrlResolver).
-    if (req.host && !validHost(req.protocol, req.host)) throw new ApiError(400, 'invalid_host', 'The Host header (or a trusted proxy\'s X-Forwarded-Host / -Proto) is not a host name or address with an optional port.');
+    // No Host at all falls back to the configured address (baseUrlResolver), in HTTP/1.0 only: HTTP/1.1 requires one.
+    if (req.host ? !validHost(req.protocol, req.host) : req.raw.httpVersion !== '1.0') {
+      throw new ApiError(400, 'invalid_host', req.host ? 'The Host header (or a trusted proxy\'s X-Forwarded-Host / -Proto) is not a host name or address with an optional port.' : 'An HTTP/1.1 request needs a Host header.');
+    }
     try {
       const signedFiles = (req.routeOptions.config as { signedFiles?: boolean } | undefined)?.signedFiles ?? false;
       req.principal = await authentication.ofHttp({ method: req.method, url: req.url, headers: req.headers, address: req.ip }, { signedFiles });
