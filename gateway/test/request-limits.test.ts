@@ -101,6 +101,12 @@ test('a Host header no URL can be built on is a 400 invalid_host on every route 
   const elsewhere = await rawExchange(`GET /api/v4/account/ HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`);
   t.is(elsewhere.status, 404);
   t.like(JSON.parse(elsewhere.body), { status_code: 404, code: 'not_found' });
+  // A malformed handshake on /graphql: ws answered text/html.
+  for (const [name, headers] of [['key', 'Sec-WebSocket-Key: garbage\r\nSec-WebSocket-Version: 13'], ['version', 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 99']] as const) {
+    const malformed = await rawExchange(`GET /graphql HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n${headers}\r\n\r\n`);
+    t.is(malformed.status, 400, name);
+    t.like(JSON.parse(malformed.body), { status_code: 400, code: 'invalid_handshake' }, name);
+  }
   // Names, addresses and ports stay welcome; without a Host (HTTP/1.0) links use the configured address.
   for (const host of ['example.com', 'example.com:8080', '127.0.0.1:1', '[::1]:8080', 'xn--caf-dma.example']) {
     const answer = await get('/api/v4/account/', host);

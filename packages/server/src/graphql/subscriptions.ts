@@ -1,4 +1,5 @@
-import type { IncomingMessage } from 'node:http';
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { getOperationAST, GraphQLError, Kind, OperationTypeNode, parse, type DocumentNode, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import type { Context } from 'graphql-ws';
@@ -165,15 +166,20 @@ export function mountSubscriptions(app: FastifyInstance, options: SubscriptionOp
     wss,
   );
 
-  app.server.on('upgrade', (req: IncomingMessage, socket, head) => {
+  // Refusals before the upgrade carry the API's error body, as every other answer does.
+  const refuse = (socket: Duplex, error: ApiError, headers = '') => {
+    const body = JSON.stringify(error.toBody());
+    socket.end(`HTTP/1.1 ${error.statusCode} ${STATUS_CODES[error.statusCode]}\r\nConnection: close\r\n${headers}Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  };
+  // A malformed handshake (key, version, protocol list): ws's own answer was text/html.
+  wss.on('wsClientError', (err: Error, socket: Duplex) => {
+    const method = err.message === 'Invalid HTTP method';
+    refuse(socket, new ApiError(method ? 405 : 400, method ? 'method_not_allowed' : 'invalid_handshake', `WebSocket handshake refused: ${err.message}.`), method ? 'Allow: GET\r\n' : /Version/.test(err.message) ? 'Sec-WebSocket-Version: 13, 8\r\n' : '');
+  });
+  app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = (req.url ?? '').split('?')[0]!.replace(/\/+$/, '');
-    // Refusals before the upgrade carry the API's error body, as every other answer does.
-    const refuse = (status: string, error: ApiError) => {
-      const body = JSON.stringify(error.toBody());
-      socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
-    };
-    if (path !== '/graphql') return refuse('404 Not Found', new ApiError(404, 'not_found', 'WebSocket connections are served at /graphql only.'));
-    if (req.headers.host && !validHost('http', req.headers.host)) return refuse('400 Bad Request', new ApiError(400, 'invalid_host', 'The Host header is not a host name or address with an optional port.'));
+    if (path !== '/graphql') return refuse(socket, new ApiError(404, 'not_found', 'WebSocket connections are served at /graphql only.'));
+    if (req.headers.host && !validHost('http', req.headers.host)) return refuse(socket, new ApiError(400, 'invalid_host', 'The Host header is not a host name or address with an optional port.'));
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
   });
   app.addHook('onClose', async () => {
