@@ -68,3 +68,62 @@ test('the image search decodes only JPEG, PNG and GIF: SVG and TIFF are 415', as
     t.is(viaUri.status, 415, `${name} as a data URI`);
   }
 });
+
+/** Sends a whole request (Connection: close) and returns the status code and body the server answers with. */
+function rawExchange(request: string): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.write(request));
+    let data = '';
+    socket.setTimeout(5000, () => socket.destroy());
+    socket.on('data', (d) => (data += d.toString('utf8')));
+    socket.on('close', () => resolve({ status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(data)?.[1] ?? 0), body: data.slice(data.indexOf('\r\n\r\n') + 4) }));
+    socket.on('error', reject);
+  });
+}
+
+test('a Host header no URL can be built on is a 400 invalid_host on every route and the WebSocket, not a 500', async (t) => {
+  const get = (path: string, host: string | null, version = '1.1') =>
+    rawExchange(`GET ${path} HTTP/${version}\r\n${host === null ? '' : `Host: ${host}\r\n`}Authorization: Token ${key}\r\nConnection: close\r\n\r\n`);
+  for (const host of ['[::1', 'a b', 'x:99999', 'x:abc', '%zz', 'x/y', 'x@y', ':80', '[zz]']) {
+    for (const path of ['/api/v4/account/', '/api/v4/nothere/', '/graphql?query=%7Baccount%7Busername%7D%7D', '/api/schema/', '/']) {
+      const answer = await get(path, host);
+      t.is(answer.status, 400, `${host} ${path}: ${answer.body.slice(0, 200)}`);
+      const body = JSON.parse(answer.body.slice(answer.body.indexOf('{'), answer.body.lastIndexOf('}') + 1));
+      // GraphQL answers in its own shape, with the same status and code in each error's extensions.
+      if (path.startsWith('/graphql')) t.like(body.errors[0].extensions, { status_code: 400, apiCode: 'invalid_host' }, `${host} ${path}`);
+      else t.like(body, { status_code: 400, code: 'invalid_host' }, `${host} ${path}`);
+    }
+    const upgrade = await rawExchange(`GET /graphql HTTP/1.1\r\nHost: ${host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: graphql-transport-ws\r\n\r\n`);
+    t.is(upgrade.status, 400, `upgrade with ${host}`);
+    t.like(JSON.parse(upgrade.body), { status_code: 400, code: 'invalid_host' });
+  }
+  const elsewhere = await rawExchange(`GET /api/v4/account/ HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+  t.is(elsewhere.status, 404);
+  t.like(JSON.parse(elsewhere.body), { status_code: 404, code: 'not_found' });
+  // A malformed handshake on /graphql: ws answered text/html.
+  for (const [name, headers] of [['key', 'Sec-WebSocket-Key: garbage\r\nSec-WebSocket-Version: 13'], ['version', 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 99']] as const) {
+    const malformed = await rawExchange(`GET /graphql HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n${headers}\r\n\r\n`);
+    t.is(malformed.status, 400, name);
+    t.like(JSON.parse(malformed.body), { status_code: 400, code: 'invalid_handshake' }, name);
+  }
+  // Names, addresses and ports stay welcome; without a Host (HTTP/1.0) links use the configured address.
+  for (const host of ['example.com', 'example.com:8080', '127.0.0.1:1', '[::1]:8080', 'xn--caf-dma.example']) {
+    const answer = await get('/api/v4/account/', host);
+    t.is(answer.status, 200, `${host}: ${answer.body.slice(0, 200)}`);
+  }
+  t.is((await get('/api/v4/account/', null, '1.0')).status, 200);
+  // HTTP/1.1 requires a Host: refused with the error body (Node's own 400 had none).
+  const hostless = await get('/api/v4/account/', null);
+  t.is(hostless.status, 400);
+  t.like(JSON.parse(hostless.body), { status_code: 400, code: 'invalid_host' });
+});
+
+test('an Expect other than 100-continue is a 417 with the error body', async (t) => {
+  const answer = await rawExchange(`POST /api/v4/domains/blacklist/ HTTP/1.1\r\nHost: x\r\nAuthorization: Token ${key}\r\nContent-Type: application/json\r\nExpect: something-else\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`);
+  t.is(answer.status, 417);
+  t.like(JSON.parse(answer.body), { status_code: 417, code: 'expectation_failed' });
+  const continued = await rawExchange(`POST /api/v4/domains/blacklist/ HTTP/1.1\r\nHost: x\r\nAuthorization: Token ${key}\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`);
+  t.is(continued.status, 100, 'Expect: 100-continue is answered 100 Continue...');
+  t.regex(continued.body, /HTTP\/1\.1 400 [^]*"code":"invalid"/, '...then the route answers (it wants a url)');
+});

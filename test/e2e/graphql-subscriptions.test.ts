@@ -23,6 +23,7 @@ test.after.always(async () => {
   await server?.close();
 });
 
+const gql = (query: string) => alice.call('POST', '/graphql', { json: { query } });
 const connect = (params: Record<string, unknown> | undefined, headers: Record<string, string> = {}) => connectTo(server.url, params, headers);
 
 const sighting = (accountId: number, page: string): Sighting => ({ accountId, source: 'test', kind: 'web', image: {}, imageUrl: 'https://img.example.com/a.jpg', page: { url: page }, credit: 'Studio' });
@@ -109,6 +110,34 @@ test.serial('no or wrong credentials close the socket; queries and mutations sta
   await t.throwsAsync(() => deep.next(1), { message: /too complex|depth/ });
   const unknown = subscribe(client, 'subscription { matchEvents { nope } }');
   await t.throwsAsync(() => unknown.next(1), { message: /Cannot query field/ });
+});
+
+test.serial('a connection holds 20 subscriptions, the 21st is refused; a fragment bomb is refused at once', async (t) => {
+  const client = connect({ authorization: `Token ${alice.apiKey}` }).client;
+  const subs = Array.from({ length: 21 }, () => subscribe(client, 'subscription { matchEvents { matchId } }'));
+  await settle();
+  // The 20th was refused too (graphql-ws reserves a subscription's id before the hook counts them).
+  t.deepEqual(subs.slice(0, 20).map((s) => s.error), Array(20).fill(null), 'twenty subscriptions run');
+  await t.throwsAsync(() => subs[20]!.next(1), { message: /At most 20 subscriptions per connection/ });
+  const m = await record(sighting(alice.id, 'https://news.example.com/twenty'));
+  t.is((await subs[19]!.next(1)).data!.matchEvents.matchId, String(m.id));
+
+  // Expanded spread by spread, this measure took minutes (2^40 spreads) and blocked every other request.
+  const bomb = `subscription { ...F0 } ${Array.from({ length: 40 }, (_, i) => `fragment F${i} on Subscription { ...F${i + 1} ...F${i + 1} }`).join(' ')} fragment F40 on Subscription { ...F0 }`;
+  const started = Date.now();
+  const refused = subscribe(connect({ authorization: `Token ${alice.apiKey}` }).client, bomb);
+  await t.throwsAsync(() => refused.next(1), { message: /Cannot spread fragment/ });
+  t.true(Date.now() - started < 5_000, `refused in ${Date.now() - started} ms`);
+
+  // Syntax and validation errors have the codes they have over HTTP.
+  const fresh = connect({ authorization: `Token ${alice.apiKey}` }).client;
+  for (const [http, query, code] of [['{{{', 'subscription {{{', 'GRAPHQL_PARSE_FAILED'], ['{ account { nope } }', 'subscription { matchEvents { nope } }', 'GRAPHQL_VALIDATION_FAILED']] as const) {
+    const over = (await gql(http)).json.errors[0].extensions;
+    t.like(over, { code, status_code: 400, apiCode: code.toLowerCase() }, http);
+    const sub = subscribe(fresh, query);
+    await t.throwsAsync(() => sub.next(1));
+    t.like((sub.error as { extensions: unknown }[])[0]!.extensions, { code, status_code: 400, apiCode: code.toLowerCase() }, `${query} over WebSocket`);
+  }
 });
 
 test.serial('the console\'s session cookie opens a subscription from its own origin, never from another', async (t) => {

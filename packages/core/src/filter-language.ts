@@ -20,7 +20,11 @@ export interface FilterField {
   choices?: number[];
   /** Values are lower-cased before comparing (the column is stored in lower case: domains, suffixes). */
   lowerCase?: boolean;
-  /** Own SQL for an operator (for example a path that also covers what is below it); undefined falls back. */
+  /**
+   * Own SQL for an operator (for example a path that also covers what is below it); undefined falls back.
+   * It may throw a 400 (`badRequest` with per-parameter details) for a value it refuses: parseFilterQuery
+   * calls it once too, so the refusal comes before any answer is started. It must be free of side effects.
+   */
   custom?: (op: FilterOp, value: FilterValue, param: (v: unknown) => string) => string | undefined;
 }
 
@@ -139,6 +143,9 @@ export function parseFilterQuery(query: Record<string, QueryValue>, fields: Filt
       } else {
         value = scalar(values[values.length - 1]!, sent, field);
       }
+      // A field's own SQL may refuse a value (review_state's states): asked here, while the answer can
+      // still be a 400. In filterSql alone, a CSV export had already sent its 200 and was cut short.
+      field.custom?.(op, value, () => '$0');
       conditions.push({ param: sent, field: name, op, value });
     } catch (err) {
       const details = (err as { details?: Record<string, string[]> }).details;

@@ -112,6 +112,30 @@ test('enums refuse values outside their choices', (t) => {
   refused(t, { type: '9' }, 'type', /not one of/);
 });
 
+test('a field\'s own SQL that refuses a value is asked when the query is parsed, with the other errors', (t) => {
+  const states = ['new', 'infringing'];
+  const own: FilterFields = {
+    ...fields,
+    state: {
+      type: 'string',
+      sql: 'r.state',
+      custom: (op, value) => {
+        const bad = ([value].flat() as unknown[]).find((v) => !states.includes(v as string));
+        if (bad !== undefined) throw new ApiError(400, 'invalid_filter', { [op === 'in' ? 'state__in' : 'state']: [`"${String(bad)}" is not a state.`] });
+        return undefined;
+      },
+    },
+  };
+  // Before any SQL is built (a CSV export starts its 200 before building it): parseFilterQuery itself refuses.
+  const err = t.throws(() => parseFilterQuery({ state__in: 'new,nope', count: 'x' }, own), { instanceOf: ApiError });
+  t.is(err?.code, 'invalid_filter');
+  t.deepEqual(Object.keys(err?.details as object).sort(), ['count', 'state__in']);
+  t.regex((err?.details as Record<string, string[]>).state__in!.join(' '), /"nope" is not a state/);
+  const params: unknown[] = [];
+  t.deepEqual(filterSql(parseFilterQuery({ state: 'infringing' }, own), own, params), ['r.state = $1']);
+  t.deepEqual(params, ['infringing']);
+});
+
 test('lists: equal means "has", different means "has none of"', (t) => {
   t.deepEqual(sql({ tags: 'legal' }), { where: ['a.tags && $1::text[]'], params: [['legal']] });
   t.deepEqual(sql({ '!tags': 'legal' }), { where: ["NOT (COALESCE(a.tags, '{}') && $1::text[])"], params: [['legal']] });

@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type HTTPMethods } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Container } from 'inversify';
 import { ApiError, TOKENS } from '@filigrane/core';
 import type { GatewayConfig } from './config.js';
@@ -13,6 +14,20 @@ import { registerCors } from './browser/cors.js';
 /** The base URL links are built on: PUBLIC_URL when configured, else what the client called. */
 export function baseUrlResolver(config: GatewayConfig): (req: FastifyRequest) => string {
   return (req) => config.publicUrl ?? `${req.protocol}://${req.host || `${config.host}:${config.port}`}`;
+}
+
+/**
+ * A Host header (or a trusted proxy's X-Forwarded-Host and -Proto) that URLs can be built on: a name or
+ * address with an optional port, nothing else. Links, `ctx.url` and GraphQL's request URL are built on
+ * it, so anything else (`[::1`, `a b`, `x:99999`, `x/y`) was a TypeError, a 500 on every route.
+ */
+export function validHost(protocol: string | undefined, host: string): boolean {
+  try {
+    const url = new URL(`${protocol || 'http'}://${host}/`);
+    return url.hostname !== '' && !url.username && !url.password && url.pathname === '/' && !url.search && !url.hash;
+  } catch {
+    return false;
+  }
 }
 
 /** Wrong credentials anywhere, or none where the route requires them: the error, before any body is read. */
@@ -55,6 +70,8 @@ export async function createHttpServer(config: GatewayConfig, container: Contain
     // connectionsCheckingInterval.
     requestTimeout: config.requestTimeoutSeconds * 1000,
     http: {
+      // An HTTP/1.1 request without Host is refused by the onRequest hook, with the error body (Node's own 400 has none).
+      requireHostHeader: false,
       requestTimeout: config.requestTimeoutSeconds * 1000,
       connectionsCheckingInterval: Math.min(30_000, Math.max(1000, (config.requestTimeoutSeconds * 1000) / 4)),
     },
@@ -71,6 +88,11 @@ export async function createHttpServer(config: GatewayConfig, container: Contain
     },
     // Errors of Node's HTTP parser, before Fastify sees a request (431, malformed request, bad Content-Length).
     clientErrorHandler: answerClientError,
+  });
+  // An Expect other than 100-continue: 417 with the error body (Node's own answer has none).
+  app.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    const body = JSON.stringify(new ApiError(417, 'expectation_failed', `Expect: ${String(req.headers.expect).slice(0, 100)} is not supported (only 100-continue).`).toBody());
+    res.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'x-request-id': requestIdFor(undefined), connection: 'close' }).end(body);
   });
   const routes: MountedHttpRoute[] = [];
   mounted.set(app, routes);
@@ -90,6 +112,10 @@ export async function createHttpServer(config: GatewayConfig, container: Contain
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
+    // No Host at all falls back to the configured address (baseUrlResolver), in HTTP/1.0 only: HTTP/1.1 requires one.
+    if (req.host ? !validHost(req.protocol, req.host) : req.raw.httpVersion !== '1.0') {
+      throw new ApiError(400, 'invalid_host', req.host ? 'The Host header (or a trusted proxy\'s X-Forwarded-Host / -Proto) is not a host name or address with an optional port.' : 'An HTTP/1.1 request needs a Host header.');
+    }
     try {
       const signedFiles = (req.routeOptions.config as { signedFiles?: boolean } | undefined)?.signedFiles ?? false;
       req.principal = await authentication.ofHttp({ method: req.method, url: req.url, headers: req.headers, address: req.ip }, { signedFiles });

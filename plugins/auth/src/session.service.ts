@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { parse as parseCookie, serialize as serializeCookie } from 'cookie';
 import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
-import { ApiError, sha256Hex, TOKENS, validationError, type Clock, type Principal, type SessionAuthenticator, type SessionRequest } from '@filigrane/core';
+import { ApiError, returnedRows, sha256Hex, TOKENS, validationError, type Clock, type Principal, type SessionAuthenticator, type SessionRequest } from '@filigrane/core';
 import { AUTH_SETTINGS, type AuthSettings } from './auth.settings.js';
 import { PRINCIPAL_COLUMNS, toPrincipal } from './authenticator.service.js';
 import { CredentialThrottle } from './credential-throttle.service.js';
@@ -161,13 +161,14 @@ export class SessionService implements SessionAuthenticator {
 
   /** Ends one session of the account; false when it has no such session. */
   async revoke(accountId: number, sessionId: number): Promise<boolean> {
-    const rows: unknown[] = await this.db.query('DELETE FROM auth_sessions WHERE account_id = $1 AND id = $2 RETURNING id', [accountId, sessionId]);
+    // DELETE ... RETURNING comes back from TypeORM as [rows, count]: its length was always 2 (every id "ended").
+    const rows = returnedRows(await this.db.query('DELETE FROM auth_sessions WHERE account_id = $1 AND id = $2 RETURNING id', [accountId, sessionId]));
     return rows.length > 0;
   }
 
   /** Ends every session of the account ("sign out everywhere"), or every one but `except`; returns how many. */
   async revokeAll(accountId: number, except?: number): Promise<number> {
-    const rows: unknown[] = await this.db.query('DELETE FROM auth_sessions WHERE account_id = $1 AND id IS DISTINCT FROM $2 RETURNING id', [accountId, except ?? null]);
+    const rows = returnedRows(await this.db.query('DELETE FROM auth_sessions WHERE account_id = $1 AND id IS DISTINCT FROM $2 RETURNING id', [accountId, except ?? null]));
     return rows.length;
   }
 

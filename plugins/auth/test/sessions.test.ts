@@ -158,6 +158,31 @@ test.serial('sign out, sign out everywhere, idle and absolute expiry', async (t)
   t.is((await req(busy, 'GET', '/api/v4/account/')).status, 401, 'seven days after sign-in: expired however active');
 });
 
+test.serial('ending a session that does not exist (or is another account\'s) is a 404; the counts are what was ended', async (t) => {
+  const bob = await server.createAccount('bob-sessions');
+  const set = await gql({ key: bob.apiKey }, 'mutation { changePassword(newPassword: "another horse battery staple") }');
+  t.is(set.json?.data?.changePassword, true, set.text);
+  const bobs = (await signIn('bob-sessions', 'another horse battery staple', '192.0.2.9')).browser;
+  const bobId = (await req(bobs, 'GET', '/api/v4/sessions/')).json.results[0].id;
+  const mine = (await signIn('alice', PASSWORD)).browser;
+  const others = [(await signIn('alice', PASSWORD)).browser, (await signIn('alice', PASSWORD)).browser];
+
+  for (const id of [999_999, bobId]) {
+    const rest = await req({ key }, 'DELETE', `/api/v4/sessions/${id}/`);
+    t.is(rest.status, 404, `REST ${id}: ${rest.text}`);
+    t.is(rest.json.code, 'not_found');
+    const graphql = await gql({ key }, `mutation { revokeBrowserSession(id: ${id}) }`);
+    t.is(graphql.json.data?.revokeBrowserSession, false, `GraphQL ${id}: ${graphql.text}`);
+  }
+  t.is((await req(bobs, 'GET', '/api/v4/account/')).status, 200, "bob's session lives on");
+  // Two other sessions of alice's end; the one asking stays.
+  const ended = await gql(mine, 'mutation { revokeOtherBrowserSessions }');
+  t.is(ended.json.data?.revokeOtherBrowserSessions, 2, ended.text);
+  t.is((await gql(mine, 'mutation { revokeOtherBrowserSessions }')).json.data?.revokeOtherBrowserSessions, 0, 'none left to end');
+  for (const o of others) t.is((await req(o, 'GET', '/api/v4/account/')).status, 401);
+  t.is((await req(mine, 'GET', '/api/v4/account/')).status, 200);
+});
+
 test.serial('changing the password in the console needs the current one and ends the other sessions', async (t) => {
   const mine = (await signIn('alice', PASSWORD)).browser;
   const other = (await signIn('alice', PASSWORD)).browser;

@@ -176,6 +176,14 @@ test.serial('bulk by any filter of the match list; the list, its CSV and the cou
   t.is((await groups('group-path', '?review_state__in=not_a_match,ignored')).count, 2);
   t.is((await groups('group-path', '?review_state=unsure&media.id=' + media.b)).count, 0);
   t.is((await alice.call('GET', '/api/v3/aggregations/group-path/?review_state=stolen')).status, 400);
+  // The CSV exports too: refused before the 200 is started (it was a 200 cut short, the error only logged).
+  for (const path of ['/api/v4/matches/', '/api/v3/aggregations/group-path/', '/api/v3/aggregations/group-site-path/', '/api/v4/matches/review/']) {
+    for (const query of ['review_state=stolen', 'review_state__in=new,stolen', '!review_state=stolen']) {
+      const refused = await alice.call('GET', `${path}?format=csv&${query}`).catch((err: Error) => ({ status: 0, json: { error: err.message } }));
+      t.is(refused.status, 400, `${path}?format=csv&${query}`);
+      t.like(refused.json, { status_code: 400, code: 'invalid_filter' }, `${path}?format=csv&${query}`);
+    }
+  }
 
   const csv = await alice.call('GET', '/api/v4/matches/review/?format=csv&review_state=not_a_match');
   t.is(csv.status, 200);

@@ -8,7 +8,7 @@ import type { Container } from 'inversify';
 import { buildSchema, type MiddlewareFn, type NonEmptyArray } from 'type-graphql';
 import { ApiError, GRAPHQL_SCHEMA_HOOKS, rejectNul, TOKENS, type ExtensionRegistry, type FiligranePlugin, type GraphQLContext } from '@filigrane/core';
 import type { RateLimiter } from '../rate-limit/rate-limiter.service.js';
-import { checkQuery, GRAPHQL_LIMITS, QueryTooComplexError } from './query-limits.js';
+import { checkDocument, checkQuery, GRAPHQL_LIMITS, QueryTooComplexError } from './query-limits.js';
 import { toApiError } from '../rest/error-mapping.js';
 import { EXPLORER_HTML } from './explorer.js';
 import type { RequestAuthentication } from '../auth/request-authentication.js';
@@ -186,6 +186,55 @@ function subscriptionsOverWebSocketPlugin(): ApolloServerPlugin<GraphQLContext> 
   };
 }
 
+/** What the HTTP handler knew of a request before Apollo: who it counts against, and whether its text was measured. */
+interface Admission {
+  subject: string;
+  measured: boolean;
+}
+/** Kept on the context itself under a symbol: Apollo hands the hooks a copy of the context (own enumerable keys, symbols too). */
+const ADMISSION = Symbol('admission');
+const admissionOf = (context: GraphQLContext) => (context as GraphQLContext & { [ADMISSION]?: Admission })[ADMISSION];
+
+/** An API error thrown from an Apollo hook: its status (and Retry-After) on the HTTP answer, its body from formatError. */
+const hookError = (api: ApiError) =>
+  new GraphQLError(api.message, { originalError: api, extensions: { http: { status: api.statusCode, headers: new Map(Object.entries(api.headers)) } } });
+
+/**
+ * The limits (GRAPHQL_LIMITS) on the operation that runs, as Apollo resolved it. The HTTP handler
+ * measures the text it is sent, but Apollo's automatic persisted queries run a text by its hash
+ * alone, and with another operationName than the one it was measured with: a cached
+ * `query A { __typename } query B { <200 aliases> }` ran B unmeasured (and counted as one request).
+ */
+function queryLimitsPlugin(limiter: RateLimiter): ApolloServerPlugin<GraphQLContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ document, operationName, contextValue, response }) {
+          const admission = admissionOf(contextValue);
+          let cost: number;
+          try {
+            cost = checkDocument(document, operationName);
+          } catch (err) {
+            throw err instanceof ApiError ? hookError(err) : err;
+          }
+          if (!admission || admission.measured) return; // counted by the HTTP handler
+          const extra = Math.ceil(cost / GRAPHQL_LIMITS.costPerRequest) - 1;
+          if (extra <= 0) return;
+          const state = await limiter.hit(admission.subject, extra);
+          for (const [name, value] of Object.entries(state.headers)) response.http.headers.set(name.toLowerCase(), String(value));
+          if (state.retryAfter !== undefined) {
+            throw hookError(
+              new ApiError(429, 'throttled', `Request was throttled (a GraphQL query of cost ${cost} counts ${extra + 1} requests). Expected available in ${state.retryAfter} seconds.`, undefined, {
+                'retry-after': String(state.retryAfter),
+              }),
+            );
+          }
+        },
+      };
+    },
+  };
+}
+
 /** Signs the file URLs of an answer whose operation carries @signedUrls. */
 function signedUrlsPlugin(fileUrls: FileUrls): ApolloServerPlugin<GraphQLContext> {
   return {
@@ -209,6 +258,8 @@ export async function mountGraphQL(
 ): Promise<ApolloServer<GraphQLContext>> {
   const schema = await buildGraphQLSchema(plugins, container);
   const formatError = formatErrorWith(app.log);
+  const limiter = container.get<RateLimiter>(TOKENS.RateLimiter);
+  const measured = new WeakMap<FastifyRequest, boolean>();
   const apollo = new ApolloServer<GraphQLContext>({
     schema,
     formatError,
@@ -216,15 +267,17 @@ export async function mountGraphQL(
     // and a POST must be application/json (415 otherwise, below), which no cross-site form can
     // send without a CORS preflight; so Apollo's header-based CSRF check would only block GETs.
     csrfPrevention: false,
-    plugins: [fastifyApolloDrainPlugin(app), ApolloServerPluginLandingPageDisabled(), subscriptionsOverWebSocketPlugin(), signedUrlsPlugin(browser.fileUrls)],
+    plugins: [fastifyApolloDrainPlugin(app), ApolloServerPluginLandingPageDisabled(), subscriptionsOverWebSocketPlugin(), queryLimitsPlugin(limiter), signedUrlsPlugin(browser.fileUrls)],
     // The CLI stops everything in order on SIGTERM/SIGINT; Apollo's own handler would re-raise the
     // signal and kill the process before the embedded database is closed and its lock released.
     stopOnTerminationSignals: false,
   });
   await apollo.start();
-  const limiter = container.get<RateLimiter>(TOKENS.RateLimiter);
   const handler = fastifyApolloHandler(apollo, {
-    context: async (req) => ({ principal: req.principal, requestId: req.id, baseUrl: baseUrlOf(req), container, loaders: new Map() }),
+    context: async (req) => {
+      const admission: Admission = { subject: req.principal ? `account:${req.principal.accountId}` : `ip:${req.ip}`, measured: measured.get(req) ?? false };
+      return { principal: req.principal, requestId: req.id, baseUrl: baseUrlOf(req), container, loaders: new Map(), [ADMISSION]: admission };
+    },
   });
   app.route({
     method: ['GET', 'POST', 'OPTIONS'],
@@ -268,6 +321,7 @@ export async function mountGraphQL(
         }
       }
       const cost = checkQuery(params?.query, params?.operationName);
+      measured.set(req, cost !== null);
       // The request was counted once on arrival; a costly query counts as several.
       const extra = cost === null ? 0 : Math.ceil(cost / GRAPHQL_LIMITS.costPerRequest) - 1;
       if (extra > 0) {

@@ -22,6 +22,16 @@ export interface QueryMeasure {
   mutations: number;
 }
 
+/** What a selection set adds: fields (fragments expanded), aliases, and levels of nesting (itself included). */
+interface Extent {
+  cost: number;
+  aliases: number;
+  depth: number;
+}
+
+/** Sums past this stay here: a fragment bomb's cost is astronomical, not infinite. */
+const add = (a: number, b: number) => Math.min(a + b, Number.MAX_SAFE_INTEGER);
+
 /** Measures the operation that will run (the named one, or the only one). */
 export function measureQuery(doc: DocumentNode, operationName?: string | null): QueryMeasure {
   const fragments = new Map<string, FragmentDefinitionNode>();
@@ -30,27 +40,53 @@ export function measureQuery(doc: DocumentNode, operationName?: string | null): 
   const op = operationName ? operations.find((o) => o.name?.value === operationName) : operations[0];
   const m: QueryMeasure = { depth: 0, cost: 0, aliases: 0, mutations: 0 };
   if (!op) return m;
+  // Each fragment is measured once (per mode) and its extent reused wherever it is spread: expanding
+  // the spreads one by one took time exponential in the fragments (F0 { ...F1 ...F1 } F1 { ...F2
+  // ...F2 }... with no field, which nothing cut short, blocked the process for minutes on one request).
+  // A fragment spread within itself (refused by validation afterwards) adds nothing.
+  const memo = new Map<string, Extent | 'measuring'>();
+  const fragment = (name: string, introspection: boolean): Extent => {
+    const key = `${introspection ? 'i' : 'o'}:${name}`;
+    const known = memo.get(key);
+    if (known === 'measuring') return { cost: 0, aliases: 0, depth: 0 };
+    if (known) return known;
+    const f = fragments.get(name);
+    if (!f) return { cost: 0, aliases: 0, depth: 0 };
+    memo.set(key, 'measuring');
+    const extent = measure(f.selectionSet, introspection);
+    memo.set(key, extent);
+    return extent;
+  };
   // Introspection (`__schema`, `__type`) nests `ofType` deeper than the depth limit (GraphiQL's and
   // codegen's standard query is 13 deep): its fields count in the cost, its depth does not.
-  const walk = (set: SelectionSetNode, depth: number, seen: Set<string>, introspection = false) => {
-    // Past the limits there is nothing more to learn (and a fragment bomb must not take us long).
-    if (depth > GRAPHQL_LIMITS.depth + 1 || m.cost > GRAPHQL_LIMITS.cost) return;
-    if (!introspection) m.depth = Math.max(m.depth, depth);
+  const measure = (set: SelectionSetNode, introspection: boolean): Extent => {
+    const e: Extent = { cost: 0, aliases: 0, depth: introspection ? 0 : 1 };
+    const merge = (sub: Extent, levelsBelow: number) => {
+      e.cost = add(e.cost, sub.cost);
+      e.aliases = add(e.aliases, sub.aliases);
+      e.depth = Math.max(e.depth, sub.depth + levelsBelow);
+    };
     for (const s of set.selections) {
       if (s.kind === Kind.FIELD) {
-        m.cost++;
-        if (s.alias) m.aliases++;
+        e.cost = add(e.cost, 1);
+        if (s.alias) e.aliases = add(e.aliases, 1);
+        if (!s.selectionSet) continue;
         const inside = introspection || s.name.value === '__schema' || s.name.value === '__type';
-        if (s.selectionSet) walk(s.selectionSet, inside ? Math.min(depth, 1) : depth + 1, seen, inside);
+        const sub = measure(s.selectionSet, inside);
+        if (inside) merge({ ...sub, depth: 0 }, 0);
+        else merge(sub, 1);
       } else if (s.kind === Kind.INLINE_FRAGMENT) {
-        walk(s.selectionSet, depth, seen, introspection);
+        merge(measure(s.selectionSet, introspection), 0);
       } else {
-        const f = fragments.get(s.name.value);
-        if (f && !seen.has(f.name.value)) walk(f.selectionSet, depth, new Set([...seen, f.name.value]), introspection);
+        merge(fragment(s.name.value, introspection), 0);
       }
     }
+    return e;
   };
-  walk(op.selectionSet, 1, new Set());
+  const extent = measure(op.selectionSet, false);
+  m.depth = extent.depth;
+  m.cost = extent.cost;
+  m.aliases = extent.aliases;
   if (op.operation === 'mutation') m.mutations = op.selectionSet.selections.length;
   return m;
 }

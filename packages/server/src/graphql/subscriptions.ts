@@ -1,4 +1,5 @@
-import type { IncomingMessage } from 'node:http';
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { getOperationAST, GraphQLError, Kind, OperationTypeNode, parse, type DocumentNode, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import type { Context } from 'graphql-ws';
@@ -10,6 +11,7 @@ import type { RequestAuthentication } from '../auth/request-authentication.js';
 import type { FileUrls } from '../browser/file-urls.js';
 import type { RateLimiter } from '../rate-limit/rate-limiter.service.js';
 import { toApiError } from '../rest/error-mapping.js';
+import { validHost } from '../http-server.js';
 import { checkDocument } from './query-limits.js';
 import { signedData } from './signed-urls.js';
 import type { TrustedDocuments } from './trusted-documents.js';
@@ -120,13 +122,15 @@ export function mountSubscriptions(app: FastifyInstance, options: SubscriptionOp
       onSubscribe: async (ctx, _id, payload) => {
         const connection = connections.get(ctx)!;
         try {
-          if (Object.keys(ctx.subscriptions).length >= MAX_SUBSCRIPTIONS) throw new ApiError(400, 'too_many_subscriptions', `At most ${MAX_SUBSCRIPTIONS} subscriptions per connection.`);
+          // graphql-ws has already reserved this subscription's id in ctx.subscriptions: it is one of them.
+          if (Object.keys(ctx.subscriptions).length > MAX_SUBSCRIPTIONS) throw new ApiError(400, 'too_many_subscriptions', `At most ${MAX_SUBSCRIPTIONS} subscriptions per connection.`);
           const query = options.trusted ? options.trusted.resolve(payload as never) : payload.query;
           let document: DocumentNode;
           try {
             document = parse(query, { maxTokens: 20_000 });
           } catch (err) {
-            throw new ApiError(400, 'GRAPHQL_PARSE_FAILED', (err as Error).message);
+            // As over HTTP: code GRAPHQL_PARSE_FAILED, apiCode graphql_parse_failed (formatError).
+            return [withFormat(new GraphQLError((err as Error).message, { extensions: { code: 'GRAPHQL_PARSE_FAILED' } }), options.formatError)];
           }
           checkDocument(document, payload.operationName);
           const operations = document.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION);
@@ -151,17 +155,31 @@ export function mountSubscriptions(app: FastifyInstance, options: SubscriptionOp
         if (!result.errors?.length) return data === result.data ? result : { ...result, data };
         return { ...result, data, errors: result.errors.map((e) => withFormat(e, options.formatError)) };
       },
-      onError: (_ctx, _id, _payload, errors) => errors.map((e) => options.formatError(e.toJSON(), e)),
+      // graphql-ws's own validation errors carry no code: GRAPHQL_VALIDATION_FAILED, as Apollo says over HTTP.
+      onError: (_ctx, _id, _payload, errors) =>
+        errors.map((e) => {
+          const validation = !e.path && !e.originalError && e.extensions?.code === undefined;
+          const formatted = e.toJSON();
+          return options.formatError(validation ? { ...formatted, extensions: { ...formatted.extensions, code: 'GRAPHQL_VALIDATION_FAILED' } } : formatted, e);
+        }),
     },
     wss,
   );
 
-  app.server.on('upgrade', (req: IncomingMessage, socket, head) => {
+  // Refusals before the upgrade carry the API's error body, as every other answer does.
+  const refuse = (socket: Duplex, error: ApiError, headers = '') => {
+    const body = JSON.stringify(error.toBody());
+    socket.end(`HTTP/1.1 ${error.statusCode} ${STATUS_CODES[error.statusCode]}\r\nConnection: close\r\n${headers}Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  };
+  // A malformed handshake (key, version, protocol list): ws's own answer was text/html.
+  wss.on('wsClientError', (err: Error, socket: Duplex) => {
+    const method = err.message === 'Invalid HTTP method';
+    refuse(socket, new ApiError(method ? 405 : 400, method ? 'method_not_allowed' : 'invalid_handshake', `WebSocket handshake refused: ${err.message}.`), method ? 'Allow: GET\r\n' : /Version/.test(err.message) ? 'Sec-WebSocket-Version: 13, 8\r\n' : '');
+  });
+  app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = (req.url ?? '').split('?')[0]!.replace(/\/+$/, '');
-    if (path !== '/graphql') {
-      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
-      return;
-    }
+    if (path !== '/graphql') return refuse(socket, new ApiError(404, 'not_found', 'WebSocket connections are served at /graphql only.'));
+    if (req.headers.host && !validHost('http', req.headers.host)) return refuse(socket, new ApiError(400, 'invalid_host', 'The Host header is not a host name or address with an optional port.'));
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
   });
   app.addHook('onClose', async () => {
