@@ -36,7 +36,8 @@ const SCORED_MIN = 96;
 /**
  * The same for a wide vote: a reduction (a small crop's fallback), whose original meets the query
  * only a few times more than the archive's look-alikes do: at 100,000 media 96 lost a 10% crop's
- * original (crop10 9/12 in the copies benchmark, session 12; 12/12 at 1,536). A mirror's original
+ * original (crop10 9/12 in the copies benchmark, session 12; 10-12/12 at 1,536, varying with the run's
+ * keys: the rest collect under MIN_VOTES, docs/watermark-benchmark.md session 13). A mirror's original
  * collects hundreds of votes and needs no more than the straight pass.
  */
 const WIDE_SCORED_MIN = 1536;
