@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Container } from 'inversify';
 import { ApiError, TOKENS } from '@filigrane/core';
 import type { GatewayConfig } from './config.js';
-import type { RateLimiter } from './rate-limit/rate-limiter.service.js';
+import { rateSubject, type RateLimiter } from './rate-limit/rate-limiter.service.js';
 import { toApiError } from './rest/error-mapping.js';
 import { requestIdFor } from './rest/request-id.js';
 import { answerClientError } from './rest/client-errors.js';
@@ -122,8 +122,7 @@ export async function createHttpServer(config: GatewayConfig, container: Contain
     } catch (err) {
       req.authError = toApiError(err);
     }
-    const subject = req.principal ? `account:${req.principal.accountId}` : `ip:${req.ip}`;
-    const state = await limiter.hit(subject);
+    const state = await limiter.hit(rateSubject(req.principal, req.ip));
     reply.headers(state.headers);
     if (state.retryAfter !== undefined) {
       throw new ApiError(429, 'throttled', `Request was throttled. Expected available in ${state.retryAfter} seconds.`, undefined, {

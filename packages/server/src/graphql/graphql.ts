@@ -7,7 +7,7 @@ import { GraphQLError, GraphQLObjectType, GraphQLSchema, isNonNullType, specifie
 import type { Container } from 'inversify';
 import { buildSchema, type MiddlewareFn, type NonEmptyArray } from 'type-graphql';
 import { ApiError, GRAPHQL_SCHEMA_HOOKS, rejectNul, TOKENS, type ExtensionRegistry, type FiligranePlugin, type GraphQLContext } from '@filigrane/core';
-import type { RateLimiter } from '../rate-limit/rate-limiter.service.js';
+import { rateSubject, type RateLimiter } from '../rate-limit/rate-limiter.service.js';
 import { checkDocument, checkQuery, GRAPHQL_LIMITS, QueryTooComplexError } from './query-limits.js';
 import { toApiError } from '../rest/error-mapping.js';
 import { EXPLORER_HTML } from './explorer.js';
@@ -218,21 +218,26 @@ function queryLimitsPlugin(limiter: RateLimiter): ApolloServerPlugin<GraphQLCont
             throw err instanceof ApiError ? hookError(err) : err;
           }
           if (!admission || admission.measured) return; // counted by the HTTP handler
-          const extra = Math.ceil(cost / GRAPHQL_LIMITS.costPerRequest) - 1;
-          if (extra <= 0) return;
-          const state = await limiter.hit(admission.subject, extra);
-          for (const [name, value] of Object.entries(state.headers)) response.http.headers.set(name.toLowerCase(), String(value));
-          if (state.retryAfter !== undefined) {
-            throw hookError(
-              new ApiError(429, 'throttled', `Request was throttled (a GraphQL query of cost ${cost} counts ${extra + 1} requests). Expected available in ${state.retryAfter} seconds.`, undefined, {
-                'retry-after': String(state.retryAfter),
-              }),
-            );
-          }
+          const charge = await chargeCost(limiter, admission.subject, cost);
+          for (const [name, value] of Object.entries(charge?.headers ?? {})) response.http.headers.set(name.toLowerCase(), String(value));
+          if (charge?.throttled) throw hookError(charge.throttled);
         },
       };
     },
   };
+}
+
+/**
+ * A costly query counts as several requests (the first was counted on arrival): the limiter's
+ * headers for the answer, and the 429 to throw when the extra count goes over a limit.
+ */
+async function chargeCost(limiter: RateLimiter, subject: string, cost: number): Promise<{ headers: Record<string, string>; throttled?: ApiError } | undefined> {
+  const extra = Math.ceil(cost / GRAPHQL_LIMITS.costPerRequest) - 1;
+  if (extra <= 0) return undefined;
+  const state = await limiter.hit(subject, extra);
+  if (state.retryAfter === undefined) return { headers: state.headers };
+  const message = `Request was throttled (a GraphQL query of cost ${cost} counts ${extra + 1} requests). Expected available in ${state.retryAfter} seconds.`;
+  return { headers: state.headers, throttled: new ApiError(429, 'throttled', message, undefined, { 'retry-after': String(state.retryAfter) }) };
 }
 
 /** Signs the file URLs of an answer whose operation carries @signedUrls. */
@@ -275,7 +280,7 @@ export async function mountGraphQL(
   await apollo.start();
   const handler = fastifyApolloHandler(apollo, {
     context: async (req) => {
-      const admission: Admission = { subject: req.principal ? `account:${req.principal.accountId}` : `ip:${req.ip}`, measured: measured.get(req) ?? false };
+      const admission: Admission = { subject: rateSubject(req.principal, req.ip), measured: measured.get(req) ?? false };
       return { principal: req.principal, requestId: req.id, baseUrl: baseUrlOf(req), container, loaders: new Map(), [ADMISSION]: admission };
     },
   });
@@ -322,18 +327,9 @@ export async function mountGraphQL(
       }
       const cost = checkQuery(params?.query, params?.operationName);
       measured.set(req, cost !== null);
-      // The request was counted once on arrival; a costly query counts as several.
-      const extra = cost === null ? 0 : Math.ceil(cost / GRAPHQL_LIMITS.costPerRequest) - 1;
-      if (extra > 0) {
-        const subject = req.principal ? `account:${req.principal.accountId}` : `ip:${req.ip}`;
-        const state = await limiter.hit(subject, extra);
-        reply.headers(state.headers);
-        if (state.retryAfter !== undefined) {
-          throw new ApiError(429, 'throttled', `Request was throttled (a GraphQL query of cost ${cost} counts ${extra + 1} requests). Expected available in ${state.retryAfter} seconds.`, undefined, {
-            'retry-after': String(state.retryAfter),
-          });
-        }
-      }
+      const charge = cost === null ? undefined : await chargeCost(limiter, rateSubject(req.principal, req.ip), cost);
+      if (charge) reply.headers(charge.headers);
+      if (charge?.throttled) throw charge.throttled;
     },
     handler: async function (req, reply) {
       const wantsPage = req.method === 'GET' && !(req.query as Record<string, unknown>).query && (req.headers.accept ?? '').includes('text/html');

@@ -8,6 +8,9 @@ export interface RateLimitState {
   retryAfter?: number;
 }
 
+/** Who a request counts against: its account when it is signed in, else its client address. */
+export const rateSubject = (principal: { accountId: number } | null | undefined, ip: string): string => (principal ? `account:${principal.accountId}` : `ip:${ip}`);
+
 const DAY_MS = 86_400_000;
 
 interface Waiter {
