@@ -88,27 +88,34 @@ export class IdentificationService {
     const limit = options.limit ?? 10;
     const models = ORDER.filter((m) => (options.transforms.length ? options.transforms : ['scale']).includes(m));
     const prepared = query instanceof PreparedQuery ? query : await prepareQuery(query);
-    const fp = await queryFingerprint(prepared);
     // Copies the straight pass cannot see: a mirror, and a small crop whose part of the original is
     // beyond ORB's scale range at the canonical grid (see PreparedQuery.reduced). Each fallback is
     // one more fingerprint of the proxy (no new decode), validated only when nothing else is.
-    // Crawled images that identify nothing (most of a crawl) need them all: their ORB starts at
-    // once in the fingerprint threads, while the straight pass waits for the database, and their
-    // votes are read in one statement. A search that finds its original only spent a thread's time.
     const fallbacks = this.fallbacks(prepared);
-    const pending = Promise.all(fallbacks.map((q) => queryFingerprint(q, { threaded: true })));
+    const fingerprints = () => fallbacks.map((q) => queryFingerprint(q, { threaded: true }));
+    // Crawled images that identify nothing (most of a crawl) need them all (speculate): their ORB
+    // runs in the fingerprint threads beside the straight one, the mirror is voted in the straight
+    // pass's statement and the reductions in a second one at the same time, so the two reads share
+    // the cores. A search that finds its original straight starts them only after its own ORB.
+    const early = options.speculate ? fingerprints() : undefined;
+    const fp = await queryFingerprint(prepared);
+    const started = early ?? fingerprints();
+    const pending = Promise.all(started);
     pending.catch(() => undefined);
     const max = Math.max(VERIFIED[options.mode], limit);
     // A reduction's vote is wide (its original stands out little from look-alikes); a mirror's is not.
-    const fallbackVotes = (fps: VisualFingerprint[]): Promise<Candidate[][]> =>
-      this.index.votes(accountId, fps.map((f, k) => ({ fingerprint: { ...f, features: votingSubset(f.features, FALLBACK_VOTERS) }, wide: fallbacks[k]!.isMirror === prepared.isMirror })), max);
-    const speculated = options.speculate ? pending.then(fallbackVotes) : undefined;
+    const fallbackVote = (f: VisualFingerprint, k: number) => ({
+      fingerprint: { ...f, features: votingSubset(f.features, FALLBACK_VOTERS) },
+      wide: fallbacks[k]!.isMirror === prepared.isMirror,
+    });
+    const mirrorFp = options.speculate ? await started[0]! : undefined;
+    const speculated = options.speculate ? pending.then((fps) => this.index.votes(accountId, fps.slice(1).map((f, k) => fallbackVote(f, k + 1)), max)) : undefined;
     speculated?.catch(() => undefined);
-    const straight = await this.index.candidates(accountId, { ...fp, features: votingSubset(fp.features, STRAIGHT_VOTERS) }, max);
+    const straight = await this.index.candidates(accountId, { ...fp, features: votingSubset(fp.features, STRAIGHT_VOTERS) }, max, mirrorFp ? [fallbackVote(mirrorFp, 0)] : []);
     const found = await this.validated(accountId, fp, straight.exact, straight.voted, options, models);
     if (!found.length) {
       const fps = await pending;
-      const votes = await (speculated ?? fallbackVotes(fps));
+      const votes = speculated ? [...straight.alsoVoted, ...(await speculated)] : await this.index.votes(accountId, fps.map(fallbackVote), max);
       for (const [k, q] of fallbacks.entries()) {
         const more = await this.validated(accountId, fps[k]!, [], votes[k]!, options, models);
         // A reduction keeps the fractions the region is given in; the mirror's region is flipped

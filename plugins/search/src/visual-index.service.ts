@@ -198,11 +198,23 @@ export class VisualIndexService implements MediaEventsListener {
     return known.n;
   }
 
-  /** Exact-copy hits and vote candidates of a query fingerprint. */
-  async candidates(accountId: number, query: VisualFingerprint, max: number): Promise<{ exact: number[]; voted: Candidate[] }> {
+  /**
+   * Exact-copy hits and vote candidates of a query fingerprint; `also` are more fingerprints voted
+   * in the same statement (as votes() would), their candidates in `alsoVoted`.
+   */
+  async candidates(
+    accountId: number,
+    query: VisualFingerprint,
+    max: number,
+    also: { fingerprint: VisualFingerprint; wide: boolean }[] = [],
+  ): Promise<{ exact: number[]; voted: Candidate[]; alsoVoted: Candidate[][] }> {
     await this.backfill(accountId);
-    const [exact, [voted]] = await Promise.all([this.exact(accountId, query), this.vote(accountId, [query.features], max)]);
-    return { exact, voted: voted! };
+    const scored = [SCORED_MIN, ...also.map((q) => (q.wide ? WIDE_SCORED_MIN : SCORED_MIN))];
+    const [exact, [voted, ...alsoVoted]] = await Promise.all([
+      this.exact(accountId, query),
+      this.vote(accountId, [query.features, ...also.map((q) => q.fingerprint.features)], max, scored),
+    ]);
+    return { exact, voted: voted!, alsoVoted };
   }
 
   /**
