@@ -245,4 +245,8 @@ test.serial('a mirrored copy is found and its mark detected; so is a crop keepin
   t.is(res.status, 200, res.text);
   t.is(paths(res.json.matches)[0], '/alice/marked/large.png');
   t.true(res.json.matches[0].watermarked, 'the mark is detected in the tenth');
+  // Speculating, the tenth is found by the reductions' statement, read beside the straight one.
+  const [tenthSpeculated] = await server.app.container.get(IdentificationService).identify(alice.id, tenth, { mode: 'near_duplicate', transforms: ['scale'], detect: true, speculate: true });
+  t.is(tenthSpeculated?.media.path, '/alice/marked/large.png');
+  t.true(tenthSpeculated?.watermarked, 'the mark is detected in the tenth, speculating');
 });
