@@ -90,7 +90,7 @@ function withTurn(m: Mat3, turn: 1 | 2 | 3): Mat3 {
   return [s * a, s * b, m[2], s * c, s * d, m[5], 0, 0, 1];
 }
 
-/** Isotropic scale + translation (no rotation), by RANSAC on pairs then least squares on inliers. */
+/** Isotropic scale + translation (no rotation: turns are fitted on turned points), by RANSAC on pairs then least squares on inliers. */
 function fitScale(c: Correspondences, threshold: number): { m: Mat3; inliers: number } | undefined {
   const { src, dst, count } = c;
   const countInliers = (s: number, tx: number, ty: number, keep?: number[]): number => {
