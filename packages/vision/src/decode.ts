@@ -15,6 +15,12 @@ export const MIN_SIDE = 32;
 
 export interface DecodeLimits {
   maxPixels?: number;
+  /**
+   * Accept a CMYK image (a JPEG made for print), probed and decoded as sRGB through its profile:
+   * for registration and identification. Never for embedding: a mark is written in the file's own
+   * colour space, and CMYK is not one the watermark supports.
+   */
+  cmykAsRgb?: boolean;
 }
 
 export interface ImageInfo {
@@ -33,6 +39,8 @@ export interface ImageInfo {
   progressive?: boolean;
   /** Palette (indexed) PNG: written back as a palette PNG. */
   palette?: boolean;
+  /** A CMYK file, decoded as sRGB (DecodeLimits.cmykAsRgb). */
+  cmyk?: boolean;
 }
 
 export interface RawImage {
@@ -72,12 +80,14 @@ export async function probeImage(bytes: Uint8Array, limits: DecodeLimits = {}): 
   if ((meta.pages ?? 1) > 1) {
     throw new UnsupportedFormatError(`animated ${format} (${meta.pages} frames) is not supported`);
   }
-  if (meta.space === 'cmyk') throw new UnsupportedFormatError('CMYK images are not supported');
-  const hasAlpha = meta.hasAlpha === true;
+  const cmyk = meta.space === 'cmyk';
+  if (cmyk && !limits.cmykAsRgb) throw new UnsupportedFormatError('CMYK images cannot be watermarked: convert them to RGB first (they can be registered as they are)');
+  // A CMYK file's fourth channel is black, not alpha.
+  const hasAlpha = meta.hasAlpha === true && !cmyk;
   // sharp expands palettes, so a palette image decodes to RGB(A); grey stays one channel.
   const grey = meta.space === 'b-w' || meta.space === 'grey16';
   const channels = ((grey ? 1 : 3) + (hasAlpha ? 1 : 0)) as 1 | 2 | 3 | 4;
-  const depth = meta.depth === 'ushort' ? 16 : 8;
+  const depth = meta.depth === 'ushort' && !cmyk ? 16 : 8;
   return {
     format,
     width,
@@ -89,6 +99,7 @@ export async function probeImage(bytes: Uint8Array, limits: DecodeLimits = {}): 
     jpegQuality: format === 'jpeg' ? estimateJpegQuality(bytes) : undefined,
     progressive: meta.isProgressive === true,
     palette: format === 'png' && meta.isPalette === true,
+    ...(cmyk ? { cmyk } : {}),
   };
 }
 
@@ -105,7 +116,8 @@ export async function decodeRaw(bytes: Uint8Array, info: ImageInfo, limits: Deco
   const width = shrink ? Math.ceil(info.width / shrink) : info.width;
   const height = shrink ? Math.ceil(info.height / shrink) : info.height;
   try {
-    let img = getSharp()(asBuffer(bytes), { limitInputPixels: maxPixels, failOn: 'error', ignoreIcc: true });
+    // CMYK goes to sRGB through its embedded profile (libvips' own CMYK profile without one).
+    let img = getSharp()(asBuffer(bytes), { limitInputPixels: maxPixels, failOn: 'error', ignoreIcc: !info.cmyk });
     if (shrink) img = img.resize(width, height, { fit: 'fill', kernel: 'nearest', fastShrinkOnLoad: true });
     // The stored interpretation, so that sharp converts nothing (its default output space is 8-bit sRGB).
     img = img.toColourspace(info.channels <= 2 ? (info.depth === 16 ? 'grey16' : 'b-w') : info.depth === 16 ? 'rgb16' : 'srgb');

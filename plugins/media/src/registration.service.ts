@@ -208,7 +208,8 @@ export class RegistrationService {
   }
 
   private async fromImage(bytes: Buffer): Promise<Prepared> {
-    const limits = { maxPixels: this.core.maxImagePixels };
+    // A CMYK JPEG (press archives have many) is registered as it is, identified through its sRGB rendering.
+    const limits = { maxPixels: this.core.maxImagePixels, cmykAsRgb: true };
     const info = await probeImage(bytes, limits);
     const raw = await decodeRaw(bytes, info, limits);
     return {

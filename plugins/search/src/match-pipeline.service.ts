@@ -79,7 +79,7 @@ export class MatchPipelineService implements MatchPipeline {
    */
   private async reuse(sighting: Sighting, bytes: Buffer, previous: SightingMatch[]): Promise<SightingMatch[]> {
     const prepared = sighting.image.prepared instanceof PreparedQuery ? sighting.image.prepared : null;
-    const probed = prepared ? null : await probeImage(bytes).catch(() => null);
+    const probed = prepared ? null : await probeImage(bytes, { cmykAsRgb: true }).catch(() => null);
     const info = queryInfo(bytes, prepared ? prepared.image : probed ? { originalWidth: probed.width, originalHeight: probed.height } : null);
     const matches = await this.creditMatch(sighting, info);
     if (sighting.kind === 'credit') return matches;

@@ -97,7 +97,7 @@ export class VisualIndexService implements MediaEventsListener {
       for (let i = 0; i < luma.length; i++) luma[i] = r.luma[i]! / 256;
       fp = await fingerprintGrid({ luma, width: r.width, height: r.height });
     } else if (event.image) {
-      fp = await fingerprintGrid(await canonicalLuma(event.image, { maxPixels: this.core.maxImagePixels }));
+      fp = await fingerprintGrid(await canonicalLuma(event.image, { maxPixels: this.core.maxImagePixels, cmykAsRgb: true }));
     } else return;
     await this.write(media.accountId, media.id, -1, null, fp);
   }

@@ -167,6 +167,11 @@ test.serial('request errors: validation 400, wrong type 415, empty 411, not an i
   const notImage = await png(Buffer.from('this is not a picture at all'), alice.apiKey);
   t.is(notImage.status, 415);
   t.is(notImage.json.code, 'unsupported_format');
+  // A CMYK JPEG (made for print) cannot carry the mark in its own colour space: the error says what to do.
+  const cmyk = await server.call('POST', '/api/v4/watermarking/', { key: alice.apiKey, body: await getSharp()(await testImage('png')).toColourspace('cmyk').jpeg().toBuffer(), headers: { 'content-type': 'image/jpeg' } });
+  t.is(cmyk.status, 415, cmyk.text);
+  t.like(cmyk.json, { status_code: 415, code: 'unsupported_format' });
+  t.regex(cmyk.json.details, /CMYK.*convert them to RGB/);
   const tiny = await png(await testImage('png', 16, 16), alice.apiKey);
   t.is(tiny.status, 422);
   t.is(tiny.json.code, 'image_too_small');
