@@ -142,7 +142,12 @@ async function start(args: string[]): Promise<number> {
   const config = loadConfig();
   const running = await boot('start', config, { workers: !values['no-workers'] });
   const demo = await ensureDemoAccount(running.app);
-  console.log(`Filigrane listening on ${running.url} (database: ${running.db.embedded ? 'embedded, under DATA_DIR' : 'DATABASE_URL'}; files: ${config.blobStoreUrl ?? 'DATA_DIR/blobs'}; ${values['no-workers'] ? 'API only, no job workers' : 'API and job workers'})`);
+  // The address this process is bound to (PUBLIC_URL, the same on every replica, is the one links use).
+  const bound = running.app.http?.server.address();
+  const listening = bound && typeof bound === 'object' ? `http://${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}`.replace('[::1]', 'localhost') : running.url;
+  console.log(
+    `Filigrane listening on ${listening} (${config.publicUrl ? `public URL ${config.publicUrl}; ` : ''}database: ${running.db.embedded ? 'embedded, under DATA_DIR' : 'DATABASE_URL'}; files: ${config.blobStoreUrl ?? 'DATA_DIR/blobs'}; ${values['no-workers'] ? 'API only, no job workers' : 'API and job workers'}; ${config.metricsToken ? 'metrics: GET /metrics' : 'no /metrics: METRICS_TOKEN unset'})`,
+  );
   if (demo) {
     console.log(`Created account "demo". API key: ${demo.apiKey}\n  curl -H "Authorization: Token ${demo.apiKey}" ${running.url}/api/v4/account/`);
     console.log(`Console: open ${running.url}/ and sign in as "demo" with the password ${demo.password}\n  (change it in the console's settings, or: npx filigrane account set-password --username demo)`);
@@ -159,8 +164,9 @@ async function worker(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { queues: { type: 'string', multiple: true } }, strict: true });
   const queues = values.queues?.flatMap((v) => v.split(',')).map((q) => q.trim()).filter(Boolean);
   if (values.queues && !queues?.length) throw new Error('--queues needs at least one queue name or pattern');
-  const running = await boot('worker', loadConfig(), { queues });
-  console.log(`Filigrane workers running (${queues ? `queues ${queues.join(', ')}` : 'every queue'})`);
+  const config = loadConfig();
+  const running = await boot('worker', config, { queues });
+  console.log(`Filigrane workers running (${queues ? `queues ${queues.join(', ')}` : 'every queue'}${config.metricsToken ? '' : '; no metrics endpoint: METRICS_TOKEN unset'})`);
   await untilSignal();
   await running.stop();
   return 0;
