@@ -59,7 +59,7 @@ test('while the server runs, account create goes through its database; a second 
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-test('a DATABASE_URL that cannot be reached stops the boot naming the setting, its password hidden', async (t) => {
+test('a DATABASE_URL that cannot be reached stops the boot naming the setting, its password hidden; --no-workers needs one', async (t) => {
   t.timeout(60_000);
   // A loopback port nothing listens on.
   const port = await new Promise<number>((resolvePort) => {
@@ -69,6 +69,9 @@ test('a DATABASE_URL that cannot be reached stops the boot naming the setting, i
     });
   });
   const env = { ...cliEnv(mkdtempSync(join(tmpdir(), 'filigrane-nodb-'))), DATABASE_URL: `postgres://filigrane:hunter2@127.0.0.1:${port}/filigrane` };
+  const apiOnly = await runCli(['start', '--no-workers'], cliEnv(mkdtempSync(join(tmpdir(), 'filigrane-nodb-'))));
+  t.is(apiOnly.code, 1, 'an API-only process on the embedded database, whose jobs no worker could ever run, is refused');
+  t.regex(apiOnly.stderr, /`filigrane start --no-workers` leaves every job .* set DATABASE_URL/);
   for (const args of [['migrate'], ['worker']]) {
     const run = await runCli(args, env);
     t.is(run.code, 1, args[0]);
