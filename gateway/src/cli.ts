@@ -167,7 +167,8 @@ async function worker(args: string[]): Promise<number> {
   const config = loadConfig();
   const running = await boot('worker', config, { queues });
   console.log(`Filigrane workers running (${queues ? `queues ${queues.join(', ')}` : 'every queue'}${config.metricsToken ? '' : '; no metrics endpoint: METRICS_TOKEN unset'})`);
-  await untilSignal();
+  const signal = await untilSignal();
+  console.log(`${signal}: stopping (jobs running finish first)`);
   await running.stop();
   return 0;
 }
