@@ -166,7 +166,7 @@ async function worker(args: string[]): Promise<number> {
   if (values.queues && !queues?.length) throw new Error('--queues needs at least one queue name or pattern');
   const config = loadConfig();
   const running = await boot('worker', config, { queues });
-  console.log(`Filigrane workers running (${queues ? `queues ${queues.join(', ')}` : 'every queue'}${config.metricsToken ? '' : '; no metrics endpoint: METRICS_TOKEN unset'})`);
+  console.log(`Filigrane workers running (${queues ? `queues ${queues.join(', ')}` : 'every queue'}; files: ${config.blobStoreUrl ?? 'DATA_DIR/blobs'}${config.metricsToken ? '' : '; no metrics endpoint: METRICS_TOKEN unset'})`);
   const signal = await untilSignal();
   console.log(`${signal}: stopping (jobs running finish first)`);
   await running.stop();

@@ -16,7 +16,8 @@ export function pinoLoggerFactory(root: PinoLogger): LoggerFactory {
       info: (message) => log.info(message),
       warn: (message) => log.warn(message),
       // The error's message and stack (where it was thrown), never its other properties.
-      error: (message, err) => (err instanceof Error ? log.error({ err: { type: err.name, message: err.message, stack: err.stack } }, message) : log.error(message)),
+      // (A null prototype: pino's error serializer names a plain object's type "Object", not the error's.)
+      error: (message, err) => (err instanceof Error ? log.error({ err: Object.assign(Object.create(null) as object, { name: err.name, message: err.message, stack: err.stack }) }, message) : log.error(message)),
       child: (child) => make(`${scope}.${child}`),
     };
   };
