@@ -68,7 +68,29 @@ function cachedMatches(cv: OpenCv, query: OrbFeatures, reference: OrbFeatures, r
   return c;
 }
 
-/** Isotropic scale + translation (no rotation), by RANSAC on pairs then least squares on inliers. */
+/** Counter-clockwise quarter turns about the origin, as [a, b, c, d] in x' = a x + b y, y' = c x + d y. */
+const TURNS = { 1: [0, -1, 1, 0], 2: [-1, 0, 0, -1], 3: [0, 1, -1, 0] } as const;
+
+/** The matches with the query's points turned by `turn` quarter turns. */
+function turnedMatches(c: Correspondences, turn: 1 | 2 | 3): Correspondences {
+  const [a, b, cc, d] = TURNS[turn];
+  const src = new Float32Array(c.src.length);
+  for (let i = 0; i < c.count; i++) {
+    const x = c.src[2 * i]!, y = c.src[2 * i + 1]!;
+    src[2 * i] = a * x + b * y;
+    src[2 * i + 1] = cc * x + d * y;
+  }
+  return { src, dst: c.dst, count: c.count };
+}
+
+/** A fit on turned query points as a map of the query's own points: the scale times the turn. */
+function withTurn(m: Mat3, turn: 1 | 2 | 3): Mat3 {
+  const [a, b, c, d] = TURNS[turn];
+  const s = m[0];
+  return [s * a, s * b, m[2], s * c, s * d, m[5], 0, 0, 1];
+}
+
+/** Isotropic scale + translation (no rotation: turns are fitted on turned points), by RANSAC on pairs then least squares on inliers. */
 function fitScale(c: Correspondences, threshold: number): { m: Mat3; inliers: number } | undefined {
   const { src, dst, count } = c;
   const countInliers = (s: number, tx: number, ty: number, keep?: number[]): number => {
@@ -140,6 +162,13 @@ export async function registerQuery(
   let fit: { m: Mat3; inliers: number } | undefined;
   if (model === 'scale') {
     fit = fitScale(c, threshold);
+    // A quarter turn is not an edit of the picture but of its file (an EXIF orientation baked into
+    // the pixels, or dropped): tried only when the upright fit fails, so the common case pays nothing.
+    for (const turn of [1, 2, 3] as const) {
+      if (fit && fit.inliers >= minInliers) break;
+      const turned = fitScale(turnedMatches(c, turn), threshold);
+      if (turned && turned.inliers > (fit?.inliers ?? 0)) fit = { m: withTurn(turned.m, turn), inliers: turned.inliers };
+    }
   } else {
     fit = withMats((track) => {
       const src = track(cv.matFromArray(c.count, 1, cv.CV_32FC2, Array.from(c.src)));

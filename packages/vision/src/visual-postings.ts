@@ -188,13 +188,20 @@ export class VoteTally {
   }
 
   /**
-   * At most `max` entries met at least `minVotes` times, most meetings first: the only ones `top`
-   * scores. Returns the stored descriptors (featureKey) their scoring needs.
+   * At most `max` entries met by at least `minVotes` distinct query descriptors, most meetings
+   * first: the only ones `top` scores. An entry met fewer times, or met often by fewer descriptors
+   * (one pair meeting in every table), can never reach `minVotes` votes: each query descriptor
+   * votes at most once per entry. Returns the stored descriptors (featureKey) their scoring needs.
    */
   contenders(minVotes: number, max: number): number[] {
     const meetings = new MeetingCounts(this.reads.reduce((n, r) => n + Math.floor(r.postings.length / POSTING_BYTES), 0));
-    for (const { askers, postings } of this.reads) {
-      for (let o = 0; o + POSTING_BYTES <= postings.length; o += POSTING_BYTES) meetings.add(postings.readUInt32LE(o), askers.length);
+    // Walked one query descriptor at a time, so that its meetings with an entry are told apart from another's.
+    const byAsker: Buffer[][] = Array.from({ length: this.count }, () => []);
+    for (const { askers, postings } of this.reads) for (const i of askers) byAsker[i]!.push(postings);
+    for (const [i, reads] of byAsker.entries()) {
+      for (const postings of reads) {
+        for (let o = 0; o + POSTING_BYTES <= postings.length; o += POSTING_BYTES) meetings.meet(postings.readUInt32LE(o), i);
+      }
     }
     this.chosen = new Set(meetings.top(minVotes, max));
     const keys = new Set<number>();
@@ -243,12 +250,16 @@ export class VoteTally {
 }
 
 /**
- * Meetings per entry in an open-addressing table of typed arrays, sized once for `capacity`
- * distinct entries (at most the postings read): a Map of 10^5 entries per query cost ~10x the bytes.
+ * Meetings per entry, and the distinct query descriptors among them, in an open-addressing table
+ * of typed arrays sized once for `capacity` distinct entries (at most the postings read): a Map of
+ * 10^5 entries per query cost ~10x the bytes.
  */
 class MeetingCounts {
   private readonly entries: Uint32Array;
   private readonly counts: Uint32Array;
+  /** Distinct query descriptors met, and the last one (plus one): meetings come one descriptor at a time. */
+  private readonly distinct: Uint16Array;
+  private readonly last: Uint16Array;
   private readonly mask: number;
 
   constructor(capacity: number) {
@@ -256,21 +267,27 @@ class MeetingCounts {
     while (size < capacity * 2) size *= 2;
     this.entries = new Uint32Array(size);
     this.counts = new Uint32Array(size);
+    this.distinct = new Uint16Array(size);
+    this.last = new Uint16Array(size);
     this.mask = size - 1;
   }
 
-  /** A count of 0 marks a free slot: every meeting adds at least one. */
-  add(entry: number, n: number): void {
+  /** A meeting of query descriptor `asker` (< 65,535) with `entry`. A count of 0 marks a free slot. */
+  meet(entry: number, asker: number): void {
     let slot = Math.imul(entry, 0x9e3779b1) & this.mask;
     while (this.counts[slot] !== 0 && this.entries[slot] !== entry) slot = (slot + 1) & this.mask;
     this.entries[slot] = entry;
-    this.counts[slot]! += n;
+    this.counts[slot]! += 1;
+    if (this.last[slot] !== asker + 1) {
+      this.last[slot] = asker + 1;
+      this.distinct[slot]! += 1;
+    }
   }
 
-  /** At most `max` entries met at least `min` times, most meetings first (ties: lower entry first). */
+  /** At most `max` entries met by at least `min` distinct descriptors, most meetings first (ties: lower entry first). */
   top(min: number, max: number): number[] {
     const out: [number, number][] = [];
-    for (let slot = 0; slot <= this.mask; slot++) if (this.counts[slot]! >= min && this.counts[slot]! > 0) out.push([this.entries[slot]!, this.counts[slot]!]);
+    for (let slot = 0; slot <= this.mask; slot++) if (this.distinct[slot]! >= min && this.counts[slot]! > 0) out.push([this.entries[slot]!, this.counts[slot]!]);
     out.sort((x, y) => y[1] - x[1] || x[0] - y[0]);
     return out.slice(0, max).map(([entry]) => entry);
   }

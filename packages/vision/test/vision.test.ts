@@ -141,6 +141,23 @@ test('ORB + RANSAC recovers a known similarity', async (t) => {
     t.true(Math.hypot(x - ex, y - ey) < 2, `${model}: ${x},${y} vs ${ex},${ey}`);
   }
   t.is(toGray8(Float32Array.from([-3, 12.4, 300])).join(), '0,12,255');
+
+  // A quarter turn (an EXIF orientation baked in) registers under scale, mapped through the turn;
+  // a free rotation does not (affine adds rotation).
+  for (const angle of [90, 180, 270]) {
+    const turned = await sharp(small, { raw: { width: 240, height: 180, channels: 1 } }).rotate(angle).extractChannel(0).raw().toBuffer({ resolveWithObject: true });
+    const tq = await computeOrbFeatures(turned.data, turned.info.width, turned.info.height);
+    const reg = await registerQuery(tq, ref, 'scale');
+    t.truthy(reg, `scale, turned ${angle}`);
+    // The small image's centre (120, 90) is the turned image's centre too.
+    const [x, y] = apply(reg!.homography, turned.info.width / 2, turned.info.height / 2);
+    const [ex, ey] = apply(resizeMap(240, 180, w, h), 120, 90);
+    t.true(Math.hypot(x - ex, y - ey) < 3, `turned ${angle}: ${x},${y} vs ${ex},${ey}`);
+  }
+  const tilted = await sharp(small, { raw: { width: 240, height: 180, channels: 1 } }).rotate(30, { background: '#808080' }).extractChannel(0).raw().toBuffer({ resolveWithObject: true });
+  const tilt = await computeOrbFeatures(tilted.data, tilted.info.width, tilted.info.height);
+  t.falsy(await registerQuery(tilt, ref, 'scale'), 'a 30 degree rotation is not a scale');
+  t.truthy(await registerQuery(tilt, ref, 'affine'), 'a 30 degree rotation is an affine');
 });
 
 test('estimateJpegQuality is exact on libjpeg files; jpegChromaSubsampling reads the frame header', async (t) => {

@@ -59,6 +59,35 @@ test('exact path needs a close dHash and agreeing, non-flat thumbnails', (t) => 
   t.deepEqual(index.exact({ dhash: e.dhash, thumb, aspect: 1 }), [], 'other aspect');
 });
 
+test('an entry met in every table by fewer query descriptors than the vote needs is not scored', (t) => {
+  const e = entry(12, 400);
+  const query = e.descriptors.slice(0, 4 * DESCRIPTOR_BYTES);
+  const ranges = queryRanges(query, 4, MAX_BITS);
+  const posting = (id: number, j: number) => {
+    const b = Buffer.alloc(POSTING_BYTES);
+    b.writeUInt32LE(id, 0);
+    b.writeUInt16LE(j, 4);
+    return b;
+  };
+  const tally = new VoteTally(query, 4, ranges);
+  // Entry 7 meets descriptors 0-2 in all four tables (12 meetings, 3 descriptors); entry 9 meets
+  // each of the 4 descriptors in one table only (4 meetings, 4 descriptors).
+  const firstRange = new Set<number>();
+  ranges.lo.forEach((_, r) => {
+    const askers = ranges.askers[r]!;
+    const parts: Buffer[] = [];
+    if (askers.some((i) => i < 3)) parts.push(posting(7, askers[0]!));
+    const fresh = askers.filter((i) => !firstRange.has(i));
+    if (fresh.length) {
+      fresh.forEach((i) => firstRange.add(i));
+      parts.push(posting(9, fresh[0]!));
+    }
+    if (parts.length) tally.add(r, Buffer.concat(parts));
+  });
+  const wanted = tally.contenders(4, 10);
+  t.true(wanted.length > 0 && wanted.every((k) => Math.floor(k / 0x10000) === 9), JSON.stringify(wanted));
+});
+
 test('spread selection covers every cell of the image', (t) => {
   // 900 points crowded in the top-left cell, 100 spread elsewhere: a selection of 160 keeps both.
   const r = rng(3);

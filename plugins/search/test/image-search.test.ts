@@ -217,6 +217,19 @@ test.serial('WebP, AVIF and the first frame of an animated GIF are searched like
   t.regex(svg.json.details, /JPEG, PNG, GIF, WebP or AVIF/);
 });
 
+test.serial('a copy turned a quarter turn (an EXIF orientation baked in or dropped) is found and detected with the default transforms', async (t) => {
+  for (const angle of [90, 180, 270]) {
+    const turned = await sharp(marked).rotate(angle).jpeg({ quality: 88 }).toBuffer();
+    const res = await search({ file: `data:image/jpeg;base64,${turned.toString('base64')}` });
+    t.is(res.status, 200, res.text);
+    t.is(paths(res.json.matches)[0], '/alice/marked/original.png', `turned ${angle}`);
+    t.true(res.json.matches[0].watermarked, `the mark is detected, turned ${angle}`);
+  }
+  // A free rotation stays an affine edit (the spec's transforms): not a scale.
+  const tilted = await sharp(marked).rotate(30, { background: '#000' }).jpeg({ quality: 88 }).toBuffer();
+  t.deepEqual(paths((await search({ file: `data:image/jpeg;base64,${tilted.toString('base64')}` })).json.matches), []);
+});
+
 test.serial('a mirrored copy is found and its mark detected; so is a crop keeping 10% of a 2 MP photo', async (t) => {
   const mirrored = await search({ file: dataUri(await sharp(marked).flop().jpeg({ quality: 90 }).toBuffer()) });
   t.is(mirrored.status, 200, mirrored.text);
