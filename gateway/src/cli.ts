@@ -19,7 +19,7 @@ const USAGE = `Usage: filigrane <command> [options]
 
 Commands:
   start [--no-workers]          API + job workers (embedded PostgreSQL under DATA_DIR unless DATABASE_URL);
-                                --no-workers: the API alone (jobs it queues are run by \`worker\` processes)
+                                --no-workers: the API alone (needs DATABASE_URL: \`worker\` processes run its jobs)
   worker [--queues P[,P...]]    job workers only (needs DATABASE_URL); --queues: only the queues these
                                 patterns name (\`*\` matches anything: --queues 'crawler.*,search.run')
   migrate                       apply database migrations and exit
