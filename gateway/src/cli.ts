@@ -19,7 +19,7 @@ const USAGE = `Usage: filigrane <command> [options]
 
 Commands:
   start [--no-workers]          API + job workers (embedded PostgreSQL under DATA_DIR unless DATABASE_URL);
-                                --no-workers: the API alone (jobs it queues are run by \`worker\` processes)
+                                --no-workers: the API alone (needs DATABASE_URL: \`worker\` processes run its jobs)
   worker [--queues P[,P...]]    job workers only (needs DATABASE_URL); --queues: only the queues these
                                 patterns name (\`*\` matches anything: --queues 'crawler.*,search.run')
   migrate                       apply database migrations and exit
@@ -142,7 +142,12 @@ async function start(args: string[]): Promise<number> {
   const config = loadConfig();
   const running = await boot('start', config, { workers: !values['no-workers'] });
   const demo = await ensureDemoAccount(running.app);
-  console.log(`Filigrane listening on ${running.url} (database: ${running.db.embedded ? 'embedded, under DATA_DIR' : 'DATABASE_URL'}; files: ${config.blobStoreUrl ?? 'DATA_DIR/blobs'}; ${values['no-workers'] ? 'API only, no job workers' : 'API and job workers'})`);
+  // The address this process is bound to (PUBLIC_URL, the same on every replica, is the one links use).
+  const bound = running.app.http?.server.address();
+  const listening = bound && typeof bound === 'object' ? `http://${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}`.replace('[::1]', 'localhost') : running.url;
+  console.log(
+    `Filigrane listening on ${listening} (${config.publicUrl ? `public URL ${config.publicUrl}; ` : ''}database: ${running.db.embedded ? 'embedded, under DATA_DIR' : 'DATABASE_URL'}; files: ${config.blobStoreUrl ?? 'DATA_DIR/blobs'}; ${values['no-workers'] ? 'API only, no job workers' : 'API and job workers'}; ${config.metricsToken ? 'metrics: GET /metrics' : 'no /metrics: METRICS_TOKEN unset'})`,
+  );
   if (demo) {
     console.log(`Created account "demo". API key: ${demo.apiKey}\n  curl -H "Authorization: Token ${demo.apiKey}" ${running.url}/api/v4/account/`);
     console.log(`Console: open ${running.url}/ and sign in as "demo" with the password ${demo.password}\n  (change it in the console's settings, or: npx filigrane account set-password --username demo)`);
@@ -159,9 +164,11 @@ async function worker(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { queues: { type: 'string', multiple: true } }, strict: true });
   const queues = values.queues?.flatMap((v) => v.split(',')).map((q) => q.trim()).filter(Boolean);
   if (values.queues && !queues?.length) throw new Error('--queues needs at least one queue name or pattern');
-  const running = await boot('worker', loadConfig(), { queues });
-  console.log(`Filigrane workers running (${queues ? `queues ${queues.join(', ')}` : 'every queue'})`);
-  await untilSignal();
+  const config = loadConfig();
+  const running = await boot('worker', config, { queues });
+  console.log(`Filigrane workers running (${queues ? `queues ${queues.join(', ')}` : 'every queue'}; files: ${config.blobStoreUrl ?? 'DATA_DIR/blobs'}${config.metricsToken ? '' : '; no metrics endpoint: METRICS_TOKEN unset'})`);
+  const signal = await untilSignal();
+  console.log(`${signal}: stopping (jobs running finish first)`);
   await running.stop();
   return 0;
 }
@@ -294,7 +301,15 @@ async function deleteAccount(args: string[]): Promise<number> {
   return withAccount(values.username, async (app, account) => {
     const deletion = app.container.get(AccountDeletionService);
     await deletion.request(account.id, { startAfterSeconds: 600 });
-    const outcome = await deletion.run(account.id);
+    let outcome;
+    try {
+      outcome = await deletion.run(account.id);
+    } catch (err) {
+      // The file store or the database failing mid-way (S3 unreachable from this machine...): the
+      // account is marked, its key no longer works, and the job queued above finishes the deletion.
+      console.error(`error: account "${account.username}" is marked for deletion, but its deletion stopped here: ${(err as Error).message}\n  A worker (queue account.delete) finishes it within 10 minutes; or run this command again once that is fixed.`);
+      return 1;
+    }
     if (values.json) console.log(JSON.stringify({ username: account.username, deleted: outcome !== 'not-marked' }));
     else console.log(`Deleted account "${account.username}" and everything it stored.`);
     return outcome === 'not-marked' ? 1 : 0;

@@ -24,6 +24,10 @@ export async function boot(mode: 'start' | 'worker' | 'migrate', config: Gateway
   if (mode === 'worker' && !config.databaseUrl) {
     throw new Error('`filigrane worker` shares the API\'s database: set DATABASE_URL to the PostgreSQL that `filigrane start` uses.');
   }
+  if (mode === 'start' && roles.workers === false && !config.databaseUrl) {
+    // No worker can ever join the embedded database (one process): the jobs would wait for ever.
+    throw new Error('`filigrane start --no-workers` leaves every job (watermarkings, asynchronous searches, crawls...) to `filigrane worker` processes, which share the database: set DATABASE_URL, or run `filigrane start` without --no-workers on the embedded database.');
+  }
   const plugins = await pluginsFromConfig(config.env);
   checkBoot(plugins, config);
   // Operator commands (migrate mode) reach a running server's embedded database instead of opening it.

@@ -1,4 +1,5 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
@@ -56,4 +57,25 @@ test('while the server runs, account create goes through its database; a second 
   lap('stopped');
   t.false(existsSync(join(dataDir, 'pg.lock')), 'a clean stop releases the directory');
   rmSync(dataDir, { recursive: true, force: true });
+});
+
+test('a DATABASE_URL that cannot be reached stops the boot naming the setting, its password hidden; --no-workers needs one', async (t) => {
+  t.timeout(60_000);
+  // A loopback port nothing listens on.
+  const port = await new Promise<number>((resolvePort) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port: free } = probe.address() as AddressInfo;
+      probe.close(() => resolvePort(free));
+    });
+  });
+  const env = { ...cliEnv(mkdtempSync(join(tmpdir(), 'filigrane-nodb-'))), DATABASE_URL: `postgres://filigrane:hunter2@127.0.0.1:${port}/filigrane` };
+  const apiOnly = await runCli(['start', '--no-workers'], cliEnv(mkdtempSync(join(tmpdir(), 'filigrane-nodb-'))));
+  t.is(apiOnly.code, 1, 'an API-only process on the embedded database, whose jobs no worker could ever run, is refused');
+  t.regex(apiOnly.stderr, /`filigrane start --no-workers` leaves every job .* set DATABASE_URL/);
+  for (const args of [['migrate'], ['worker']]) {
+    const run = await runCli(args, env);
+    t.is(run.code, 1, args[0]);
+    t.regex(run.stderr, new RegExp(`DATABASE_URL postgres://filigrane:\\*\\*\\*@127\\.0\\.0\\.1:${port}/filigrane: the database could not be reached: connect ECONNREFUSED`), args[0]);
+    t.false(run.stderr.includes('hunter2'), 'the password is not printed');
+  }
 });

@@ -268,6 +268,9 @@ if (process.env.DATABASE_URL) {
     }, 90_000);
     t.is(crawled.state, 'done', JSON.stringify(crawled));
     t.regex(w2.output(), new RegExp(`crawl ${crawl.json.id}:1 (resumed at start|taken over)`), 'the takeover is logged');
+    // Logged once the batch's pieces are cleared, just after the state the API shows.
+    const ended = new RegExp(`crawl ${crawl.json.id}:1 done: batch \\d+ written, \\d+ ms in this process`);
+    t.true(await waitFor('the crawl\'s end in the log', async () => ended.test(w2.output()), 10_000).catch(() => false), 'the crawl\'s end is logged where it ended');
 
     const batches = (await http(B, 'GET', '/api/v3/crawling/batches/', key!)).json.results;
     t.is(batches.length, 1, 'exactly one batch');

@@ -82,6 +82,21 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
+  /**
+   * A HEAD answers a bare 404 both for a missing object and a missing bucket (no body to tell them
+   * apart): the bucket gone (deleted, a wrong bucket) is the store failing, not the file missing.
+   */
+  private async bucketThere(operation: string, key: string): Promise<void> {
+    await this.call(operation, key, async () => {
+      try {
+        await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
+      } catch (err) {
+        if ((err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) throw new Error(`the bucket "${this.bucket}" does not exist`, { cause: err });
+        throw err;
+      }
+    });
+  }
+
   /** At boot: the bucket exists and the credentials are accepted, or the process does not start. */
   async check(): Promise<void> {
     const where = `BLOB_STORE_URL s3://${this.bucket}${this.prefix ? `/${this.prefix}` : ''}`;
@@ -129,7 +144,10 @@ export class S3BlobStore implements BlobStore {
   async open(key: string, pick?: (size: number) => ByteRange | null): Promise<{ stream: Readable; size: number; range: ByteRange | null } | null> {
     const Key = this.key(key);
     const head = await this.read('open', Key, () => this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key })));
-    if (!head) return null;
+    if (!head) {
+      await this.bucketThere('open', Key);
+      return null;
+    }
     const size = head.ContentLength ?? 0;
     const range = pick ? pick(size) : null;
     const out = await this.read('open', Key, () => this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key, ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) })));

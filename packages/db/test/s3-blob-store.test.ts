@@ -93,6 +93,8 @@ test('s3: a store that fails is BlobStoreUnavailableError naming the key, never 
   const noBucket = createBlobStore({ url: 's3://no-such-bucket/p', endpoint: s3.endpoint, forcePathStyle: true, dataDir: '/nonexistent' });
   await t.throwsAsync(noBucket.check!(), { message: /^BLOB_STORE_URL s3:\/\/no-such-bucket\/p: the bucket "no-such-bucket" does not exist/ });
   await t.throwsAsync(noBucket.get('media/1/original'), unavailable(/get s3:\/\/no-such-bucket\/p\/media\/1\/original/), 'the bucket is missing, not the file');
+  // open reads with a HEAD first, whose bare 404 does not say which is missing (streamed files: artifacts, videos).
+  await t.throwsAsync(noBucket.open('media/1/original'), unavailable(/open s3:\/\/no-such-bucket\/p\/media\/1\/original failed: the bucket "no-such-bucket" does not exist/), 'open: the bucket is missing, not the file');
   const refused = new S3BlobStore({ bucket: s3.bucket, prefix: 'p', endpoint: s3.endpoint, forcePathStyle: true, client: { credentials: { accessKeyId: 'NOT-A-KEY', secretAccessKey: 'x' } } });
   await t.throwsAsync(refused.check(), { message: /credentials were refused/ });
   await t.throwsAsync(refused.put('media/1/original', Buffer.from('x')), unavailable(/put s3:\/\/filigrane-test\/p\/media\/1\/original/));

@@ -45,8 +45,8 @@ export const CHECKOUT = resolve(__dirname, '..', '..', '..', '..');
 
 /** The gateway's own settings; with CORE_SETTINGS and every plugin's, one generated table (docs/configuration.md). */
 export const GATEWAY_SETTINGS = defineSettings('gateway', {
-  port: setting.integer({ env: 'PORT', default: 8080, min: 0, max: 65535, description: 'Port the API listens on' }),
-  host: setting.string({ env: 'HOST', default: '127.0.0.1', description: 'Address the API listens on' }),
+  port: setting.integer({ env: 'PORT', default: 8080, min: 0, max: 65535, description: 'Port the API listens on (`filigrane worker`: its `/metrics`, with `METRICS_TOKEN`)' }),
+  host: setting.string({ env: 'HOST', default: '127.0.0.1', description: 'Address the API listens on (`filigrane worker`: its `/metrics`)' }),
   dataDir: setting.string({ env: 'DATA_DIR', default: './data', description: 'Embedded database (`pg/`), master key, files' }),
   databaseUrl: setting.optionalUrl({ env: 'DATABASE_URL', secret: true, description: 'Any PostgreSQL instead of the embedded one' }),
   publicUrl: setting.optionalUrl({ env: 'PUBLIC_URL', description: 'Base URL for links when behind a proxy' }),
@@ -71,11 +71,11 @@ export const GATEWAY_SETTINGS = defineSettings('gateway', {
   toolVersion: setting.optionalString({ env: 'TOOL_VERSION', description: 'Version name the download endpoint shows (default: the package version)' }),
   blobStoreUrl: setting.optionalString({
     env: 'BLOB_STORE_URL',
-    description: 'Where files are kept: `s3://bucket/prefix` for S3 or any S3-compatible store (credentials and region from the AWS SDK\'s standard variables: `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`, `AWS_PROFILE`...); unset: `DATA_DIR/blobs`. Required when processes share no folder',
+    description: 'Where files are kept: `s3://bucket/prefix` for S3 or any S3-compatible store (credentials and region from the AWS SDK\'s standard variables: `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_PROFILE`..., `AWS_REGION` or `AWS_DEFAULT_REGION`, default `us-east-1`); the bucket must exist (checked at start). Unset: `DATA_DIR/blobs`. Required when processes share no folder',
   }),
   s3Endpoint: setting.optionalUrl({ env: 'S3_ENDPOINT', description: 'S3-compatible endpoint (MinIO, Garage, Ceph, R2), e.g. `http://minio:9000`; unset: AWS S3' }),
   s3ForcePathStyle: setting.boolean({ env: 'S3_FORCE_PATH_STYLE', default: false, description: '`true`: path-style URLs (`endpoint/bucket/key`), which most self-hosted S3-compatible stores need' }),
-  metricsToken: setting.optionalString({ env: 'METRICS_TOKEN', secret: true, description: 'Bearer token that opens the Prometheus endpoint `GET /metrics` (`Authorization: Bearer <token>`); unset: no endpoint (404)' }),
+  metricsToken: setting.optionalString({ env: 'METRICS_TOKEN', secret: true, description: 'Bearer token that opens the Prometheus endpoint `GET /metrics` (`Authorization: Bearer <token>`; 401 without it), on the API port, or on `PORT` for a `filigrane worker`; unset: no endpoint (404, and a worker listens on no port)' }),
   corsOrigins: setting.list({
     env: 'CORS_ORIGINS',
     default: [],

@@ -21,7 +21,10 @@ const ATTACH_WAIT_MS = 60_000;
  * Without `attach`, a held directory fails with DataDirLockedError naming the holder.
  */
 export async function openDatabase(config: GatewayConfig, options: { attach?: boolean } = {}): Promise<Database> {
-  if (config.databaseUrl) return { url: config.databaseUrl, embedded: false, attached: false, stop: async () => undefined };
+  if (config.databaseUrl) {
+    await reach(config.databaseUrl);
+    return { url: config.databaseUrl, embedded: false, attached: false, stop: async () => undefined };
+  }
   const dataDir = join(config.dataDir, 'pg');
   if (options.attach) {
     const holder = await listeningHolder(dataDir);
@@ -38,5 +41,32 @@ async function listeningHolder(dataDir: string): Promise<DataDirHolder | null> {
     const holder = dataDirHolder(dataDir);
     if (!holder || holder.port || Date.now() > deadline) return holder?.port ? holder : null;
     await sleep(200);
+  }
+}
+
+/**
+ * DATABASE_URL is reached once before anything else, so that a wrong host, port, database name or
+ * password stops the boot naming the setting (the driver's own message alone, `connect
+ * ECONNREFUSED 10.0.0.5:5432`, did not say which setting was wrong).
+ */
+async function reach(url: string): Promise<void> {
+  const { Client } = await import('pg');
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: 15_000 });
+  try {
+    await client.connect();
+  } catch (err) {
+    throw new Error(`DATABASE_URL ${withoutPassword(url)}: the database could not be reached: ${(err as Error).message}`, { cause: err });
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+function withoutPassword(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(not a URL)';
   }
 }

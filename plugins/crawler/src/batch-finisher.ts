@@ -15,7 +15,8 @@ export class BatchFinisher {
   ) {}
 
   /** Writes the batch once (unique per session and crawl) and ends the crawl: done, or failed when no page could be fetched. */
-  async finish(s: RunState, limit: string | null): Promise<void> {
+  /** Writes the batch and ends the crawl; what it ended with, or null when another worker wrote the batch first. */
+  async finish(s: RunState, limit: string | null): Promise<{ state: 'done' | 'failed'; reason: string | null; batch: number } | null> {
     // A redirect is not a page: a crawl that met only redirects (off the site, in a loop) fetched
     // nothing, and its first row says where the start URL led. 304: a page known and unchanged.
     const fetched: { ok: number; first: string | null }[] = await this.db.query(
@@ -62,10 +63,11 @@ export class BatchFinisher {
       );
       return created;
     });
-    if (!batch) return;
+    if (!batch) return null;
     await this.events.flush();
     // The per-fetch pieces now live in the batch's TAR and WARC.
     await this.blobs.deletePrefix(`${runPrefix(s)}/w`).catch(() => undefined);
     await this.blobs.deletePrefix(`${runPrefix(s)}/i`).catch(() => undefined);
+    return { state: failed ? 'failed' : 'done', reason, batch: batch.id };
   }
 }

@@ -87,6 +87,9 @@ export class CrawlRunner {
     if (started.length === 0) return;
     const s = await this.frontier.state(sessionId);
     if (!s || s.cycle !== cycle) return;
+    // The crawl's own start and end in the process log: its `crawler.crawl` job only made this process join it.
+    const began = Date.now();
+    this.log.info(`crawl ${sessionId}:${cycle} joined`);
     const run = new CrawlRun(s, (st) => new CrawlWrites(this.db, this.blobs, st.id, st.cycle, `${runPrefix(st)}/w`, this.cfg.maxQueryVariants), Math.min(64, this.cfg.concurrency * 2));
     const renewal = setInterval(
       () => void this.frontier.renew(run).catch((err) => this.log.error(`crawl ${sessionId}:${cycle}: lease renewal: ${(err as Error).message}`, err)),
@@ -102,7 +105,10 @@ export class CrawlRunner {
     // Every loop is out: write what they learnt, hand back the pages claimed but not crawled.
     await run.writes.flush().catch((err) => this.log.error(`crawl ${sessionId}:${cycle}: ${(err as Error).message}`, err));
     await this.frontier.release(run);
-    if (run.end?.finish && !this.stopping) await this.finisher.finish(run.s, run.end.limit);
+    const ended = run.end?.finish && !this.stopping ? await this.finisher.finish(run.s, run.end.limit) : null;
+    const here = `${Date.now() - began} ms in this process`;
+    if (ended) this.log.info(`crawl ${sessionId}:${cycle} ${ended.state}${ended.reason ? ` (${ended.reason})` : ''}: batch ${ended.batch} written, ${here}`);
+    else this.log.info(`crawl ${sessionId}:${cycle} left, ${here} (${this.stopping ? 'the process is stopping' : run.end?.finish ? 'another process wrote its batch' : 'paused, deleted, or ended by another process'})`);
   }
 
   /**

@@ -104,8 +104,16 @@ export class PressIssueService {
         finished: null,
       }));
     });
-    await this.blobs.put(issueKey(issue.id), input.data);
-    await this.jobs.send(PRESS_QUEUE, { id: issue.id }, { singletonKey: `press-issue-${issue.id}` });
+    try {
+      await this.blobs.put(issueKey(issue.id), input.data);
+      await this.jobs.send(PRESS_QUEUE, { id: issue.id }, { singletonKey: `press-issue-${issue.id}` });
+    } catch (err) {
+      // The file store (or the queue) failing leaves no issue behind: one left pending would never
+      // be analysed, and the same PDF ingested again once the store is back would be its duplicate.
+      await this.db.manager.delete(PressIssue, { id: issue.id }).catch(() => undefined);
+      await this.blobs.delete(issueKey(issue.id)).catch(() => undefined);
+      throw err;
+    }
     return issue;
   }
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import test from 'ava';
 import sharp from 'sharp';
 import type { DataSource } from 'typeorm';
-import { contribute, definePlugin, EVENT_LISTENERS, TOKENS, type BlobStore, type DomainEvent, camelCaseKeys } from '@filigrane/core';
+import { BlobStoreUnavailableError, contribute, definePlugin, EVENT_LISTENERS, TOKENS, type BlobStore, type DomainEvent, camelCaseKeys } from '@filigrane/core';
 import { startTestServer, type TestServer } from '@filigrane/testing';
 import { PressAnalysisService, PressInboxService } from '@filigrane/plugin-press';
 import { syntheticPhoto } from '@filigrane/vision';
@@ -356,4 +356,28 @@ test.serial('an encrypted compression bomb (opens without a password) fails as t
   t.true(peak <= Math.max(peakBefore, rssBefore + 384 * 1024 * 1024), `peak RSS ${peak >> 20} MiB (before ${peakBefore >> 20} MiB, RSS ${rssBefore >> 20} MiB)`);
   const after = await server.call('GET', '/api/v4/account/', { key: alice.apiKey });
   t.is(after.status, 200, 'the server keeps serving');
+});
+
+test.serial('the file store failing at ingest leaves no issue behind: the same PDF goes in once the store is back', async (t) => {
+  const blobs = server.app.container.get<BlobStore>(TOKENS.BlobStore);
+  const put = blobs.put;
+  const doc = Buffer.concat([pdf, Buffer.from('\n% store outage\n')]);
+  const before = (await server.call('GET', '/api/v3/press/issues/', { key: ops.apiKey })).json.count;
+  const ingest = () => server.call('POST', '/api/v3/press/issues/', { key: ops.apiKey, json: { url: `data:application/pdf;base64,${doc.toString('base64')}`, name: 'Panne', date: '2026-11-27' } });
+  blobs.put = async (key: string) => {
+    throw new BlobStoreUnavailableError('put', `s3://bucket/${key}`, new Error('connect ECONNREFUSED 127.0.0.1:9000'));
+  };
+  let down;
+  try {
+    down = await ingest();
+  } finally {
+    blobs.put = put;
+  }
+  t.is(down.status, 503, down.text);
+  t.is(down.json.code, 'blob_store_unavailable');
+  t.is((await server.call('GET', '/api/v3/press/issues/', { key: ops.apiKey })).json.count, before, 'no issue left pending');
+  const back = await ingest();
+  t.is(back.status, 201, back.text);
+  t.like(await poll(new URL(back.json.url).pathname, ops.apiKey), { status: 'complete' });
+  t.is((await server.call('DELETE', new URL(back.json.url).pathname, { key: ops.apiKey })).status, 204);
 });
