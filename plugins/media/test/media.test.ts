@@ -68,19 +68,20 @@ test.serial('register a registration file, then a transactional one of the same 
 });
 
 test.serial('a CMYK JPEG (made for print) registers as it is and its RGB copies find it', async (t) => {
+  const printer = await server.createAccount('printer');
   const rgb = await photo(480, 360, 31);
   const cmyk = await sharp(rgb).toColourspace('cmyk').jpeg({ quality: 92 }).toBuffer();
   t.is((await sharp(cmyk).metadata()).space, 'cmyk');
-  const res = await put('/bob/print/cover.jpg', cmyk, 'image/jpeg', bob.apiKey);
+  const res = await put('/printer/print/cover.jpg', cmyk, 'image/jpeg', printer.apiKey);
   t.is(res.status, 201, res.text);
-  t.like(res.json.image, { type: 'plain', width: 480, height: 360, format: 'jpeg' });
-  const thumb = await fetch(res.json.thumbnail, { headers: { authorization: `Token ${bob.apiKey}` } });
+  t.like(res.json.image, { width: 480, height: 360, format: 'jpeg' });
+  const thumb = await fetch(res.json.thumbnail, { headers: { authorization: `Token ${printer.apiKey}` } });
   t.is(thumb.status, 200);
-  t.is((await fetch(res.json.image.url, { headers: { authorization: `Token ${bob.apiKey}` } })).status, 200);
+  t.is((await fetch(res.json.image.url, { headers: { authorization: `Token ${printer.apiKey}` } })).status, 200);
   const copy = await sharp(rgb).resize(360).jpeg({ quality: 80 }).toBuffer();
-  const found = await server.call('POST', '/api/v4/searches/', { key: bob.apiKey, json: { file: `data:image/jpeg;base64,${copy.toString('base64')}` } });
+  const found = await server.call('POST', '/api/v4/searches/', { key: printer.apiKey, json: { file: `data:image/jpeg;base64,${copy.toString('base64')}` } });
   t.is(found.status, 200, found.text);
-  t.deepEqual(found.json.matches.map((m: { image: { media_path: string } }) => m.image.media_path), ['/bob/print/cover.jpg']);
+  t.deepEqual(found.json.matches.map((m: { image: { media_path: string } }) => m.image.media_path), ['/printer/print/cover.jpg']);
 });
 
 test.serial('a plain image registers for similarity only; JSON data URIs work; metadata nulls are ignored', async (t) => {
