@@ -14,8 +14,10 @@ export class BatchFinisher {
     private readonly cfg: CrawlerConfig,
   ) {}
 
-  /** Writes the batch once (unique per session and crawl) and ends the crawl: done, or failed when no page could be fetched. */
-  /** Writes the batch and ends the crawl; what it ended with, or null when another worker wrote the batch first. */
+  /**
+   * Writes the batch once (unique per session and crawl) and ends the crawl: done, or failed when no
+   * page could be fetched. Returns what it ended with, or null when another worker wrote the batch first.
+   */
   async finish(s: RunState, limit: string | null): Promise<{ state: 'done' | 'failed'; reason: string | null; batch: number } | null> {
     // A redirect is not a page: a crawl that met only redirects (off the site, in a loop) fetched
     // nothing, and its first row says where the start URL led. 304: a page known and unchanged.
