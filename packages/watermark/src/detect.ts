@@ -157,10 +157,15 @@ async function registerAny(query: PreparedQuery, reference: OrbFeatures, model: 
   return undefined;
 }
 
+/**
+ * Largest change of aspect ratio (as |ln|, here 1.82x) for which the whole query is tried as the
+ * whole original resized: a copy squashed or stretched into a fixed box (a square thumbnail of a
+ * 3:2 or 16:9 photo, `object-fit: fill`) keeps the full frame, which no scale fit can register.
+ */
+const MAX_ASPECT_CHANGE = 0.6;
+
 function aspectMatches(qw: number, qh: number, W: number, H: number): boolean {
-  const a = qw / qh;
-  const b = W / H;
-  return Math.abs(a - b) / b < 0.01;
+  return Math.abs(Math.log(qw / qh / (W / H))) < MAX_ASPECT_CHANGE;
 }
 
 /** Full analysis with p-values: for benchmarks and logs only, never for serialised outputs. */
@@ -200,7 +205,7 @@ async function analyseKeys(
   const { width: qw, height: qh } = q.image;
   const resizeOnly = aspectMatches(q.image.originalWidth, q.image.originalHeight, params.gridWidth, params.gridHeight);
   // The family is fixed before looking at any statistic: resize hypothesis (when the aspect ratio
-  // matches), feature registration of the query and of its mirror (when the reduced original
+  // is within MAX_ASPECT_CHANGE of the original's), feature registration of the query and of its mirror (when the reduced original
   // exists), each optionally refined by ECC.
   const family = ((resizeOnly ? 1 : 0) + (original ? 2 : 0)) * (ecc ? 2 : 1);
   const logThreshold = Math.log10(threshold) - Math.log10(Math.max(1, family));
