@@ -38,6 +38,21 @@ test('detects after a crop and a rotation (feature registration), and blind with
   t.true(blind.outcomes.blind!.watermarked, `blind log10p ${blind.outcomes.blind!.log10p}`);
 });
 
+test('a copy squashed or stretched into a box of another aspect is detected as the whole original resized', async (t) => {
+  const original = await syntheticPng(600, 400, 9);
+  const marked = await embed(original, generateKey());
+  for (const [w, h] of [[600, 280], [420, 400], [400, 400]]) {
+    const q = await sharp(marked.image).resize(w, h, { fit: 'fill' }).jpeg({ quality: 85 }).toBuffer();
+    t.true((await detect(q, marked.registration, { transforms: 'scale' })).watermarked, `${w}x${h}, scale`);
+    // Without the reduced original only the resize hypothesis exists: it must be tried.
+    const blind = await analyseDetection(q, { ...marked.registration, reduced: undefined }, { transforms: 'scale' });
+    t.true(blind.outcomes.blind!.watermarked, `${w}x${h} blind log10p ${blind.outcomes.blind!.log10p}`);
+  }
+  // Beyond 1.82x the aspect is another picture's: a 600 x 150 strip is not tried whole.
+  const strip = await sharp(marked.image).resize(600, 150, { fit: 'fill' }).jpeg({ quality: 85 }).toBuffer();
+  t.false((await analyseDetection(strip, { ...marked.registration, reduced: undefined }, { transforms: 'scale' })).outcomes.blind!.watermarked);
+});
+
 test('256 px and odd-sized images', async (t) => {
   for (const [w, h] of [[256, 192], [257, 191], [333, 517]]) {
     const original = await syntheticPng(w, h, w);

@@ -225,6 +225,13 @@ test.serial('a copy turned a quarter turn (an EXIF orientation baked in or dropp
     t.is(paths(res.json.matches)[0], '/alice/marked/original.png', `turned ${angle}`);
     t.true(res.json.matches[0].watermarked, `the mark is detected, turned ${angle}`);
   }
+  // Squashed into a box of another aspect (object-fit: fill): found under affine, and its mark is
+  // detected through the whole-frame resize hypothesis.
+  const { width: mw, height: mh } = await size(marked);
+  const squashed = await sharp(marked).resize(mw, Math.round(mh * 0.7), { fit: 'fill' }).jpeg({ quality: 88 }).toBuffer();
+  const sq = await search({ file: `data:image/jpeg;base64,${squashed.toString('base64')}` });
+  t.is(paths(sq.json.matches)[0], '/alice/marked/original.png', 'squashed');
+  t.true(sq.json.matches[0].watermarked, 'the mark is detected in the squashed copy');
   // A free rotation stays an affine edit (the spec's transforms): not a scale.
   const tilted = await sharp(marked).rotate(30, { background: '#000' }).jpeg({ quality: 88 }).toBuffer();
   t.deepEqual(paths((await search({ file: `data:image/jpeg;base64,${tilted.toString('base64')}` })).json.matches), []);
