@@ -98,6 +98,8 @@ export class IdentificationService {
     // pass's statement and the reductions in a second one at the same time, so the two reads share
     // the cores. A search that finds its original straight starts them only after its own ORB.
     const early = options.speculate ? fingerprints() : undefined;
+    // Handled at once: one failing while the straight ORB runs must not be an unhandled rejection.
+    for (const f of early ?? []) f.catch(() => undefined);
     const fp = await queryFingerprint(prepared);
     const started = early ?? fingerprints();
     const pending = Promise.all(started);
