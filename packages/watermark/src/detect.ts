@@ -203,11 +203,11 @@ async function analyseKeys(
   const band = bandIndices(w0, h0, bandLow, bandHigh);
   const carriers = keys.map((key) => gaussianCarrier(key, band.length));
   const { width: qw, height: qh } = q.image;
-  const resizeOnly = aspectMatches(q.image.originalWidth, q.image.originalHeight, params.gridWidth, params.gridHeight);
+  const wholeFrame = aspectMatches(q.image.originalWidth, q.image.originalHeight, params.gridWidth, params.gridHeight);
   // The family is fixed before looking at any statistic: resize hypothesis (when the aspect ratio
-  // is within MAX_ASPECT_CHANGE of the original's), feature registration of the query and of its mirror (when the reduced original
-  // exists), each optionally refined by ECC.
-  const family = ((resizeOnly ? 1 : 0) + (original ? 2 : 0)) * (ecc ? 2 : 1);
+  // is within MAX_ASPECT_CHANGE of the original's), feature registration of the query and of its
+  // mirror (when the reduced original exists), each optionally refined by ECC.
+  const family = ((wholeFrame ? 1 : 0) + (original ? 2 : 0)) * (ecc ? 2 : 1);
   const logThreshold = Math.log10(threshold) - Math.log10(Math.max(1, family));
   const proxies = new ProxyCache(q);
   const features: HypothesisFeatures[] = [];
@@ -243,7 +243,7 @@ async function analyseKeys(
   };
 
   let resized: (Warped & { toGrid: Mat3 }) | undefined;
-  if (resizeOnly) {
+  if (wholeFrame) {
     resized = proxies.warp(resizeMap(qw, qh, w0, h0), w0, h0);
     evaluate('resize', resized);
   }

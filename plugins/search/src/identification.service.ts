@@ -92,18 +92,20 @@ export class IdentificationService {
     // beyond ORB's scale range at the canonical grid (see PreparedQuery.reduced). Each fallback is
     // one more fingerprint of the proxy (no new decode), validated only when nothing else is.
     const fallbacks = this.fallbacks(prepared);
-    const fingerprints = () => fallbacks.map((q) => queryFingerprint(q, { threaded: true }));
+    // Promise.all subscribes to each at once: one failing before it is awaited is not an unhandled rejection.
+    const fingerprints = () => {
+      const each = fallbacks.map((q) => queryFingerprint(q, { threaded: true }));
+      const all = Promise.all(each);
+      all.catch(() => undefined);
+      return { each, all };
+    };
     // Crawled images that identify nothing (most of a crawl) need them all (speculate): their ORB
     // runs in the fingerprint threads beside the straight one, the mirror is voted in the straight
     // pass's statement and the reductions in a second one at the same time, so the two reads share
     // the cores. A search that finds its original straight starts them only after its own ORB.
     const early = options.speculate ? fingerprints() : undefined;
-    // Handled at once: one failing while the straight ORB runs must not be an unhandled rejection.
-    for (const f of early ?? []) f.catch(() => undefined);
     const fp = await queryFingerprint(prepared);
-    const started = early ?? fingerprints();
-    const pending = Promise.all(started);
-    pending.catch(() => undefined);
+    const { each: started, all: pending } = early ?? fingerprints();
     const max = Math.max(VERIFIED[options.mode], limit);
     // A reduction's vote is wide (its original stands out little from look-alikes); a mirror's is not.
     const fallbackVote = (f: VisualFingerprint, k: number) => ({

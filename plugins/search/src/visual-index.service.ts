@@ -41,6 +41,7 @@ const SCORED_MIN = 96;
  * collects hundreds of votes and needs no more than the straight pass.
  */
 const WIDE_SCORED_MIN = 1536;
+const scoredFor = (wide: boolean) => (wide ? WIDE_SCORED_MIN : SCORED_MIN);
 /** Rows from before the shared index posted per transaction on first use of their account. */
 const BACKFILL_BATCH = 100;
 
@@ -209,7 +210,7 @@ export class VisualIndexService implements MediaEventsListener {
     also: { fingerprint: VisualFingerprint; wide: boolean }[] = [],
   ): Promise<{ exact: number[]; voted: Candidate[]; alsoVoted: Candidate[][] }> {
     await this.backfill(accountId);
-    const scored = [SCORED_MIN, ...also.map((q) => (q.wide ? WIDE_SCORED_MIN : SCORED_MIN))];
+    const scored = [SCORED_MIN, ...also.map((q) => scoredFor(q.wide))];
     const [exact, [voted, ...alsoVoted]] = await Promise.all([
       this.exact(accountId, query),
       this.vote(accountId, [query.features, ...also.map((q) => q.fingerprint.features)], max, scored),
@@ -226,7 +227,7 @@ export class VisualIndexService implements MediaEventsListener {
   async votes(accountId: number, queries: { fingerprint: VisualFingerprint; wide: boolean }[], max: number): Promise<Candidate[][]> {
     if (!queries.length) return [];
     await this.backfill(accountId);
-    return this.vote(accountId, queries.map((q) => q.fingerprint.features), max, queries.map((q) => (q.wide ? WIDE_SCORED_MIN : SCORED_MIN)));
+    return this.vote(accountId, queries.map((q) => q.fingerprint.features), max, queries.map((q) => scoredFor(q.wide)));
   }
 
   /** Still images whose dHash is within 4 bits and whose thumbnails agree (VisualIndex.exact). */
