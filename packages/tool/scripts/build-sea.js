@@ -25,7 +25,6 @@ const output = path.join(releaseDir, NAME);
 const partial = path.join(releaseDir, `.${NAME}.partial`);
 const lockFile = path.join(releaseDir, '.build.lock');
 const started = Date.now();
-const runtime = process.env.FILIGRANE_TOOL_NODE || process.execPath;
 
 if (process.platform !== 'linux' || process.arch !== 'x64') {
   console.error(`build:tool produces a linux-x64 executable and must run on linux-x64 (this is ${process.platform}-${process.arch})`);
@@ -165,11 +164,11 @@ const config = {
   assets: { 'sharp.pack': path.join(buildDir, 'sharp.pack'), 'sharp.id': path.join(buildDir, 'sharp.id') },
 };
 fs.writeFileSync(path.join(buildDir, 'sea-config.json'), JSON.stringify(config, null, 2));
-execFileSync(runtime, ['--experimental-sea-config', path.join(buildDir, 'sea-config.json')], { stdio: 'inherit' });
+execFileSync(process.execPath, ['--experimental-sea-config', path.join(buildDir, 'sea-config.json')], { stdio: 'inherit' });
 
 // 4. Inject into a copy of this Node binary, under a hidden name; renamed once complete.
 fs.rmSync(partial, { force: true });
-fs.copyFileSync(runtime, partial);
+fs.copyFileSync(process.execPath, partial);
 fs.chmodSync(partial, 0o755);
 const postject = require.resolve('postject/dist/cli.js', { paths: [toolDir] });
 execFileSync(
