@@ -14,5 +14,5 @@ export * from './fingerprint';
 export * from './visual-index';
 export * from './visual-postings';
 export * from './plausibility';
-export { syntheticPhoto } from './synthetic-photo';
+export { syntheticPhoto, syntheticTexture } from './synthetic-photo';
 export * from './fingerprint-pool';

@@ -34,3 +34,32 @@ export async function syntheticPhoto(seed: number, width = 640, height = 480): P
   for (let i = 0; i < data.length; i++) data[i] = Math.max(0, Math.min(255, data[i]! + (rnd() - 0.5) * 30));
   return getSharp()(data, { raw: { width, height, channels: 3 } }).png().toBuffer();
 }
+
+/**
+ * A deterministic fractal texture (value noise over 8 octaves per channel, like foliage or rock):
+ * unlike syntheticPhoto's clean shapes, its ORB descriptors drift when it is rescaled, as a real
+ * photograph's fine texture does. PNG.
+ */
+export async function syntheticTexture(seed: number, width = 640, height = 480): Promise<Buffer> {
+  let s = seed * 104729 + 7;
+  const rnd = () => (s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 4294967296;
+  const plane = new Float32Array(width * height * 3);
+  for (let octave = 0, cell = 256, amplitude = 1; octave < 8; octave++, cell /= 2, amplitude *= 0.85) {
+    const gw = Math.ceil(width / cell) + 2, gh = Math.ceil(height / cell) + 2;
+    for (let c = 0; c < 3; c++) {
+      const grid = Float32Array.from({ length: gw * gh }, () => rnd() - 0.5);
+      for (let y = 0; y < height; y++) {
+        const gy = y / cell, y0 = Math.floor(gy), fy = gy - y0;
+        for (let x = 0; x < width; x++) {
+          const gx = x / cell, x0 = Math.floor(gx), fx = gx - x0;
+          const a = grid[y0 * gw + x0]! + (grid[y0 * gw + x0 + 1]! - grid[y0 * gw + x0]!) * fx;
+          const b = grid[(y0 + 1) * gw + x0]! + (grid[(y0 + 1) * gw + x0 + 1]! - grid[(y0 + 1) * gw + x0]!) * fx;
+          plane[(y * width + x) * 3 + c]! += amplitude * (a + (b - a) * fy);
+        }
+      }
+    }
+  }
+  const data = Buffer.alloc(width * height * 3);
+  for (let i = 0; i < data.length; i++) data[i] = Math.max(0, Math.min(255, 128 + plane[i]! * 90));
+  return getSharp()(data, { raw: { width, height, channels: 3 } }).png().toBuffer();
+}

@@ -41,7 +41,17 @@ const SCORED_MIN = 96;
  * collects hundreds of votes and needs no more than the straight pass.
  */
 const WIDE_SCORED_MIN = 1536;
+/**
+ * Fewest votes in a wide vote once keys are long (LONG_KEY_BITS, from ~8,000 media): a 10 % crop's
+ * matching descriptors (some 40-60 bits apart after a 3x rescale) then rarely share a bucket, and its
+ * original, which RANSAC validates with 20-60 inliers, may get only 2 or 3 votes where short keys gave
+ * it 6-16 (docs/visual-index.md, session 15). Votes are still scored on the stored descriptors, and
+ * RANSAC decides.
+ */
+const WIDE_MIN_VOTES = 2;
+const LONG_KEY_BITS = 20;
 const scoredFor = (wide: boolean) => (wide ? WIDE_SCORED_MIN : SCORED_MIN);
+const minVotesFor = (wide: boolean, bits: number) => (wide && bits >= LONG_KEY_BITS ? WIDE_MIN_VOTES : MIN_VOTES);
 /** Rows from before the shared index posted per transaction on first use of their account. */
 const BACKFILL_BATCH = 100;
 
@@ -210,10 +220,9 @@ export class VisualIndexService implements MediaEventsListener {
     also: { fingerprint: VisualFingerprint; wide: boolean }[] = [],
   ): Promise<{ exact: number[]; voted: Candidate[]; alsoVoted: Candidate[][] }> {
     await this.backfill(accountId);
-    const scored = [SCORED_MIN, ...also.map((q) => scoredFor(q.wide))];
     const [exact, [voted, ...alsoVoted]] = await Promise.all([
       this.exact(accountId, query),
-      this.vote(accountId, [query.features, ...also.map((q) => q.fingerprint.features)], max, scored),
+      this.vote(accountId, [query.features, ...also.map((q) => q.fingerprint.features)], max, [false, ...also.map((q) => q.wide)]),
     ]);
     return { exact, voted: voted!, alsoVoted };
   }
@@ -222,12 +231,13 @@ export class VisualIndexService implements MediaEventsListener {
    * Vote candidates of several query fingerprints (an identification's fallbacks: mirror,
    * reductions) in one statement: each bucket range is read once whichever fingerprints ask it,
    * and each fingerprint gets its own votes. No exact-copy lookup (fallbacks are never exact).
-   * A `wide` vote scores many more entries on their stored descriptors (WIDE_SCORED_MIN).
+   * A `wide` vote scores many more entries on their stored descriptors (WIDE_SCORED_MIN) and, in a
+   * large account, keeps those with fewer votes (WIDE_MIN_VOTES).
    */
   async votes(accountId: number, queries: { fingerprint: VisualFingerprint; wide: boolean }[], max: number): Promise<Candidate[][]> {
     if (!queries.length) return [];
     await this.backfill(accountId);
-    return this.vote(accountId, queries.map((q) => q.fingerprint.features), max, queries.map((q) => scoredFor(q.wide)));
+    return this.vote(accountId, queries.map((q) => q.fingerprint.features), max, queries.map((q) => q.wide));
   }
 
   /** Still images whose dHash is within 4 bits and whose thumbnails agree (VisualIndex.exact). */
@@ -247,7 +257,7 @@ export class VisualIndexService implements MediaEventsListener {
    * in, skipping stop-word buckets, read for all the queries in one statement; entries resolved to
    * their keys by a second, which also drops any entry whose row is gone.
    */
-  private async vote(accountId: number, queries: Pick<OrbFeatures, 'descriptors' | 'count'>[], max: number, scoredMin = queries.map(() => SCORED_MIN)): Promise<Candidate[][]> {
+  private async vote(accountId: number, queries: Pick<OrbFeatures, 'descriptors' | 'count'>[], max: number, wide = queries.map(() => false)): Promise<Candidate[][]> {
     const n = await this.entries(accountId);
     if (!n || !queries.some((f) => f.count)) return queries.map(() => []);
     const bits = sharedBits(n);
@@ -259,7 +269,7 @@ export class VisualIndexService implements MediaEventsListener {
     // in one statement (which also drops any entry whose row is gone). Four times what the vote
     // keeps: meetings overcount votes (a descriptor meets an entry in several tables, or meets a
     // stored descriptor too far from it).
-    const wanted = [...new Set(tallies.flatMap((t, k) => t.contenders(MIN_VOTES, Math.max(scoredMin[k]!, (max * 2 + 8) * 4))))].sort((a, b) => a - b);
+    const wanted = [...new Set(tallies.flatMap((t, k) => t.contenders(minVotesFor(wide[k]!, bits), Math.max(scoredFor(wide[k]!), (max * 2 + 8) * 4))))].sort((a, b) => a - b);
     if (!wanted.length) return queries.map(() => []);
     // One row probe per descriptor, in entry order (a wide vote asks ~10,000): as a plain join the
     // planner merge-joined them with a scan of the account's whole index (+30 ms at 100,000 media).
@@ -271,9 +281,9 @@ export class VisualIndexService implements MediaEventsListener {
     );
     const stored = new Map(found.filter((f) => f.d.length === DESCRIPTOR_BYTES).map((f) => [featureKey(Number(f.entry), f.j), bytes(f.d)]));
     const keyOf = new Map(found.map((f) => [Number(f.entry), frameKey(Number(f.media_id), f.frame)]));
-    return tallies.map((t) =>
+    return tallies.map((t, k) =>
       t
-        .top(stored, MIN_VOTES, max * 2 + 8)
+        .top(stored, minVotesFor(wide[k]!, bits), max * 2 + 8)
         .map((c) => ({ id: keyOf.get(c.entry)!, votes: c.votes }))
         .sort((a, b) => b.votes - a.votes || a.id - b.id)
         .slice(0, max),
