@@ -50,6 +50,8 @@ const WIDE_SCORED_MIN = 1536;
  */
 const WIDE_MIN_VOTES = 2;
 const LONG_KEY_BITS = 20;
+/** Of the candidates under MIN_VOTES, the best this many only: each costs a RANSAC (~10 ms), and an unrelated query has several. */
+const FEW_VOTES_KEPT = 2;
 const scoredFor = (wide: boolean) => (wide ? WIDE_SCORED_MIN : SCORED_MIN);
 const minVotesFor = (wide: boolean, bits: number) => (wide && bits >= LONG_KEY_BITS ? WIDE_MIN_VOTES : MIN_VOTES);
 /** Rows from before the shared index posted per transaction on first use of their account. */
@@ -281,13 +283,15 @@ export class VisualIndexService implements MediaEventsListener {
     );
     const stored = new Map(found.filter((f) => f.d.length === DESCRIPTOR_BYTES).map((f) => [featureKey(Number(f.entry), f.j), bytes(f.d)]));
     const keyOf = new Map(found.map((f) => [Number(f.entry), frameKey(Number(f.media_id), f.frame)]));
-    return tallies.map((t, k) =>
-      t
+    return tallies.map((t, k) => {
+      let few = 0;
+      return t
         .top(stored, minVotesFor(wide[k]!, bits), max * 2 + 8)
         .map((c) => ({ id: keyOf.get(c.entry)!, votes: c.votes }))
         .sort((a, b) => b.votes - a.votes || a.id - b.id)
-        .slice(0, max),
-    );
+        .filter((c) => c.votes >= MIN_VOTES || few++ < FEW_VOTES_KEPT)
+        .slice(0, max);
+    });
   }
 
   /** Stored features of candidates that still exist (deleted ones have no row any more). */
