@@ -5,9 +5,16 @@
  */
 import { getSharp } from './sharp-loader';
 
+/** The tests' seeded generator (an LCG): the same numbers on every machine. */
+function seeded(state: number): () => number {
+  let s = state;
+  return () => (s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 4294967296;
+}
+
+const png = (data: Buffer, width: number, height: number) => getSharp()(data, { raw: { width, height, channels: 3 } }).png().toBuffer();
+
 export async function syntheticPhoto(seed: number, width = 640, height = 480): Promise<Buffer> {
-  let s = seed * 7919 + 1;
-  const rnd = () => (s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 4294967296;
+  const rnd = seeded(seed * 7919 + 1);
   const data = Buffer.alloc(width * height * 3);
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
@@ -32,7 +39,7 @@ export async function syntheticPhoto(seed: number, width = 640, height = 480): P
     }
   }
   for (let i = 0; i < data.length; i++) data[i] = Math.max(0, Math.min(255, data[i]! + (rnd() - 0.5) * 30));
-  return getSharp()(data, { raw: { width, height, channels: 3 } }).png().toBuffer();
+  return png(data, width, height);
 }
 
 /**
@@ -41,8 +48,7 @@ export async function syntheticPhoto(seed: number, width = 640, height = 480): P
  * photograph's fine texture does. PNG.
  */
 export async function syntheticTexture(seed: number, width = 640, height = 480): Promise<Buffer> {
-  let s = seed * 104729 + 7;
-  const rnd = () => (s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 4294967296;
+  const rnd = seeded(seed * 104729 + 7);
   const plane = new Float32Array(width * height * 3);
   for (let octave = 0, cell = 256, amplitude = 1; octave < 8; octave++, cell /= 2, amplitude *= 0.85) {
     const gw = Math.ceil(width / cell) + 2, gh = Math.ceil(height / cell) + 2;
@@ -61,5 +67,5 @@ export async function syntheticTexture(seed: number, width = 640, height = 480):
   }
   const data = Buffer.alloc(width * height * 3);
   for (let i = 0; i < data.length; i++) data[i] = Math.max(0, Math.min(255, 128 + plane[i]! * 90));
-  return getSharp()(data, { raw: { width, height, channels: 3 } }).png().toBuffer();
+  return png(data, width, height);
 }

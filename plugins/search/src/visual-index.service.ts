@@ -263,6 +263,7 @@ export class VisualIndexService implements MediaEventsListener {
     const n = await this.entries(accountId);
     if (!n || !queries.some((f) => f.count)) return queries.map(() => []);
     const bits = sharedBits(n);
+    const minVotes = wide.map((w) => minVotesFor(w, bits));
     const merged = mergedRanges(queries.map((f) => queryRanges(f.descriptors, f.count, bits)));
     const rows = await readPostings(this.db, accountId, merged, sharedCap(n, bits), bits === MAX_BITS ? 'buckets' : 'ranges');
     const tallies = queries.map((f, k) => new VoteTally(f.descriptors, f.count, merged.ranges[k]!));
@@ -271,7 +272,7 @@ export class VisualIndexService implements MediaEventsListener {
     // in one statement (which also drops any entry whose row is gone). Four times what the vote
     // keeps: meetings overcount votes (a descriptor meets an entry in several tables, or meets a
     // stored descriptor too far from it).
-    const wanted = [...new Set(tallies.flatMap((t, k) => t.contenders(minVotesFor(wide[k]!, bits), Math.max(scoredFor(wide[k]!), (max * 2 + 8) * 4))))].sort((a, b) => a - b);
+    const wanted = [...new Set(tallies.flatMap((t, k) => t.contenders(minVotes[k]!, Math.max(scoredFor(wide[k]!), (max * 2 + 8) * 4))))].sort((a, b) => a - b);
     if (!wanted.length) return queries.map(() => []);
     // One row probe per descriptor, in entry order (a wide vote asks ~10,000): as a plain join the
     // planner merge-joined them with a scan of the account's whole index (+30 ms at 100,000 media).
@@ -284,13 +285,13 @@ export class VisualIndexService implements MediaEventsListener {
     const stored = new Map(found.filter((f) => f.d.length === DESCRIPTOR_BYTES).map((f) => [featureKey(Number(f.entry), f.j), bytes(f.d)]));
     const keyOf = new Map(found.map((f) => [Number(f.entry), frameKey(Number(f.media_id), f.frame)]));
     return tallies.map((t, k) => {
-      let few = 0;
-      return t
-        .top(stored, minVotesFor(wide[k]!, bits), max * 2 + 8)
+      const ranked = t
+        .top(stored, minVotes[k]!, max * 2 + 8)
         .map((c) => ({ id: keyOf.get(c.entry)!, votes: c.votes }))
-        .sort((a, b) => b.votes - a.votes || a.id - b.id)
-        .filter((c) => c.votes >= MIN_VOTES || few++ < FEW_VOTES_KEPT)
-        .slice(0, max);
+        .sort((a, b) => b.votes - a.votes || a.id - b.id);
+      // Most votes first: those under MIN_VOTES are the tail.
+      const strong = ranked.filter((c) => c.votes >= MIN_VOTES).length;
+      return ranked.slice(0, Math.min(max, strong + FEW_VOTES_KEPT));
     });
   }
 
