@@ -9,8 +9,14 @@ import { sampleFrames, type Frame } from '../src/frames.js';
 const dir = mkdtempSync(join(tmpdir(), 'filigrane-frames-'));
 test.after.always(() => rmSync(dir, { recursive: true, force: true }));
 
-/** 1.3 s of one moving test pattern, then a cut to 1.7 s of another (25 fps, H.264). */
+let shots: string | undefined;
+
+/**
+ * 1.3 s of one moving test pattern, then a cut to 1.7 s of another (25 fps, H.264). Written once:
+ * the tests run at once, and rewriting it truncated the file under another test's decoder.
+ */
 function twoShots(): string {
+  if (shots) return shots;
   const file = join(dir, 'two-shots.mp4');
   execFileSync(FFMPEG, [
     '-v', 'error', '-y',
@@ -18,7 +24,7 @@ function twoShots(): string {
     '-f', 'lavfi', '-i', 'mandelbrot=size=320x240:rate=25,trim=duration=1.7',
     '-filter_complex', '[0:v][1:v]concat=n=2:v=1[v]', '-map', '[v]', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', file,
   ]);
-  return file;
+  return (shots = file);
 }
 
 async function all(file: string, scenes: boolean): Promise<Frame[]> {
