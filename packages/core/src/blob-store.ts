@@ -63,6 +63,15 @@ export class BlobStoreUnavailableError extends Error {
   }
 }
 
+/**
+ * The file store was unreachable (BlobStoreUnavailableError), a fault that passes: a job handler
+ * rethrows it, and the job runner retries the job once the store may be back. Told by the code, not
+ * the class, so that an error from a plugin holding its own copy of core is understood too.
+ */
+export function isBlobStoreOutage(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === 'blob_store_unavailable';
+}
+
 /** The blob's bytes, or BlobMissingError: for files the service stored itself and must have. */
 export async function requireBlob(store: BlobStore, key: string): Promise<Buffer> {
   const data = await store.get(key);

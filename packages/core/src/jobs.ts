@@ -35,6 +35,11 @@ export interface JobFailure {
   jobId: string | null;
   /** The last attempt's cause (an error message, or the worker process that stopped): for the operators' log, not for users. */
   reason: string;
+  /**
+   * The last attempt's error code, when its error had one: `blob_store_unavailable` when the file
+   * store stayed unreachable through every retry (a 503 of its own for the user, not a server bug).
+   */
+  code?: string;
   log?: Logger;
 }
 

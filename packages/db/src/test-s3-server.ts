@@ -8,6 +8,10 @@ export interface TestS3Server {
   bucket: string;
   /** The environment a process needs to use it (BLOB_STORE_URL, S3_*, AWS_*). */
   env(prefix?: string): Record<string, string>;
+  /** An outage: the server stops listening; its files stay. */
+  stop(): Promise<void>;
+  /** Back from the outage, on the same port with the same files. */
+  resume(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -21,7 +25,8 @@ export async function startTestS3Server(bucket = 'filigrane-test'): Promise<Test
   const directory = mkdtempSync(join(tmpdir(), 'filigrane-s3-'));
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const S3rver = require('s3rver') as new (options: object) => S3rverInstance;
-  const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: bucket, configs: [] }] });
+  const at = (port: number) => new S3rver({ address: '127.0.0.1', port, silent: true, directory, configureBuckets: [{ name: bucket, configs: [] }] });
+  let server: S3rverInstance | null = at(0);
   const { port } = await server.run();
   const endpoint = `http://127.0.0.1:${port}`;
   return {
@@ -35,8 +40,18 @@ export async function startTestS3Server(bucket = 'filigrane-test'): Promise<Test
       AWS_SECRET_ACCESS_KEY: 'S3RVER',
       AWS_REGION: 'us-east-1',
     }),
+    async stop() {
+      await server?.close();
+      server = null;
+    },
+    async resume() {
+      if (server) return;
+      server = at(port);
+      await server.run();
+    },
     async close() {
-      await server.close();
+      await server?.close();
+      server = null;
       rmSync(directory, { recursive: true, force: true });
     },
   };

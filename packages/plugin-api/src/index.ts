@@ -65,7 +65,8 @@ export { systemClock, type Clock } from '@filigrane/core';
 export type { SecretSealer } from '@filigrane/core';
 export type { BlobStore, ByteRange } from '@filigrane/core';
 // A file the service stored and cannot find, or a store that fails: 500 `file_missing` / 503 `blob_store_unavailable`, the key logged.
-export { BlobMissingError, BlobStoreUnavailableError, requireBlob } from '@filigrane/core';
+// A store outage passes: a job handler rethrows it (isBlobStoreOutage) and the job is retried with a delay.
+export { BlobMissingError, BlobStoreUnavailableError, isBlobStoreOutage, requireBlob } from '@filigrane/core';
 export type { JobQueue, JobSpec, JobContext, JobFailure, JobSendOptions, JobScheduleOptions } from '@filigrane/core';
 export type { Logger, LoggerFactory } from '@filigrane/core';
 export { isFetchFailure, type Fetcher, type FetchOptions, type FetchResult, type FetchFailure, type FetchFailureCode } from '@filigrane/core';

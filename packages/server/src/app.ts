@@ -116,6 +116,8 @@ export async function createApp(options: AppOptions): Promise<FiligraneApp> {
   const metrics = new Metrics(() => db);
   const jobs = new JobRunner(options.databaseUrl, log, loggers, options.jobLogger, metrics, () => (options.clock ?? systemClock).now());
   if (options.config.jobLeaseSeconds) jobs.leaseSeconds = options.config.jobLeaseSeconds;
+  if (options.config.jobStoreRetries !== undefined) jobs.storeRetries = options.config.jobStoreRetries;
+  if (options.config.jobStoreRetrySeconds) jobs.storeRetrySeconds = options.config.jobStoreRetrySeconds;
   container.bind(TOKENS.Config).toConstantValue(options.config);
   container.bind(TOKENS.Clock).toConstantValue(options.clock ?? systemClock);
   container.bind(TOKENS.WorkPool).toConstantValue(new WorkPool());

@@ -30,6 +30,9 @@ export interface GatewayConfig extends AppConfig {
   signedUrlSeconds: number;
   /** A running job whose process has not renewed its lease for this long is retried elsewhere. */
   jobLeaseSeconds: number;
+  /** Retries, and the first delay, of a job whose attempt found the file store unreachable. */
+  jobStoreRetries: number;
+  jobStoreRetrySeconds: number;
   /** The raw environment plugin settings are parsed from (never handed to plugins as such). */
   env: Record<string, string | undefined>;
 }
@@ -93,6 +96,20 @@ export const GATEWAY_SETTINGS = defineSettings('gateway', {
     max: 3600,
     description: 'A job whose worker process stopped renewing its lease (every quarter of this) for this long, killed or lost with its machine, is retried by another worker',
   }),
+  jobStoreRetries: setting.integer({
+    env: 'JOB_STORE_RETRIES',
+    default: 6,
+    min: 0,
+    max: 20,
+    description: 'A job whose attempt failed because the file store was unreachable (503 `blob_store_unavailable`) is retried at least this many times, after a delay that doubles each time; then it fails for good with that code',
+  }),
+  jobStoreRetrySeconds: setting.integer({
+    env: 'JOB_STORE_RETRY_SECONDS',
+    default: 5,
+    min: 1,
+    max: 3600,
+    description: 'The first of those delays (seconds; each next one doubles, with up to as much again at random): with the defaults a job waits 5 to 10 minutes for the store',
+  }),
   toolBuild: setting.string({ env: 'TOOL_BUILD', default: 'auto', choices: ['auto', 'off'], description: '`auto`: the first `start` builds the linux-x64 offline tool in the background when `TOOL_DIR` lacks it; `off`: never' }),
 });
 
@@ -124,6 +141,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     graphqlTrustedDocuments: s.graphqlTrustedDocuments,
     signedUrlSeconds: s.signedUrlSeconds,
     jobLeaseSeconds: s.jobLeaseSeconds,
+    jobStoreRetries: s.jobStoreRetries,
+    jobStoreRetrySeconds: s.jobStoreRetrySeconds,
     env: { ...env },
     extra: Object.fromEntries(Object.entries(env).filter(([k]) => !NOT_FOR_PLUGINS.includes(k))),
   };

@@ -40,7 +40,7 @@ export const mediaPlugin = definePlugin({
       pollingIntervalSeconds: 0.5,
       handler: (data: { mediaId: number }) => c.get(VideoProcessingService).process(data.mediaId),
       // Its worker killed at every try (a crafted file), or its file missing: the video says failed, not pending forever.
-      onFinalFailure: (data: { mediaId: number }) => c.get(VideoProcessingService).abandon(data.mediaId),
+      onFinalFailure: (data: { mediaId: number }, failure) => c.get(VideoProcessingService).abandon(data.mediaId, failure.code),
     },
     { queue: ANNOUNCE_QUEUE, handler: async (data: { mediaId: number }) => c.get(RegistrationService).reannounce(data.mediaId) },
   ],

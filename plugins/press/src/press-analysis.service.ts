@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import { In, type DataSource } from 'typeorm';
-import { BlobMissingError, CORE_SETTINGS, TOKENS, type BlobStore, type CoreSettings, type EventPublisher, type MatchPipeline, type Sighting, type SightingMatch, type LoggerFactory } from '@filigrane/core';
+import { BlobMissingError, CORE_SETTINGS, isBlobStoreOutage, TOKENS, type BlobStore, type CoreSettings, type EventPublisher, type MatchPipeline, type Sighting, type SightingMatch, type LoggerFactory } from '@filigrane/core';
 import { MediaError, PreparedQuery, prepareQuery } from '@filigrane/vision';
 import { AccountService } from '@filigrane/plugin-account';
 import { DocumentError } from './document-error.js';
@@ -120,6 +120,8 @@ export class PressAnalysisService {
       }
       outcome = { status: 'complete', finished: new Date(), error: null };
     } catch (err) {
+      // The store out of reach passes: the job is retried later and starts the issue again.
+      if (isBlobStoreOutage(err)) throw err;
       // An unexpected failure's own message names internals (pdf.js, the database, file keys): logged, not shown.
       if (!(err instanceof DocumentError)) this.loggers.for('press').error(`press issue ${id} failed at page ${counts.pages + 1}`, err);
       const error = err instanceof DocumentError
@@ -135,13 +137,15 @@ export class PressAnalysisService {
    * a crafted PDF that exhausts memory): failed, unless it ended meanwhile. Called by the job runner
    * once the retries are used up; the matches stored before stay.
    */
-  async abandon(id: number): Promise<void> {
+  async abandon(id: number, code?: string): Promise<void> {
     const issue = await this.db.manager.findOne(PressIssue, { where: { id } });
     if (!issue || (issue.status !== 'pending' && issue.status !== 'running')) return;
-    const error = {
-      code: 'analysis_error',
-      details: `The analysis was tried several times and stopped each time at page ${issue.pagesDone + 1} for a reason on the service's side (logged for its operators); the matches found before stay.`,
-    };
+    const error = code === 'blob_store_unavailable'
+      ? { code, details: `The file store could not be reached for several minutes, at page ${issue.pagesDone + 1} (the operators have been told); the matches found before stay.` }
+      : {
+          code: 'analysis_error',
+          details: `The analysis was tried several times and stopped each time at page ${issue.pagesDone + 1} for a reason on the service's side (logged for its operators); the matches found before stay.`,
+        };
     await this.finish(id, { status: 'failed', finished: new Date(), error }, new Map(), ['pending', 'running']);
   }
 

@@ -43,8 +43,8 @@ export const pressPlugin = definePlugin({
     {
       queue: PRESS_QUEUE,
       handler: (data: { id: number }) => container.get(PressAnalysisService).process(data.id),
-      // Its worker killed at every try (a crafted PDF): the issue says failed, not running forever.
-      onFinalFailure: (data: { id: number }) => container.get(PressAnalysisService).abandon(data.id),
+      // Its worker killed at every try (a crafted PDF), or the file store down through every retry: the issue says failed, not running forever.
+      onFinalFailure: (data: { id: number }, failure) => container.get(PressAnalysisService).abandon(data.id, failure.code),
     },
     // The inbox folder is looked at every minute by one worker (pg-boss schedules run once).
     ...(container.get(PressInboxService).folder

@@ -68,8 +68,8 @@ export const searchPlugin = definePlugin({
     {
       queue: SEARCH_QUEUE,
       handler: (data: { id: string }) => container.get(SearchService).run(data.id),
-      // Its worker killed at every try: the search says failed, not running forever.
-      onFinalFailure: (data: { id: string }) => container.get(SearchService).abandon(data.id),
+      // Its worker killed at every try, or the file store down through every retry: the search says failed, not running forever.
+      onFinalFailure: (data: { id: string }, failure) => container.get(SearchService).abandon(data.id, failure.code),
     },
   ],
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'inversify';
 import { In, type DataSource } from 'typeorm';
-import { ApiError, BlobMissingError, badRequest, notFound, TOKENS, type Clock, type EventPublisher, type ExtensionRegistry, type JobQueue, type WorkPool, type LoggerFactory } from '@filigrane/core';
+import { ApiError, BlobMissingError, badRequest, isBlobStoreOutage, notFound, TOKENS, type Clock, type EventPublisher, type ExtensionRegistry, type JobQueue, type WorkPool, type LoggerFactory } from '@filigrane/core';
 import { Search } from './search.entity.js';
 import { SEARCH_EXECUTORS, type SearchExecutor, type SearchScope } from './search-executors.js';
 
@@ -86,6 +86,8 @@ export class SearchService {
       const matches = await this.byKind(search.kind).run(search.query, scope);
       await this.complete(search, { status: 'complete', matches: matches as never, finished: this.clock.now() });
     } catch (err) {
+      // The store out of reach passes: the job is retried later, the search stays running.
+      if (isBlobStoreOutage(err)) throw err;
       // A server fault is logged with its cause (a missing file's key); the client sees its code only.
       if (!(err instanceof ApiError)) this.loggers.for('search').error(`search ${id} failed`, err);
       const e = err instanceof ApiError
@@ -102,10 +104,12 @@ export class SearchService {
    * failed as a server fault, its event sent, unless it ended meanwhile. Called by the job runner
    * once the retries are used up.
    */
-  async abandon(id: string): Promise<void> {
+  async abandon(id: string, code?: string): Promise<void> {
     const search = await this.db.manager.findOne(Search, { where: { id } });
     if (!search || (search.status !== 'pending' && search.status !== 'running')) return;
-    const error = { code: 'server_error', details: 'The search was tried several times and stopped each time on the service\'s side (logged for its operators); run it again later.' };
+    const error = code === 'blob_store_unavailable'
+      ? { code, details: 'The file store could not be reached for several minutes (the operators have been told); run the search again later.' }
+      : { code: 'server_error', details: 'The search was tried several times and stopped each time on the service\'s side (logged for its operators); run it again later.' };
     await this.complete(search, { status: 'failed', error: error as never, finished: this.clock.now() }, ['pending', 'running']);
   }
 

@@ -11,8 +11,9 @@ export function watermarkingJobs(container: Container): JobSpec<never>[] {
     {
       queue: WATERMARKING_QUEUE,
       handler: (data: { id: string }) => service().run(data.id),
-      // Its worker killed at every try (an image that exhausts memory): the job says failed, not running forever.
-      onFinalFailure: (data: { id: string }) => service().abandon(data.id),
+      // Its worker killed at every try (an image that exhausts memory), or the file store down
+      // through every retry: the job says failed, not running forever.
+      onFinalFailure: (data: { id: string }, failure) => service().abandon(data.id, failure.code),
     },
     { queue: PURGE_QUEUE, schedule: PURGE_SCHEDULE, handler: async () => void (await service().purgeExpired()) },
   ];

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { inject, injectable } from 'inversify';
 import { In, LessThanOrEqual, MoreThan, type DataSource } from 'typeorm';
-import { ApiError, BlobMissingError, CORE_SETTINGS, requireBlob, notFound, returnedRows, TOKENS, type BlobStore, type Clock, type CoreSettings, type EventPublisher, type JobQueue, type LoggerFactory, codecApiError } from '@filigrane/core';
+import { ApiError, BlobMissingError, CORE_SETTINGS, isBlobStoreOutage, requireBlob, notFound, returnedRows, TOKENS, type BlobStore, type Clock, type CoreSettings, type EventPublisher, type JobQueue, type LoggerFactory, codecApiError } from '@filigrane/core';
 import { WATERMARKING_SETTINGS, type WatermarkingSettings } from './watermarking.settings.js';
 import { AccountService, AccountUsageService } from '@filigrane/plugin-account';
 import { probeImage } from '@filigrane/vision';
@@ -55,6 +55,11 @@ const ABANDONED: WatermarkingError = {
   status_code: 500,
   code: 'server_error',
   details: 'The watermarking was tried several times and stopped each time on the service\'s side (logged for its operators); submit the image again later.',
+};
+const STORE_DOWN: WatermarkingError = {
+  status_code: 503,
+  code: 'blob_store_unavailable',
+  details: 'The file store could not be reached for several minutes (the operators have been told); submit the image again later.',
 };
 
 /** The error a failed job ended with, as an ApiError. */
@@ -208,6 +213,8 @@ export class WatermarkingService {
       if (!done) await this.blobs.deletePrefix(jobPrefix(id));
       return;
     } catch (err) {
+      // The store out of reach passes: the job is retried later, the watermarking stays running.
+      if (isBlobStoreOutage(err)) throw err;
       const mapped = codecApiError(err);
       // A server fault is logged with its cause (a missing file's key); the client sees its code.
       if (!(mapped instanceof ApiError)) this.loggers.for('watermarking').error(`watermarking ${id} failed`, err);
@@ -227,10 +234,11 @@ export class WatermarkingService {
    * fault outside the run's own handling): failed as a server fault, its event sent, unless it ended
    * meanwhile. Called by the job runner once the retries are used up.
    */
-  async abandon(id: string): Promise<void> {
+  async abandon(id: string, code?: string): Promise<void> {
     const job = await this.db.manager.findOne(WatermarkingJob, { where: { id } });
     if (!job || (job.status !== 'pending' && job.status !== 'running')) return;
-    await this.finish(job, { status: 'failed', error: ABANDONED as never, finished: this.clock.now() }, ABANDONED, ['pending', 'running']);
+    const error = code === STORE_DOWN.code ? STORE_DOWN : ABANDONED;
+    await this.finish(job, { status: 'failed', error: error as never, finished: this.clock.now() }, error, ['pending', 'running']);
   }
 
   /** The running job's outcome and its `watermarking.completed` event, in one transaction (the outbox); false when it was purged meanwhile. */

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import PgBoss from 'pg-boss';
 import cronParser from 'cron-parser';
 import type { Logger as PinoLogger } from 'pino';
-import { badRequest, loggerFactory, type JobFailure, type JobQueue, type JobScheduleOptions, type JobSendOptions, type JobSpec, type Logger, type LoggerFactory } from '@filigrane/core';
+import { badRequest, isBlobStoreOutage, loggerFactory, type JobFailure, type JobQueue, type JobScheduleOptions, type JobSendOptions, type JobSpec, type Logger, type LoggerFactory } from '@filigrane/core';
 import type { Metrics } from '../metrics/metrics.js';
 
 /** Jobs per pg-boss worker loop, and loops per queue, when a queue asks for concurrency. */
@@ -20,6 +20,8 @@ export function finalFailureQueue(queue: string): string {
  * cause's message, stack and the job's id, which the dead-letter copy would otherwise not know.
  */
 class JobAttemptError extends Error {
+  /** The cause's own code (`blob_store_unavailable`), when it has one: the final-failure hook reads it. */
+  readonly code?: string;
   constructor(
     readonly jobId: string,
     cause: unknown,
@@ -27,7 +29,14 @@ class JobAttemptError extends Error {
     super(cause instanceof Error ? cause.message : String(cause));
     this.name = cause instanceof Error ? cause.name : 'Error';
     if (cause instanceof Error && cause.stack) this.stack = cause.stack;
+    const code = errorCode(cause);
+    if (code) this.code = code;
   }
+}
+
+function errorCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
 }
 
 /**
@@ -51,6 +60,14 @@ export class JobRunner implements JobQueue {
    * instead of leaving it active until pg-boss's own expiry (15 minutes).
    */
   leaseSeconds = 60;
+  /**
+   * JOB_STORE_RETRIES and JOB_STORE_RETRY_SECONDS: an attempt that failed because the file store was
+   * unreachable is retried this many times at least, the first after this delay, doubling (with
+   * jitter) each time, instead of pg-boss's default of a few retries at once, which an outage of a
+   * few seconds would use up. With the defaults the job waits for the store 5 to 10 minutes.
+   */
+  storeRetries = 6;
+  storeRetrySeconds = 5;
 
   constructor(
     private readonly connectionString: string,
@@ -324,7 +341,9 @@ export class JobRunner implements JobQueue {
       const duration = seconds();
       this.metrics?.jobs.inc({ queue: spec.queue, outcome: 'failed' });
       this.metrics?.jobSeconds.observe({ queue: spec.queue, outcome: 'failed' }, duration);
-      this.logger?.error({ ...fields, ms: Math.round(duration * 1000), err }, 'job failed');
+      const outage = isBlobStoreOutage(err) && (await this.waitForStore(spec.queue, job.id).catch(() => false));
+      if (outage) this.logger?.warn({ ...fields, ms: Math.round(duration * 1000), err }, `job failed: the file store is unreachable; retried with a delay from ${this.storeRetrySeconds} s, doubling`);
+      else this.logger?.error({ ...fields, ms: Math.round(duration * 1000), err }, 'job failed');
       // pg-boss stores what is thrown as the job's output; the job's id rides along for the dead-letter copy.
       throw new JobAttemptError(job.id, err);
     }
@@ -334,6 +353,21 @@ export class JobRunner implements JobQueue {
     this.metrics?.jobSeconds.observe({ queue: spec.queue, outcome: 'completed' }, duration);
     if (routine) this.logger?.debug({ ...fields, ms: Math.round(duration * 1000) }, 'job completed');
     else this.logger?.info({ ...fields, ms: Math.round(duration * 1000) }, 'job completed');
+  }
+
+  /**
+   * Gives the job (about to be failed by pg-boss) the store outage's retries: at least
+   * `storeRetries` of them, delayed and doubling. pg-boss computes the next attempt's time from
+   * these columns in the statement that fails it. True when the job has a retry left.
+   */
+  private async waitForStore(queue: string, jobId: string): Promise<boolean> {
+    const boss = await this.start();
+    const { rows } = await boss.getDb().executeSql(
+      `UPDATE pgboss.job SET retry_limit = GREATEST(retry_limit, $3), retry_delay = $4, retry_backoff = true
+       WHERE name = $1 AND id = $2 RETURNING retry_count < retry_limit AS more`,
+      [queue, jobId, this.storeRetries, this.storeRetrySeconds],
+    );
+    return (rows[0] as { more?: boolean } | undefined)?.more === true;
   }
 
   async stop(): Promise<void> {
@@ -348,9 +382,9 @@ export class JobRunner implements JobQueue {
 
 /** A dead-letter job's output (the failed job's last one) read as a JobFailure. */
 export function failureOf(queue: string, output: unknown): Omit<JobFailure, 'log'> {
-  const o = (output && typeof output === 'object' ? output : {}) as { message?: unknown; value?: unknown; jobId?: unknown };
+  const o = (output && typeof output === 'object' ? output : {}) as { message?: unknown; value?: unknown; jobId?: unknown; code?: unknown };
   const reason = typeof o.message === 'string' ? o.message : typeof o.value === 'string' ? o.value : 'no cause recorded';
-  return { queue, jobId: typeof o.jobId === 'string' ? o.jobId : null, reason };
+  return { queue, jobId: typeof o.jobId === 'string' ? o.jobId : null, reason, ...(typeof o.code === 'string' ? { code: o.code } : {}) };
 }
 
 /** The first time after `from` that a cron expression (5 fields, or 6 with seconds) names, in a time zone. */

@@ -1,0 +1,116 @@
+import test from 'ava';
+import sharp from 'sharp';
+import type { JobSpec } from '@filigrane/core';
+import { startTestS3Server, type TestS3Server } from '@filigrane/db';
+import { JobRunner } from '@filigrane/server';
+import { startTestServer, type TestAccount, type TestServer } from '@filigrane/testing';
+import { syntheticPhoto } from '@filigrane/vision';
+
+// The S3 server down when a watermarking job runs: the job waits for it (retried after a delay
+// that doubles, not at once as pg-boss would) and completes once the store is back; a store that
+// stays down past the retries ends the watermarking failed with 503 `blob_store_unavailable`, not
+// a server fault. The API process has no workers; job runners in this process play the worker,
+// with 1-second delays, and are started only once the store is down (no race with its stop).
+
+let server: TestServer | undefined;
+let s3: TestS3Server | undefined;
+const runners: JobRunner[] = [];
+test.after.always(async () => {
+  await Promise.all(runners.map((r) => r.stop().catch(() => undefined)));
+  await server?.close();
+  await s3?.close();
+});
+
+const until = async <T>(what: string, probe: () => Promise<T | null | undefined | false>, ms = 30_000): Promise<T> => {
+  for (const end = Date.now() + ms; ; await new Promise((r) => setTimeout(r, 100))) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+  }
+};
+
+interface Line {
+  level: string;
+  msg: string;
+  [field: string]: unknown;
+}
+
+/** A worker of the watermarking queue: the plugin's own job specs, this process's log kept in `lines`. */
+async function worker(lines: Line[], retries: number): Promise<JobRunner> {
+  const sink = (level: string) => (fields: object, msg: string) => void lines.push({ level, ...fields, msg });
+  const log = { error: sink('error'), warn: sink('warn'), info: sink('info'), debug: sink('debug') } as unknown as ConstructorParameters<typeof JobRunner>[3];
+  const runner = new JobRunner(server!.databaseUrl, () => undefined, undefined, log);
+  runner.storeRetries = retries;
+  runner.storeRetrySeconds = 1;
+  runners.push(runner);
+  const specs = server!.app.plugins.find((p) => p.id === 'watermarking')!.jobs!(server!.app.container) as JobSpec<never>[];
+  runner.declare(specs);
+  await runner.work(specs.map((s) => ({ ...s, pollingIntervalSeconds: 0.5 })), ['watermarking.run']);
+  return runner;
+}
+
+async function submit(account: TestAccount, seed: number): Promise<{ url: string }> {
+  const photo = await sharp(await syntheticPhoto(seed, 320, 240)).jpeg().toBuffer();
+  const wm = await account.call('POST', '/api/v4/watermarking/', { json: { url: `data:image/jpeg;base64,${photo.toString('base64')}`, sync: false } });
+  if (wm.status !== 201) throw new Error(`watermarking refused: ${wm.status} ${wm.text}`);
+  return { url: new URL(wm.json.url).pathname };
+}
+
+test.serial('a watermarking job waits for the file store through an outage, then completes; one whose store stays down ends 503 blob_store_unavailable', async (t) => {
+  t.timeout(90_000);
+  s3 = await startTestS3Server('outage');
+  // The AWS SDK reads its credentials from the process's environment.
+  const { AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION } = s3.env();
+  Object.assign(process.env, { AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION });
+  server = await startTestServer({ plugins: ['watermarking'], workers: false, env: s3.env('jobs') });
+  const account = await server.createAccount('store-outage');
+  const db = server.app.dataSource;
+  const status = async (path: string) => (await account.call('GET', path)).json;
+
+  // 1. Down for a moment: the first attempt fails, the job is put back with a delay, and it completes after.
+  const first = await submit(account, 11);
+  await s3.stop();
+  const lines: Line[] = [];
+  const runner = await worker(lines, 6);
+  const retry = await until('the first attempt to fail', async () => {
+    const [row] = await db.query(
+      `SELECT id, state, retry_count, retry_limit, output, start_after > now() + interval '500 milliseconds' AS later FROM pgboss.job WHERE name = 'watermarking.run'`,
+    );
+    return row?.state === 'retry' ? row : null;
+  });
+  t.true(retry.later, 'the retry waits for the store (pg-boss alone retries at once)');
+  t.is(retry.output.code, 'blob_store_unavailable');
+  t.true(retry.retry_limit >= 6, `retries for the outage: ${retry.retry_limit}`);
+  t.like(await status(first.url), { status: 'running', error: null }, 'the watermarking is not failed meanwhile');
+  const warned = lines.filter((l) => l.level === 'warn' && /file store is unreachable/.test(l.msg));
+  t.is(warned.length, 1, JSON.stringify(lines));
+  t.like(warned[0], { queue: 'watermarking.run', job: retry.id });
+  t.false(lines.some((l) => l.level === 'error'), 'an outage that passes is no error in the log');
+
+  await s3.resume();
+  const done = await until('the watermarking to complete', async () => {
+    const s = await status(first.url);
+    return s.status === 'complete' || s.status === 'failed' ? s : null;
+  });
+  t.is(done.status, 'complete', JSON.stringify(done));
+  const image = await fetch(done.result.watermarked, { headers: { authorization: `Token ${account.apiKey}` } });
+  t.is(image.status, 200);
+  t.like(await sharp(Buffer.from(await image.arrayBuffer())).metadata(), { width: 320, height: 240 }, 'the watermarked file, stored once the store was back');
+  await runner.stop();
+
+  // 2. Down for good: once its retries are used up, the watermarking fails with the store's own error.
+  const second = await submit(account, 12);
+  await s3.stop();
+  const lines2: Line[] = [];
+  await worker(lines2, 1);
+  const failed = await until('the watermarking to fail', async () => {
+    const s = await status(second.url);
+    return s.status === 'complete' || s.status === 'failed' ? s : null;
+  });
+  t.like(failed, { status: 'failed', result: null, error: { status_code: 503, code: 'blob_store_unavailable' } }, JSON.stringify(failed));
+  t.notRegex(failed.error.details, /s3:|outage\/|ECONNREFUSED/, 'no key nor address for the client');
+  const forGood = lines2.filter((l) => l.level === 'error' && /failed for good/.test(l.msg));
+  t.is(forGood.length, 1, JSON.stringify(lines2));
+  t.regex(String(forGood[0]!.cause), /file store get .* failed/, 'the operators see the operation and the key');
+  await s3.resume();
+});
