@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { MatchQueryService } from '@filigrane/plugin-matches';
-import { BlobMissingError, conflict, inject, returnedRows, injectable, notFound, TOKENS, validationError, type BlobStore, type DataSource, type EventPublisher, type JobQueue, type Logger, type LoggerFactory, type ErrorItem } from '@filigrane/plugin-api';
+import { BlobMissingError, conflict, isBlobStoreOutage, inject, returnedRows, injectable, notFound, TOKENS, validationError, type BlobStore, type DataSource, type EventPublisher, type JobQueue, type Logger, type LoggerFactory, type ErrorItem } from '@filigrane/plugin-api';
 import { EvidenceAccountSettings, EvidencePack } from './evidence.entities.js';
 import type { EvidencePackSummary, EvidenceService } from './evidence-service.js';
 import { EVIDENCE_SETTINGS, type EvidenceSettings } from './evidence.settings.js';
@@ -15,6 +15,13 @@ export const MAX_MATCHES = 20;
 const ATTEMPTS = 3;
 /** Builds started at most: a pack whose build kills its worker every time (a page that exhausts memory) ends failed, not retried forever. */
 const MAX_RUNS = ATTEMPTS + 2;
+
+/** What the pack's user reads of a failed build: a stored file's key stays in the operators' log. */
+function shownError(err: unknown, message: string): string {
+  if (isBlobStoreOutage(err)) return 'The file store could not be reached (the operators have been told); ask for the pack again later.';
+  if (err instanceof BlobMissingError) return 'A stored file the pack needs is missing (the operators have been told).';
+  return message;
+}
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const summaryOf = (p: EvidencePack): EvidencePackSummary => ({
@@ -173,7 +180,7 @@ export class EvidencePackService implements EvidenceService {
         throw err;
       }
       this.log.error(`evidence pack ${pack.id} failed: ${message}`);
-      await this.finish(pack, { status: 'failed', blobKey: null, sha256: null, size: null, summary: {}, error: message });
+      await this.finish(pack, { status: 'failed', blobKey: null, sha256: null, size: null, summary: {}, error: shownError(err, message) });
     } finally {
       clearInterval(beat);
     }
