@@ -8,7 +8,7 @@ import { syntheticPhoto } from '@filigrane/vision';
 
 // The S3 server down when a watermarking job runs: the job waits for it (retried after a delay
 // that doubles, not at once as pg-boss would) and completes once the store is back; a store that
-// stays down past the retries ends the watermarking failed with 503 `blob_store_unavailable`, not
+// stays down past the retries ends a watermarking and a search failed with 503 `blob_store_unavailable`, not
 // a server fault. The API process has no workers; job runners in this process play the worker,
 // with 1-second delays, and are started only once the store is down (no race with its stop).
 
@@ -43,9 +43,9 @@ async function worker(lines: Line[], retries: number): Promise<JobRunner> {
   runner.storeRetries = retries;
   runner.storeRetrySeconds = 1;
   runners.push(runner);
-  const specs = server!.app.plugins.find((p) => p.id === 'watermarking')!.jobs!(server!.app.container) as JobSpec<never>[];
+  const specs = server!.app.plugins.filter((p) => p.id === 'watermarking' || p.id === 'search').flatMap((p) => p.jobs!(server!.app.container)) as JobSpec<never>[];
   runner.declare(specs);
-  await runner.work(specs.map((s) => ({ ...s, pollingIntervalSeconds: 0.5 })), ['watermarking.run']);
+  await runner.work(specs.map((s) => ({ ...s, pollingIntervalSeconds: 0.5 })), ['watermarking.run', 'search.run']);
   return runner;
 }
 
@@ -56,13 +56,13 @@ async function submit(account: TestAccount, seed: number): Promise<{ url: string
   return { url: new URL(wm.json.url).pathname };
 }
 
-test.serial('a watermarking job waits for the file store through an outage, then completes; one whose store stays down ends 503 blob_store_unavailable', async (t) => {
+test.serial('a watermarking job waits for the file store through an outage, then completes; a watermarking and a search whose store stays down end 503 blob_store_unavailable', async (t) => {
   t.timeout(90_000);
   s3 = await startTestS3Server('outage');
   // The AWS SDK reads its credentials from the process's environment.
   const { AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION } = s3.env();
   Object.assign(process.env, { AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION });
-  server = await startTestServer({ plugins: ['watermarking'], workers: false, env: s3.env('jobs') });
+  server = await startTestServer({ plugins: ['watermarking', 'search'], workers: false, env: s3.env('jobs') });
   const account = await server.createAccount('store-outage');
   const db = server.app.dataSource;
   const status = async (path: string) => (await account.call('GET', path)).json;
@@ -98,8 +98,11 @@ test.serial('a watermarking job waits for the file store through an outage, then
   t.like(await sharp(Buffer.from(await image.arrayBuffer())).metadata(), { width: 320, height: 240 }, 'the watermarked file, stored once the store was back');
   await runner.stop();
 
-  // 2. Down for good: once its retries are used up, the watermarking fails with the store's own error.
+  // 2. Down for good: once their retries are used up, a watermarking and a search fail with the store's own error.
   const second = await submit(account, 12);
+  const query = await syntheticPhoto(13, 320, 240);
+  const search = await account.call('POST', '/api/v4/searches/', { json: { file: `data:image/png;base64,${query.toString('base64')}`, sync: false } });
+  t.is(search.status, 201, search.text);
   await s3.stop();
   const lines2: Line[] = [];
   await worker(lines2, 1);
@@ -109,8 +112,13 @@ test.serial('a watermarking job waits for the file store through an outage, then
   });
   t.like(failed, { status: 'failed', result: null, error: { status_code: 503, code: 'blob_store_unavailable' } }, JSON.stringify(failed));
   t.notRegex(failed.error.details, /s3:|outage\/|ECONNREFUSED/, 'no key nor address for the client');
+  const searched = await until('the search to fail', async () => {
+    const s = (await account.call('GET', new URL(search.json.url).pathname)).json;
+    return s.status === 'complete' || s.status === 'failed' ? s : null;
+  });
+  t.like(searched, { status: 'failed', error: { code: 'blob_store_unavailable' } }, JSON.stringify(searched));
   const forGood = lines2.filter((l) => l.level === 'error' && /failed for good/.test(l.msg));
-  t.is(forGood.length, 1, JSON.stringify(lines2));
-  t.regex(String(forGood[0]!.cause), /file store get .* failed/, 'the operators see the operation and the key');
+  t.deepEqual(forGood.map((l) => l.queue).sort(), ['search.run', 'watermarking.run'], JSON.stringify(lines2));
+  for (const l of forGood) t.regex(String(l.cause), /file store get \S+ failed/, 'the operators see the operation and the key');
   await s3.resume();
 });
