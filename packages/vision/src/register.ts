@@ -90,8 +90,29 @@ function withTurn(m: Mat3, turn: 1 | 2 | 3): Mat3 {
   return [s * a, s * b, m[2], s * c, s * d, m[5], 0, 0, 1];
 }
 
+/**
+ * A corner found at several of ORB's pyramid levels gives several matches at one spot, and a dozen
+ * of them agree with any transform about that spot: a 30-degree turn fitted as a mere scale (1 in
+ * 100 keys of the test photo), or an affine through that spot and two chance matches. So the
+ * inliers must also lie at enough distinct spots of the reference (SPOT_RADIUS pixels apart on its
+ * 512-px grid): half the inliers asked. A copy's inliers lie over the whole shared region.
+ */
+const SPOT_RADIUS = 4;
+
+/** How many distinct spots the inliers (indices into `c`) lie at on the reference, up to `enough`. */
+function spots(c: Correspondences, inliers: number[], enough: number): number {
+  const kept: number[] = [];
+  for (const i of inliers) {
+    const x = c.dst[2 * i]!, y = c.dst[2 * i + 1]!;
+    if (kept.some((k) => Math.abs(c.dst[2 * k]! - x) < SPOT_RADIUS && Math.abs(c.dst[2 * k + 1]! - y) < SPOT_RADIUS)) continue;
+    kept.push(i);
+    if (kept.length >= enough) break;
+  }
+  return kept.length;
+}
+
 /** Isotropic scale + translation (no rotation: turns are fitted on turned points), by RANSAC on pairs then least squares on inliers. */
-function fitScale(c: Correspondences, threshold: number): { m: Mat3; inliers: number } | undefined {
+function fitScale(c: Correspondences, threshold: number): { m: Mat3; inliers: number; keep: number[] } | undefined {
   const { src, dst, count } = c;
   const countInliers = (s: number, tx: number, ty: number, keep?: number[]): number => {
     let n = 0;
@@ -140,7 +161,9 @@ function fitScale(c: Correspondences, threshold: number): { m: Mat3; inliers: nu
   }
   const s = den > 0 ? num / den : best.s;
   const m: Mat3 = [s, 0, nx - s * mx, 0, s, ny - s * my, 0, 0, 1];
-  return { m, inliers: countInliers(s, m[2], m[5]) };
+  const final: number[] = [];
+  countInliers(s, m[2], m[5], final);
+  return { m, inliers: final.length, keep: final };
 }
 
 /**
@@ -159,15 +182,16 @@ export async function registerQuery(
   const { cv } = await loadOpenCv();
   const c = cachedMatches(cv, query, reference, options.ratio ?? 0.8);
   if (c.count < Math.max(4, minInliers)) return undefined;
-  let fit: { m: Mat3; inliers: number } | undefined;
+  const minSpots = Math.ceil(minInliers / 2);
+  let fit: { m: Mat3; inliers: number; keep: number[] } | undefined;
   if (model === 'scale') {
     fit = fitScale(c, threshold);
     // A quarter turn is not an edit of the picture but of its file (an EXIF orientation baked into
     // the pixels, or dropped): tried only when the upright fit fails, so the common case pays nothing.
     for (const turn of [1, 2, 3] as const) {
-      if (fit && fit.inliers >= minInliers) break;
+      if (fit && fit.inliers >= minInliers && spots(c, fit.keep, minSpots) >= minSpots) break;
       const turned = fitScale(turnedMatches(c, turn), threshold);
-      if (turned && turned.inliers > (fit?.inliers ?? 0)) fit = { m: withTurn(turned.m, turn), inliers: turned.inliers };
+      if (turned && turned.inliers > (fit?.inliers ?? 0)) fit = { m: withTurn(turned.m, turn), inliers: turned.inliers, keep: turned.keep };
     }
   } else {
     fit = withMats((track) => {
@@ -182,12 +206,14 @@ export async function registerQuery(
       if (out.empty() || out.rows < 2) return undefined;
       const d = out.data64F as Float64Array;
       const m: Mat3 = model === 'perspective' ? (Array.from(d.subarray(0, 9)) as Mat3) : [d[0], d[1], d[2], d[3], d[4], d[5], 0, 0, 1];
-      let inliers = 0;
-      for (let i = 0; i < mask.rows; i++) if (mask.data[i]) inliers++;
-      return { m, inliers };
+      const keep: number[] = [];
+      for (let i = 0; i < mask.rows; i++) if (mask.data[i]) keep.push(i);
+      return { m, inliers: keep.length, keep };
     });
   }
-  if (!fit || fit.inliers < minInliers || fit.m.some((v) => !Number.isFinite(v))) return undefined;
+  // Spots only refuse a fit the count chose: a copy's own fit holds its duplicates too, so the
+  // count still picks it; no fit is admitted that the count alone would have refused.
+  if (!fit || fit.inliers < minInliers || spots(c, fit.keep, minSpots) < minSpots || fit.m.some((v) => !Number.isFinite(v))) return undefined;
   return { homography: fit.m, inliers: fit.inliers, matches: c.count };
 }
 

@@ -16,7 +16,9 @@ import {
   sniffQueryFormat,
   toGray8,
   warpToGrid,
+  DESCRIPTOR_BYTES,
   type Mat3,
+  type OrbFeatures,
 } from '../src/index';
 
 test('sniffFormat reads magic bytes only', async (t) => {
@@ -158,6 +160,44 @@ test('ORB + RANSAC recovers a known similarity', async (t) => {
   const tilt = await computeOrbFeatures(tilted.data, tilted.info.width, tilted.info.height);
   t.falsy(await registerQuery(tilt, ref, 'scale'), 'a 30 degree rotation is not a scale');
   t.truthy(await registerQuery(tilt, ref, 'affine'), 'a 30 degree rotation is an affine');
+});
+
+test('a fit whose inliers sit on one spot (a corner matched at several pyramid levels) is no registration; the same count spread over the image is', async (t) => {
+  // Matches built by hand: descriptor i of the query equals descriptor i of the reference (and no
+  // other: random bytes lie ~128 bits apart), so every pair passes the ratio test. 120 pairs at
+  // random places (noise), plus 16 whose query points are their reference points (identity).
+  let state = 7;
+  const byte = () => (state = (state * 1103515245 + 12345) >>> 0) >>> 24;
+  const features = (points: number[]): OrbFeatures => {
+    const count = points.length / 2;
+    const descriptors = new Uint8Array(count * DESCRIPTOR_BYTES);
+    return { width: 512, height: 384, count, points: Float32Array.from(points), descriptors };
+  };
+  const withDescriptors = (q: OrbFeatures, r: OrbFeatures) => {
+    for (let i = 0; i < q.descriptors.length; i++) q.descriptors[i] = r.descriptors[i] = byte();
+  };
+  const build = (agreeing: (i: number) => [number, number]) => {
+    const ref: number[] = [], query: number[] = [];
+    for (let i = 0; i < 16; i++) {
+      const [x, y] = agreeing(i);
+      ref.push(x, y);
+      query.push(x, y);
+    }
+    for (let i = 0; i < 120; i++) {
+      ref.push(byte() * 2, byte() * 1.5);
+      query.push(byte() * 2, byte() * 1.5);
+    }
+    const q = features(query), r = features(ref);
+    withDescriptors(q, r);
+    return { q, r };
+  };
+  const spot = build((i) => [260 + (i % 4) * 0.6, 30 + Math.floor(i / 4) * 0.6]);
+  t.falsy(await registerQuery(spot.q, spot.r, 'scale'), '16 inliers within 2 px: one spot, not a copy');
+  t.falsy(await registerQuery(spot.q, spot.r, 'affine'));
+  const spread = build((i) => [40 + (i % 4) * 120, 30 + Math.floor(i / 4) * 100]);
+  const reg = await registerQuery(spread.q, spread.r, 'scale');
+  t.truthy(reg, '16 inliers over the image');
+  t.true(reg!.inliers >= 16);
 });
 
 test('estimateJpegQuality is exact on libjpeg files; jpegChromaSubsampling reads the frame header', async (t) => {
