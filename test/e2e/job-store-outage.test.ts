@@ -3,14 +3,14 @@ import sharp from 'sharp';
 import type { JobSpec } from '@filigrane/core';
 import { startTestS3Server, type TestS3Server } from '@filigrane/db';
 import { JobRunner } from '@filigrane/server';
-import { startTestServer, type TestAccount, type TestServer } from '@filigrane/testing';
+import { eventually, startTestServer, type TestAccount, type TestServer } from '@filigrane/testing';
 import { syntheticPhoto } from '@filigrane/vision';
 
 // The S3 server down when a watermarking job runs: the job waits for it (retried after a delay
 // that doubles, not at once as pg-boss would) and completes once the store is back; a store that
 // stays down past the retries ends a watermarking and a search failed with 503 `blob_store_unavailable`, not
 // a server fault. The API process has no workers; job runners in this process play the worker,
-// with 1-second delays, and are started only once the store is down (no race with its stop).
+// with short delays, and are started only once the store is down (no race with its stop).
 
 let server: TestServer | undefined;
 let s3: TestS3Server | undefined;
@@ -21,13 +21,6 @@ test.after.always(async () => {
   await s3?.close();
 });
 
-const until = async <T>(what: string, probe: () => Promise<T | null | undefined | false>, ms = 30_000): Promise<T> => {
-  for (const end = Date.now() + ms; ; await new Promise((r) => setTimeout(r, 100))) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-  }
-};
 
 interface Line {
   level: string;
@@ -36,12 +29,12 @@ interface Line {
 }
 
 /** A worker of the watermarking queue: the plugin's own job specs, this process's log kept in `lines`. */
-async function worker(lines: Line[], retries: number): Promise<JobRunner> {
+async function worker(lines: Line[], retries: number, delaySeconds: number): Promise<JobRunner> {
   const sink = (level: string) => (fields: object, msg: string) => void lines.push({ level, ...fields, msg });
   const log = { error: sink('error'), warn: sink('warn'), info: sink('info'), debug: sink('debug') } as unknown as ConstructorParameters<typeof JobRunner>[3];
   const runner = new JobRunner(server!.databaseUrl, () => undefined, undefined, log);
   runner.storeRetries = retries;
-  runner.storeRetrySeconds = 1;
+  runner.storeRetrySeconds = delaySeconds;
   runners.push(runner);
   const specs = server!.app.plugins.filter((p) => p.id === 'watermarking' || p.id === 'search').flatMap((p) => p.jobs!(server!.app.container)) as JobSpec<never>[];
   runner.declare(specs);
@@ -71,14 +64,15 @@ test.serial('a watermarking job waits for the file store through an outage, then
   const first = await submit(account, 11);
   await s3.stop();
   const lines: Line[] = [];
-  const runner = await worker(lines, 6);
-  const retry = await until('the first attempt to fail', async () => {
+  const runner = await worker(lines, 6, 3);
+  const retry = await eventually('the first attempt to fail', async () => {
     const [row] = await db.query(
-      `SELECT id, state, retry_count, retry_limit, output, start_after > now() + interval '500 milliseconds' AS later FROM pgboss.job WHERE name = 'watermarking.run'`,
+      `SELECT id, state, retry_count, retry_limit, output, extract(epoch FROM start_after - started_on) AS wait FROM pgboss.job WHERE name = 'watermarking.run'`,
     );
     return row?.state === 'retry' ? row : null;
-  });
-  t.true(retry.later, 'the retry waits for the store (pg-boss alone retries at once)');
+  }, 30_000);
+  // From the attempt's start: its few hundred ms, then 3 to 6 s of delay (pg-boss alone: none).
+  t.true(Number(retry.wait) >= 2.5, `the retry waits for the store: ${retry.wait} s after the attempt began`);
   t.is(retry.output.code, 'blob_store_unavailable');
   t.true(retry.retry_limit >= 6, `retries for the outage: ${retry.retry_limit}`);
   t.like(await status(first.url), { status: 'running', error: null }, 'the watermarking is not failed meanwhile');
@@ -88,10 +82,10 @@ test.serial('a watermarking job waits for the file store through an outage, then
   t.false(lines.some((l) => l.level === 'error'), 'an outage that passes is no error in the log');
 
   await s3.resume();
-  const done = await until('the watermarking to complete', async () => {
+  const done = await eventually('the watermarking to complete', async () => {
     const s = await status(first.url);
     return s.status === 'complete' || s.status === 'failed' ? s : null;
-  });
+  }, 30_000);
   t.is(done.status, 'complete', JSON.stringify(done));
   const image = await fetch(done.result.watermarked, { headers: { authorization: `Token ${account.apiKey}` } });
   t.is(image.status, 200);
@@ -105,17 +99,17 @@ test.serial('a watermarking job waits for the file store through an outage, then
   t.is(search.status, 201, search.text);
   await s3.stop();
   const lines2: Line[] = [];
-  await worker(lines2, 1);
-  const failed = await until('the watermarking to fail', async () => {
+  await worker(lines2, 1, 1);
+  const failed = await eventually('the watermarking to fail', async () => {
     const s = await status(second.url);
     return s.status === 'complete' || s.status === 'failed' ? s : null;
-  });
+  }, 30_000);
   t.like(failed, { status: 'failed', result: null, error: { status_code: 503, code: 'blob_store_unavailable' } }, JSON.stringify(failed));
   t.notRegex(failed.error.details, /s3:|outage\/|ECONNREFUSED/, 'no key nor address for the client');
-  const searched = await until('the search to fail', async () => {
+  const searched = await eventually('the search to fail', async () => {
     const s = (await account.call('GET', new URL(search.json.url).pathname)).json;
     return s.status === 'complete' || s.status === 'failed' ? s : null;
-  });
+  }, 30_000);
   t.like(searched, { status: 'failed', error: { code: 'blob_store_unavailable' } }, JSON.stringify(searched));
   const forGood = lines2.filter((l) => l.level === 'error' && /failed for good/.test(l.msg));
   t.deepEqual(forGood.map((l) => l.queue).sort(), ['search.run', 'watermarking.run'], JSON.stringify(lines2));

@@ -2,7 +2,7 @@ import test from 'ava';
 import sharp from 'sharp';
 import type { JobSpec } from '@filigrane/core';
 import { JobRunner } from '@filigrane/server';
-import { startTestServer, type TestServer } from '@filigrane/testing';
+import { eventually, startTestServer, type TestServer } from '@filigrane/testing';
 import { syntheticPhoto } from '@filigrane/vision';
 
 // A watermarking whose worker dies at every attempt (a process frozen or killed -9: it stops
@@ -25,13 +25,6 @@ test.after.always(async () => {
   await server?.close();
 });
 
-const until = async <T>(what: string, probe: () => Promise<T | null | undefined | false>, ms = 45_000): Promise<T> => {
-  for (const end = Date.now() + ms; ; await new Promise((r) => setTimeout(r, 200))) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-  }
-};
 
 const dbTest = process.env.DATABASE_URL ? test : test.skip;
 
@@ -58,10 +51,10 @@ dbTest('a watermarking whose worker dies at every attempt ends failed, with the 
   await reaper.work([{ queue: 'test.reaper', handler: async () => undefined }] as JobSpec<never>[]);
 
   const db = server.app.dataSource;
-  const job = await until('the job to fail for good', async () => {
+  const job = await eventually('the job to fail for good', async () => {
     const [row] = await db.query(`SELECT id, state, retry_count, retry_limit FROM pgboss.job WHERE name = 'watermarking.run'`);
     return row?.state === 'failed' ? row : null;
-  });
+  }, 45_000);
   t.is(job.retry_count, job.retry_limit, 'taken back once per attempt');
   t.is((await status()).status, 'pending', 'nothing has told the watermarking yet (this is where it used to stay)');
 
@@ -74,19 +67,19 @@ dbTest('a watermarking whose worker dies at every attempt ends failed, with the 
   const specs = server.app.plugins.find((p) => p.id === 'watermarking')!.jobs!(server.app.container) as JobSpec<never>[];
   live.declare(specs);
   await live.work(specs, ['watermarking.run']);
-  const failed = await until('the watermarking to fail', async () => {
+  const failed = await eventually('the watermarking to fail', async () => {
     const s = await status();
     return s.status === 'failed' ? s : null;
-  });
+  }, 45_000);
   t.like(failed, { status: 'failed', result: null, error: { status_code: 500, code: 'server_error' } });
   t.regex(failed.error.details, /tried several times/);
   t.truthy(failed.finished);
 
   // The hook learnt which job and why (the cause stays in the operators' log, not in the body).
-  const hook = await until('the hook job to complete', async () => {
+  const hook = await eventually('the hook job to complete', async () => {
     const [row] = await db.query(`SELECT state, output FROM pgboss.job WHERE name = 'watermarking.run.final-failure'`);
     return row?.state === 'completed' ? row : null;
-  });
+  }, 45_000);
   t.is(hook.output.jobId, job.id);
   t.regex(hook.output.reason, /its worker process .* stopped/);
   t.notRegex(JSON.stringify(failed), /worker process/);
