@@ -247,11 +247,32 @@ export class JobRunner implements JobQueue {
     const log = this.loggers.for(spec.queue);
     workerId = await boss.work(spec.queue, { batchSize, pollingIntervalSeconds: spec.pollingIntervalSeconds ?? 2 }, async (jobs) => {
       if (jobs.length === 1) await this.runOne(spec, jobs[0]!, log);
-      else await Promise.all(jobs.map((job) => this.runOne(spec, job, log)));
+      else await this.runBatch(boss, spec, jobs, log);
       // pg-boss waits a polling interval after every fetch; a full batch means more may be
       // waiting, so fetch again at once (throughput is then not capped at batchSize/interval).
       if (spec.concurrency !== undefined && jobs.length === batchSize && workerId) boss.notifyWorker(workerId);
     });
+  }
+
+  /**
+   * A batch's jobs, each ending on its own. pg-boss fails a whole batch when its callback throws:
+   * the jobs that had succeeded would run again, and those still running would be retried beside
+   * themselves. So each success is completed at once, and each failure failed once all have ended,
+   * due again a second later at the earliest: pg-boss then completes what is still active of the
+   * batch, which must not be a failed job another loop has taken again meanwhile.
+   */
+  private async runBatch(boss: PgBoss, spec: JobSpec<never>, jobs: { id: string; data: unknown }[], log: Logger): Promise<void> {
+    const failed: { id: string; err: unknown }[] = [];
+    await Promise.all(
+      jobs.map((job) => this.runOne(spec, job, log).then(
+        // Not completed (the database gone a moment): still active, pg-boss completes it below.
+        () => boss.complete(spec.queue, job.id).catch(() => undefined),
+        (err: unknown) => void failed.push({ id: job.id, err }),
+      )),
+    );
+    if (!failed.length) return;
+    await boss.getDb().executeSql('UPDATE pgboss.job SET retry_delay = GREATEST(retry_delay, 1) WHERE name = $1 AND id = ANY($2::uuid[])', [spec.queue, failed.map((f) => f.id)]);
+    for (const f of failed) await boss.fail(spec.queue, f.id, f.err as object);
   }
 
   /**
