@@ -378,13 +378,13 @@ export class JobRunner implements JobQueue {
 
   /**
    * Gives the job (about to be failed by pg-boss) the store outage's retries: at least
-   * `storeRetries` of them, delayed and doubling. pg-boss computes the next attempt's time from
+   * `storeRetries` of them, delayed and doubling (a queue's own longer delay is kept). pg-boss computes the next attempt's time from
    * these columns in the statement that fails it. True when the job has a retry left.
    */
   private async waitForStore(queue: string, jobId: string): Promise<boolean> {
     const boss = await this.start();
     const { rows } = await boss.getDb().executeSql(
-      `UPDATE pgboss.job SET retry_limit = GREATEST(retry_limit, $3), retry_delay = $4, retry_backoff = true
+      `UPDATE pgboss.job SET retry_limit = GREATEST(retry_limit, $3), retry_delay = GREATEST(retry_delay, $4), retry_backoff = true
        WHERE name = $1 AND id = $2 RETURNING retry_count < retry_limit AS more`,
       [queue, jobId, this.storeRetries, this.storeRetrySeconds],
     );
