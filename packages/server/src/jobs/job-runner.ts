@@ -378,8 +378,9 @@ export class JobRunner implements JobQueue {
 
   /**
    * Gives the job (about to be failed by pg-boss) the store outage's retries: at least
-   * `storeRetries` of them, delayed and doubling (a queue's own longer delay is kept). pg-boss computes the next attempt's time from
-   * these columns in the statement that fails it. True when the job has a retry left.
+   * `storeRetries` of them, delayed and doubling (a queue's own longer delay is kept). pg-boss
+   * computes the next attempt's time from these columns in the statement that fails it. True when
+   * the job has a retry left.
    */
   private async waitForStore(queue: string, jobId: string): Promise<boolean> {
     const boss = await this.start();
