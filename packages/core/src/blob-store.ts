@@ -65,8 +65,9 @@ export class BlobStoreUnavailableError extends Error {
 
 /**
  * The file store was unreachable (BlobStoreUnavailableError), a fault that passes: a job handler
- * rethrows it, and the job runner retries the job once the store may be back. Told by the code, not
- * the class, so that an error from a plugin holding its own copy of core is understood too.
+ * rethrows it, and the job runner retries the job once the store may be back. Also true of a
+ * JobFailure whose last attempt met it (a final-failure hook tells its user so). Told by the code,
+ * not the class, so that an error from a plugin holding its own copy of core is understood too.
  */
 export function isBlobStoreOutage(err: unknown): boolean {
   return (err as { code?: unknown } | null)?.code === 'blob_store_unavailable';

@@ -111,8 +111,15 @@ function spots(c: Correspondences, inliers: number[], enough: number): number {
   return kept.length;
 }
 
+/** A fitted model, its inlier count and the inliers (indices into the correspondences). */
+interface Fit {
+  m: Mat3;
+  inliers: number;
+  keep: number[];
+}
+
 /** Isotropic scale + translation (no rotation: turns are fitted on turned points), by RANSAC on pairs then least squares on inliers. */
-function fitScale(c: Correspondences, threshold: number): { m: Mat3; inliers: number; keep: number[] } | undefined {
+function fitScale(c: Correspondences, threshold: number): Fit | undefined {
   const { src, dst, count } = c;
   const countInliers = (s: number, tx: number, ty: number, keep?: number[]): number => {
     let n = 0;
@@ -182,14 +189,17 @@ export async function registerQuery(
   const { cv } = await loadOpenCv();
   const c = cachedMatches(cv, query, reference, options.ratio ?? 0.8);
   if (c.count < Math.max(4, minInliers)) return undefined;
+  // Enough inliers, at enough spots. Spots only refuse a fit the count chose: a copy's own fit holds
+  // its duplicates too, so the count still picks it; no fit is admitted that the count alone refused.
   const minSpots = Math.ceil(minInliers / 2);
-  let fit: { m: Mat3; inliers: number; keep: number[] } | undefined;
+  const holds = (f: Fit | undefined): boolean => !!f && f.inliers >= minInliers && spots(c, f.keep, minSpots) >= minSpots;
+  let fit: Fit | undefined;
   if (model === 'scale') {
     fit = fitScale(c, threshold);
     // A quarter turn is not an edit of the picture but of its file (an EXIF orientation baked into
     // the pixels, or dropped): tried only when the upright fit fails, so the common case pays nothing.
     for (const turn of [1, 2, 3] as const) {
-      if (fit && fit.inliers >= minInliers && spots(c, fit.keep, minSpots) >= minSpots) break;
+      if (holds(fit)) break;
       const turned = fitScale(turnedMatches(c, turn), threshold);
       if (turned && turned.inliers > (fit?.inliers ?? 0)) fit = { m: withTurn(turned.m, turn), inliers: turned.inliers, keep: turned.keep };
     }
@@ -211,9 +221,7 @@ export async function registerQuery(
       return { m, inliers: keep.length, keep };
     });
   }
-  // Spots only refuse a fit the count chose: a copy's own fit holds its duplicates too, so the
-  // count still picks it; no fit is admitted that the count alone would have refused.
-  if (!fit || fit.inliers < minInliers || spots(c, fit.keep, minSpots) < minSpots || fit.m.some((v) => !Number.isFinite(v))) return undefined;
+  if (!fit || !holds(fit) || fit.m.some((v) => !Number.isFinite(v))) return undefined;
   return { homography: fit.m, inliers: fit.inliers, matches: c.count };
 }
 

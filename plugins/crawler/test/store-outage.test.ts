@@ -1,8 +1,6 @@
 import test from 'ava';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { startTestS3Server, type TestS3Server } from '@filigrane/db';
 import { startTestServer, type TestServer } from '@filigrane/testing';
 import { getSharp, syntheticPhoto } from '@filigrane/vision';
 import { TestSite, waitFor, type Route } from './support/test-site.js';
@@ -12,30 +10,21 @@ import { TestSite, waitFor, type Route } from './support/test-site.js';
 
 const PAGES = 12;
 
-interface S3rverInstance {
-  run(): Promise<{ port: number }>;
-  close(): Promise<void>;
-}
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const S3rver = require('s3rver') as new (options: object) => S3rverInstance;
-const directory = mkdtempSync(join(tmpdir(), 'filigrane-outage-s3-'));
-const s3At = (port: number) => new S3rver({ address: '127.0.0.1', port, silent: true, directory, configureBuckets: [{ name: 'crawl-outage', configs: [] }] });
-
 let server: TestServer | undefined;
 let site: TestSite | undefined;
-let s3: S3rverInstance | undefined;
+let s3: TestS3Server | undefined;
 test.after.always(async () => {
   await server?.close();
   await site?.close();
   await s3?.close().catch(() => undefined);
-  rmSync(directory, { recursive: true, force: true });
 });
 
 test('the file store down mid-crawl: what it could not keep is crawled again, the batch has every page and image', async (t) => {
   t.timeout(150_000);
-  s3 = s3At(0);
-  const { port } = await s3.run();
-  Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', AWS_REGION: 'us-east-1' });
+  s3 = await startTestS3Server('crawl-outage');
+  // The AWS SDK reads its credentials from the process's environment.
+  const { AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION } = s3.env();
+  Object.assign(process.env, { AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION });
   const tiles = await Promise.all(Array.from({ length: PAGES }, async (_, i) => getSharp()(await syntheticPhoto(700 + i, 200, 150)).jpeg().toBuffer()));
   const slow = (body: string): Route => (_req, res) => setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end(body), 150);
   const routes: Record<string, Route> = { '/': slow(Array.from({ length: PAGES }, (_, i) => `<a href="/p${i}.html">${i}</a>`).join('')) };
@@ -46,7 +35,7 @@ test('the file store down mid-crawl: what it could not keep is crawled again, th
   site = await new TestSite(routes).start();
   server = await startTestServer({
     plugins: ['crawler'],
-    env: { BLOB_STORE_URL: 's3://crawl-outage/x', S3_ENDPOINT: `http://127.0.0.1:${port}`, S3_FORCE_PATH_STYLE: 'true', CRAWL_CLAIM_LEASE: '2', CRAWL_CONCURRENCY: '2' },
+    env: { ...s3.env('x'), CRAWL_CLAIM_LEASE: '2', CRAWL_CONCURRENCY: '2' },
   });
   const { apiKey: key } = await server.createAccount('outage');
   const created = await server.call('POST', '/api/v3/crawling/sessions/', { key, json: { url: site.url('/'), download_delay: 0, search: false } });
@@ -54,11 +43,10 @@ test('the file store down mid-crawl: what it could not keep is crawled again, th
 
   const pagesFetched = () => site!.requests.filter((r) => r.path.startsWith('/p')).length;
   await waitFor('the first pages', async () => pagesFetched() >= 3);
-  await s3.close();
+  await s3.stop();
   const downAt = pagesFetched();
   await waitFor('pages fetched while the store is down', async () => pagesFetched() >= downAt + 3);
-  s3 = s3At(port);
-  await s3.run();
+  await s3.resume();
 
   const done = await waitFor('the crawl', async () => {
     const s = (await server!.call('GET', `/api/v3/crawling/sessions/${created.json.id}/`, { key })).json;

@@ -16,13 +16,14 @@ const ATTEMPTS = 3;
 /** Builds started at most: a pack whose build kills its worker every time (a page that exhausts memory) ends failed, not retried forever. */
 const MAX_RUNS = ATTEMPTS + 2;
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 /** What the pack's user reads of a failed build: a stored file's key stays in the operators' log. */
 function shownError(err: unknown, message: string): string {
   if (isBlobStoreOutage(err)) return 'The file store could not be reached (the operators have been told); ask for the pack again later.';
   if (err instanceof BlobMissingError) return 'A stored file the pack needs is missing (the operators have been told).';
   return message;
 }
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const summaryOf = (p: EvidencePack): EvidencePackSummary => ({
   id: p.id, sha256: p.sha256, size: p.size, matchIds: p.matchIds, createdAt: p.created, completedAt: p.completed, status: p.status, error: p.error,

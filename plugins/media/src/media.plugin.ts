@@ -1,5 +1,5 @@
 import { ContainerModule } from 'inversify';
-import { ACCOUNT_DELETED_HOOKS, contribute, definePlugin, TOKENS } from '@filigrane/core';
+import { ACCOUNT_DELETED_HOOKS, contribute, definePlugin, isBlobStoreOutage, TOKENS } from '@filigrane/core';
 import { LOCAL_URLS } from './local-urls.js';
 import { Media } from './media.entity.js';
 import { MEDIA_EVENTS } from './media-events.js';
@@ -40,7 +40,7 @@ export const mediaPlugin = definePlugin({
       pollingIntervalSeconds: 0.5,
       handler: (data: { mediaId: number }) => c.get(VideoProcessingService).process(data.mediaId),
       // Its worker killed at every try (a crafted file), or its file missing: the video says failed, not pending forever.
-      onFinalFailure: (data: { mediaId: number }, failure) => c.get(VideoProcessingService).abandon(data.mediaId, failure.code),
+      onFinalFailure: (data: { mediaId: number }, failure) => c.get(VideoProcessingService).abandon(data.mediaId, isBlobStoreOutage(failure)),
     },
     { queue: ANNOUNCE_QUEUE, handler: async (data: { mediaId: number }) => c.get(RegistrationService).reannounce(data.mediaId) },
   ],

@@ -51,10 +51,10 @@ export class VideoProcessingService {
    * time, its file missing): failed, so it no longer says `pending`. Called by the job runner once
    * the retries are used up; the cause is in the operators' log.
    */
-  async abandon(mediaId: number, code?: string): Promise<void> {
+  async abandon(mediaId: number, storeDown = false): Promise<void> {
     await this.db.query(`UPDATE media SET processing = 'failed', processing_error = $2 WHERE id = $1 AND processing = 'pending'`, [
       mediaId,
-      code === 'blob_store_unavailable'
+      storeDown
         ? 'the file store could not be reached for several minutes (the operators have been told)'
         : "processing was tried several times and stopped each time on the service's side (logged for its operators)",
     ]);

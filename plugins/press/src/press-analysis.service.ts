@@ -137,11 +137,11 @@ export class PressAnalysisService {
    * a crafted PDF that exhausts memory): failed, unless it ended meanwhile. Called by the job runner
    * once the retries are used up; the matches stored before stay.
    */
-  async abandon(id: number, code?: string): Promise<void> {
+  async abandon(id: number, storeDown = false): Promise<void> {
     const issue = await this.db.manager.findOne(PressIssue, { where: { id } });
     if (!issue || (issue.status !== 'pending' && issue.status !== 'running')) return;
-    const error = code === 'blob_store_unavailable'
-      ? { code, details: `The file store could not be reached for several minutes, at page ${issue.pagesDone + 1} (the operators have been told); the matches found before stay.` }
+    const error = storeDown
+      ? { code: 'blob_store_unavailable', details: `The file store could not be reached for several minutes, at page ${issue.pagesDone + 1} (the operators have been told); the matches found before stay.` }
       : {
           code: 'analysis_error',
           details: `The analysis was tried several times and stopped each time at page ${issue.pagesDone + 1} for a reason on the service's side (logged for its operators); the matches found before stay.`,

@@ -1,5 +1,5 @@
 import { ContainerModule } from 'inversify';
-import { contribute, CORE_API_VERSION, definePlugin, TRACKING_SOURCES, type TrackingSource } from '@filigrane/core';
+import { contribute, CORE_API_VERSION, definePlugin, isBlobStoreOutage, TRACKING_SOURCES, type TrackingSource } from '@filigrane/core';
 import { SEARCH_EXECUTORS } from '@filigrane/plugin-search';
 import { DocumentSearchExecutor } from './document-search.executor.js';
 import { PressAnalysisService } from './press-analysis.service.js';
@@ -44,7 +44,7 @@ export const pressPlugin = definePlugin({
       queue: PRESS_QUEUE,
       handler: (data: { id: number }) => container.get(PressAnalysisService).process(data.id),
       // Its worker killed at every try (a crafted PDF), or the file store down through every retry: the issue says failed, not running forever.
-      onFinalFailure: (data: { id: number }, failure) => container.get(PressAnalysisService).abandon(data.id, failure.code),
+      onFinalFailure: (data: { id: number }, failure) => container.get(PressAnalysisService).abandon(data.id, isBlobStoreOutage(failure)),
     },
     // The inbox folder is looked at every minute by one worker (pg-boss schedules run once).
     ...(container.get(PressInboxService).folder

@@ -1,5 +1,5 @@
 import { ContainerModule } from 'inversify';
-import { ACCOUNT_DELETED_HOOKS, contribute, definePlugin, TOKENS, TRACKING_SOURCES, type ExtensionRegistry, type MatchPipeline } from '@filigrane/core';
+import { ACCOUNT_DELETED_HOOKS, contribute, definePlugin, isBlobStoreOutage, TOKENS, TRACKING_SOURCES, type ExtensionRegistry, type MatchPipeline } from '@filigrane/core';
 import { Search } from './search.entity.js';
 import { SEARCH_EXECUTORS } from './search-executors.js';
 import { SearchInit1763700005000 } from './search.migration.js';
@@ -69,7 +69,7 @@ export const searchPlugin = definePlugin({
       queue: SEARCH_QUEUE,
       handler: (data: { id: string }) => container.get(SearchService).run(data.id),
       // Its worker killed at every try, or the file store down through every retry: the search says failed, not running forever.
-      onFinalFailure: (data: { id: string }, failure) => container.get(SearchService).abandon(data.id, failure.code),
+      onFinalFailure: (data: { id: string }, failure) => container.get(SearchService).abandon(data.id, isBlobStoreOutage(failure)),
     },
   ],
 });

@@ -104,11 +104,11 @@ export class SearchService {
    * failed as a server fault, its event sent, unless it ended meanwhile. Called by the job runner
    * once the retries are used up.
    */
-  async abandon(id: string, code?: string): Promise<void> {
+  async abandon(id: string, storeDown = false): Promise<void> {
     const search = await this.db.manager.findOne(Search, { where: { id } });
     if (!search || (search.status !== 'pending' && search.status !== 'running')) return;
-    const error = code === 'blob_store_unavailable'
-      ? { code, details: 'The file store could not be reached for several minutes (the operators have been told); run the search again later.' }
+    const error = storeDown
+      ? { code: 'blob_store_unavailable', details: 'The file store could not be reached for several minutes (the operators have been told); run the search again later.' }
       : { code: 'server_error', details: 'The search was tried several times and stopped each time on the service\'s side (logged for its operators); run it again later.' };
     await this.complete(search, { status: 'failed', error: error as never, finished: this.clock.now() }, ['pending', 'running']);
   }

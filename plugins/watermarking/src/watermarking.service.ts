@@ -234,10 +234,10 @@ export class WatermarkingService {
    * fault outside the run's own handling): failed as a server fault, its event sent, unless it ended
    * meanwhile. Called by the job runner once the retries are used up.
    */
-  async abandon(id: string, code?: string): Promise<void> {
+  async abandon(id: string, storeDown = false): Promise<void> {
     const job = await this.db.manager.findOne(WatermarkingJob, { where: { id } });
     if (!job || (job.status !== 'pending' && job.status !== 'running')) return;
-    const error = code === STORE_DOWN.code ? STORE_DOWN : ABANDONED;
+    const error = storeDown ? STORE_DOWN : ABANDONED;
     await this.finish(job, { status: 'failed', error: error as never, finished: this.clock.now() }, error, ['pending', 'running']);
   }
 
