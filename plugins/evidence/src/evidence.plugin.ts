@@ -29,7 +29,11 @@ export const evidencePlugin = definePlugin({
   resolvers: [EvidenceResolver, EvidenceEventsResolver],
   jobs: (container): JobSpec<never>[] =>
     [
-      { queue: BUILD_QUEUE, handler: async (data: { packId: string }) => container.get(EvidencePackService).build(data.packId) },
+      {
+        queue: BUILD_QUEUE,
+        handler: async (data: { packId: string }) => container.get(EvidencePackService).build(data.packId),
+        onFinalFailure: (data: { packId: string }, failure) => container.get(EvidencePackService).abandon(data.packId, failure),
+      },
       // Builds whose worker died (kill -9, out of memory) are queued again once their heartbeat is stale.
       { queue: RECOVER_QUEUE, schedule: '* * * * *', handler: async () => container.get(EvidencePackService).recover() },
     ] as JobSpec<never>[],

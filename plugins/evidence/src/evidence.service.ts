@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { MatchQueryService } from '@filigrane/plugin-matches';
-import { BlobMissingError, conflict, isBlobStoreOutage, inject, returnedRows, injectable, notFound, TOKENS, validationError, type BlobStore, type DataSource, type EventPublisher, type JobQueue, type Logger, type LoggerFactory, type ErrorItem } from '@filigrane/plugin-api';
+import { BlobMissingError, conflict, isBlobStoreOutage, inject, returnedRows, injectable, notFound, TOKENS, validationError, type BlobStore, type DataSource, type EventPublisher, type JobQueue, type Logger, type LoggerFactory, type ErrorItem, type JobFailure } from '@filigrane/plugin-api';
 import { EvidenceAccountSettings, EvidencePack } from './evidence.entities.js';
 import type { EvidencePackSummary, EvidenceService } from './evidence-service.js';
 import { EVIDENCE_SETTINGS, type EvidenceSettings } from './evidence.settings.js';
@@ -18,9 +18,11 @@ const MAX_RUNS = ATTEMPTS + 2;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
+const STORE_DOWN = 'The file store could not be reached (the operators have been told); ask for the pack again later.';
+
 /** What the pack's user reads of a failed build: a stored file's key stays in the operators' log. */
 function shownError(err: unknown, message: string): string {
-  if (isBlobStoreOutage(err)) return 'The file store could not be reached (the operators have been told); ask for the pack again later.';
+  if (isBlobStoreOutage(err)) return STORE_DOWN;
   if (err instanceof BlobMissingError) return 'A stored file the pack needs is missing (the operators have been told).';
   return message;
 }
@@ -174,6 +176,13 @@ export class EvidencePackService implements EvidenceService {
       this.log.info(`evidence pack ${pack.id}: ${built.wacz.length} bytes in ${Date.now() - started} ms`);
     } catch (err) {
       const message = ((err as Error).message ?? String(err)).slice(0, 500);
+      if (isBlobStoreOutage(err)) {
+        // Not one of the build's attempts: the job runner retries an outage for as long as the store's retries last,
+        // and abandon() ends the pack if the store stays down through all of them.
+        this.log.warn(`evidence pack ${pack.id}: the file store is unreachable (${message}); built again once it answers`);
+        await this.db.query('UPDATE evidence_packs SET attempts = attempts - 1, heartbeat = NULL WHERE id = $1', [pack.id]);
+        throw err;
+      }
       if (attempt < ATTEMPTS) {
         this.log.warn(`evidence pack ${pack.id}: attempt ${attempt} failed (${message}); retried`);
         // The job's retry claims it again without waiting for the lease.
@@ -185,6 +194,18 @@ export class EvidencePackService implements EvidenceService {
     } finally {
       clearInterval(beat);
     }
+  }
+
+  /**
+   * A build job that failed for good. Only the store's outage ends the pack here (its retries are used up); the
+   * build's own failures end it in build(), and a worker that died is recover()'s.
+   */
+  async abandon(packId: string, failure: JobFailure): Promise<void> {
+    if (!isBlobStoreOutage(failure)) return;
+    const pack = await this.db.getRepository(EvidencePack).findOneBy({ id: packId });
+    if (!pack || pack.status !== 'pending') return;
+    this.log.error(`evidence pack ${pack.id} failed: the file store stayed unreachable through every retry (${failure.reason})`);
+    await this.finish(pack, { status: 'failed', blobKey: null, sha256: null, size: null, summary: {}, error: STORE_DOWN });
   }
 
   private async finish(pack: EvidencePack, change: Pick<EvidencePack, 'status' | 'blobKey' | 'sha256' | 'size' | 'summary' | 'error'>): Promise<void> {
