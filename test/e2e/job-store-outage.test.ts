@@ -15,20 +15,21 @@ import { syntheticPhoto } from '@filigrane/vision';
 // with short delays, and are started only once the store is down (no race with its stop). An
 // evidence pack waits the same way without spending its own build attempts.
 
-let server: TestServer | undefined;
-let s3: TestS3Server | undefined;
+const started: { s3?: TestS3Server; server?: TestServer } = {};
+/** The S3 server and the API process (no workers) the tests share. */
+const setUp = () => ({ s3: started.s3!, server: started.server! });
 const runners: JobRunner[] = [];
 test.before(async () => {
-  s3 = await startTestS3Server('outage');
+  const s3 = (started.s3 = await startTestS3Server('outage'));
   // The AWS SDK reads its credentials from the process's environment.
   const { AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION } = s3.env();
   Object.assign(process.env, { AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION });
-  server = await startTestServer({ plugins: ['watermarking', 'search', evidencePlugin], workers: false, env: s3.env('jobs') });
+  started.server = await startTestServer({ plugins: ['watermarking', 'search', evidencePlugin], workers: false, env: s3.env('jobs') });
 });
 test.after.always(async () => {
   await Promise.all(runners.map((r) => r.stop().catch(() => undefined)));
-  await server?.close();
-  await s3?.close();
+  await started.server?.close();
+  await started.s3?.close();
 });
 
 
@@ -42,18 +43,25 @@ interface Line {
 async function worker(lines: Line[], retries: number, delaySeconds: number, queues = ['watermarking.run', 'search.run']): Promise<JobRunner> {
   const sink = (level: string) => (fields: object, msg: string) => void lines.push({ level, ...fields, msg });
   const log = { error: sink('error'), warn: sink('warn'), info: sink('info'), debug: sink('debug') } as unknown as ConstructorParameters<typeof JobRunner>[3];
-  const runner = new JobRunner(server!.databaseUrl, () => undefined, undefined, log);
+  const { server } = setUp();
+  const runner = new JobRunner(server.databaseUrl, () => undefined, undefined, log);
   runner.storeRetries = retries;
   runner.storeRetrySeconds = delaySeconds;
   runners.push(runner);
-  const specs = server!.app.plugins.flatMap((p) => p.jobs?.(server!.app.container) ?? []).filter((s) => queues.includes(s.queue)) as JobSpec<never>[];
+  const specs = server.app.plugins.flatMap((p) => p.jobs?.(server.app.container) ?? []).filter((s) => queues.includes(s.queue)) as JobSpec<never>[];
   runner.declare(specs);
   await runner.work(specs.map((s) => ({ ...s, pollingIntervalSeconds: 0.5 })), queues);
   return runner;
 }
 
-const theServer = (): TestServer => server!;
-const theS3 = (): TestS3Server => s3!;
+/** GETs `path` until its status is complete or failed; `tick` runs before each look. */
+function settled(account: TestAccount, label: string, path: string, tick?: () => Promise<unknown>) {
+  return eventually(label, async () => {
+    await tick?.();
+    const s = (await account.call('GET', path)).json;
+    return s.status === 'complete' || s.status === 'failed' ? s : null;
+  }, 45_000);
+}
 
 async function submit(account: TestAccount, seed: number): Promise<{ url: string }> {
   const photo = await sharp(await syntheticPhoto(seed, 320, 240)).jpeg().toBuffer();
@@ -64,8 +72,7 @@ async function submit(account: TestAccount, seed: number): Promise<{ url: string
 
 test.serial('a watermarking job waits for the file store through an outage, then completes; a watermarking and a search whose store stays down end 503 blob_store_unavailable', async (t) => {
   t.timeout(90_000);
-  const s3 = theS3();
-  const server = theServer();
+  const { s3, server } = setUp();
   const account = await server.createAccount('store-outage');
   const db = server.app.dataSource;
   const status = async (path: string) => (await account.call('GET', path)).json;
@@ -92,10 +99,7 @@ test.serial('a watermarking job waits for the file store through an outage, then
   t.false(lines.some((l) => l.level === 'error'), 'an outage that passes is no error in the log');
 
   await s3.resume();
-  const done = await eventually('the watermarking to complete', async () => {
-    const s = await status(first.url);
-    return s.status === 'complete' || s.status === 'failed' ? s : null;
-  }, 30_000);
+  const done = await settled(account, 'the watermarking to complete', first.url);
   t.is(done.status, 'complete', JSON.stringify(done));
   const image = await fetch(done.result.watermarked, { headers: { authorization: `Token ${account.apiKey}` } });
   t.is(image.status, 200);
@@ -110,16 +114,10 @@ test.serial('a watermarking job waits for the file store through an outage, then
   await s3.stop();
   const lines2: Line[] = [];
   await worker(lines2, 1, 1);
-  const failed = await eventually('the watermarking to fail', async () => {
-    const s = await status(second.url);
-    return s.status === 'complete' || s.status === 'failed' ? s : null;
-  }, 30_000);
+  const failed = await settled(account, 'the watermarking to fail', second.url);
   t.like(failed, { status: 'failed', result: null, error: { status_code: 503, code: 'blob_store_unavailable' } }, JSON.stringify(failed));
   t.notRegex(failed.error.details, /s3:|outage\/|ECONNREFUSED/, 'no key nor address for the client');
-  const searched = await eventually('the search to fail', async () => {
-    const s = (await account.call('GET', new URL(search.json.url).pathname)).json;
-    return s.status === 'complete' || s.status === 'failed' ? s : null;
-  }, 30_000);
+  const searched = await settled(account, 'the search to fail', new URL(search.json.url).pathname);
   t.like(searched, { status: 'failed', error: { code: 'blob_store_unavailable' } }, JSON.stringify(searched));
   const forGood = lines2.filter((l) => l.level === 'error' && /failed for good/.test(l.msg));
   t.deepEqual(forGood.map((l) => l.queue).sort(), ['search.run', 'watermarking.run'], JSON.stringify(lines2));
@@ -129,8 +127,7 @@ test.serial('a watermarking job waits for the file store through an outage, then
 
 test.serial('an evidence pack waits for the file store through an outage without spending its build attempts; a store down for good ends it failed', async (t) => {
   t.timeout(90_000);
-  const s3 = theS3();
-  const server = theServer();
+  const { s3, server } = setUp();
   const account = await server.createAccount('evidence-outage');
   const db = server.app.dataSource;
   const photo = await sharp(await syntheticPhoto(21, 320, 240)).jpeg({ quality: 90 }).toBuffer();
@@ -149,11 +146,7 @@ test.serial('an evidence pack waits for the file store through an outage without
   const pack = async (id: string) => (await account.call('GET', `/api/v4/evidence/${id}/`)).json;
   // The evidence queue's own retry delay (30 s, doubling) is kept through an outage: the test brings each retry forward.
   const hurry = () => db.query(`UPDATE pgboss.job SET start_after = now() WHERE name = 'evidence.build' AND state = 'retry'`);
-  const ended = (id: string) => eventually('the pack to end', async () => {
-    await hurry();
-    const p = await pack(id);
-    return p.status === 'pending' ? null : p;
-  }, 45_000);
+  const ended = (id: string) => settled(account, 'the pack to end', `/api/v4/evidence/${id}/`, hurry);
 
   // 1. Down for longer than the pack's 3 build attempts: each try is put back, none counted; then it completes.
   const asked = await account.call('POST', '/api/v4/evidence/', { json: { matches: [await match()] } });

@@ -1,4 +1,4 @@
-import { ACCOUNT_DELETED_HOOKS, ContainerModule, contribute, definePlugin, EVENT_LISTENERS, onEvent, type JobSpec } from '@filigrane/plugin-api';
+import { ACCOUNT_DELETED_HOOKS, ContainerModule, contribute, definePlugin, EVENT_LISTENERS, isBlobStoreOutage, onEvent, type JobSpec } from '@filigrane/plugin-api';
 import { WEBHOOK_EVENT_TYPES } from '@filigrane/plugin-webhooks';
 import { EvidenceAccountSettings, EvidenceKey, EvidencePack } from './evidence.entities.js';
 import { EvidenceBuildHeartbeat1795900000000, EvidenceInit1795642745777 } from './evidence.migration.js';
@@ -32,7 +32,7 @@ export const evidencePlugin = definePlugin({
       {
         queue: BUILD_QUEUE,
         handler: async (data: { packId: string }) => container.get(EvidencePackService).build(data.packId),
-        onFinalFailure: (data: { packId: string }, failure) => container.get(EvidencePackService).abandon(data.packId, failure),
+        onFinalFailure: (data: { packId: string }, failure) => container.get(EvidencePackService).abandon(data.packId, isBlobStoreOutage(failure)),
       },
       // Builds whose worker died (kill -9, out of memory) are queued again once their heartbeat is stale.
       { queue: RECOVER_QUEUE, schedule: '* * * * *', handler: async () => container.get(EvidencePackService).recover() },

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { MatchQueryService } from '@filigrane/plugin-matches';
-import { BlobMissingError, conflict, isBlobStoreOutage, inject, returnedRows, injectable, notFound, TOKENS, validationError, type BlobStore, type DataSource, type EventPublisher, type JobQueue, type Logger, type LoggerFactory, type ErrorItem, type JobFailure } from '@filigrane/plugin-api';
+import { BlobMissingError, conflict, isBlobStoreOutage, inject, returnedRows, injectable, notFound, TOKENS, validationError, type BlobStore, type DataSource, type EventPublisher, type JobQueue, type Logger, type LoggerFactory, type ErrorItem } from '@filigrane/plugin-api';
 import { EvidenceAccountSettings, EvidencePack } from './evidence.entities.js';
 import type { EvidencePackSummary, EvidenceService } from './evidence-service.js';
 import { EVIDENCE_SETTINGS, type EvidenceSettings } from './evidence.settings.js';
@@ -177,9 +177,8 @@ export class EvidencePackService implements EvidenceService {
     } catch (err) {
       const message = ((err as Error).message ?? String(err)).slice(0, 500);
       if (isBlobStoreOutage(err)) {
-        // Not one of the build's attempts: the job runner retries an outage for as long as the store's retries last,
-        // and abandon() ends the pack if the store stays down through all of them.
-        this.log.warn(`evidence pack ${pack.id}: the file store is unreachable (${message}); built again once it answers`);
+        // Not one of the build's attempts: the job runner retries (and logs) an outage for as long as the store's
+        // retries last, and abandon() ends the pack if the store stays down through all of them.
         await this.db.query('UPDATE evidence_packs SET attempts = attempts - 1, heartbeat = NULL WHERE id = $1', [pack.id]);
         throw err;
       }
@@ -197,14 +196,13 @@ export class EvidencePackService implements EvidenceService {
   }
 
   /**
-   * A build job that failed for good. Only the store's outage ends the pack here (its retries are used up); the
-   * build's own failures end it in build(), and a worker that died is recover()'s.
+   * A build job that failed for good (its cause in the job runner's log). Only the store's outage ends the pack
+   * here (its retries are used up); the build's own failures end it in build(), and a worker that died is recover()'s.
    */
-  async abandon(packId: string, failure: JobFailure): Promise<void> {
-    if (!isBlobStoreOutage(failure)) return;
+  async abandon(packId: string, storeDown = false): Promise<void> {
+    if (!storeDown) return;
     const pack = await this.db.getRepository(EvidencePack).findOneBy({ id: packId });
     if (!pack || pack.status !== 'pending') return;
-    this.log.error(`evidence pack ${pack.id} failed: the file store stayed unreachable through every retry (${failure.reason})`);
     await this.finish(pack, { status: 'failed', blobKey: null, sha256: null, size: null, summary: {}, error: STORE_DOWN });
   }
 
