@@ -4,7 +4,9 @@
  * alternating in the same run, wall time and peak RSS of each process (GNU time's %M), then the
  * tool's output measured with ImageMagick: PSNR (`compare`) and mean colour shift (`identify`).
  * The files are the issue's: the Kleiber wallpaper brought to 5640 x 3172 by convert (which keeps
- * its 4:2:2 chroma, written 4:4:4 by the tool) and the same at 4:2:0, the usual camera layout.
+ * its 4:2:2 chroma, written 4:4:4 by the tool) and the same at 4:2:0, the usual camera layout; and the
+ * Infinite-Sea wallpaper as shipped (4096 x 4096, progressive, quality 100, 4:4:4: the costliest
+ * kind of JPEG to decode).
  * The tool is the single executable when `npm run build:tool` has made it, else `node` on its dist.
  * `before` (another build: an executable or a .js entry) runs interleaved with it, round by round, for
  * a before/after on the same minutes of a shared machine. CPU time (user + system, GNU time) is
@@ -77,7 +79,7 @@ function toolCommand(root: string, override?: string): { cmd: string; args: stri
   return { cmd: process.execPath, args: [join(root, 'packages', 'tool', 'dist', 'src', 'main.js')], label: 'node dist/src/main.js' };
 }
 
-/** The issue's 17.9 MP files, made once from the Kleiber wallpaper. */
+/** The issue's 17.9 MP files, made once from the Kleiber wallpaper, then the 16.8 MP progressive one. */
 function inputs(root: string): string[] {
   const wallpapers = join(root, '.cache', 'wallpapers');
   const source = join(wallpapers, 'Kleiber_by_Lukas_Baubkus.jpg');
@@ -88,11 +90,12 @@ function inputs(root: string): string[] {
     { name: 'kleiber-5640x3172-422.jpg', extra: [] as string[] },
     { name: 'kleiber-5640x3172-420.jpg', extra: ['-sampling-factor', '2x2'] },
   ];
-  return files.map(({ name, extra }) => {
+  const made = files.map(({ name, extra }) => {
     const file = join(dir, name);
     if (!existsSync(file)) execFileSync('convert', [source, '-resize', '5640x3172!', ...extra, '-quality', '92', file]);
     return file;
   });
+  return [...made, join(wallpapers, 'Infinite-Sea_by_Aury88.jpg')];
 }
 
 interface EmbedRunnerLike {
