@@ -112,3 +112,21 @@ test.serial('a large JPEG planned from its shrunk decode: file PSNR >= 44 dB, th
   t.deepEqual(marked.registration.reduced, fromRaw.registration.reduced);
   t.true((await detect(await sharp(marked.image).resize(1200).jpeg({ quality: 70 }).toBuffer(), marked.registration)).watermarked);
 });
+
+test.serial('a progressive JPEG above 4 MP is decoded once and written sequential, at its quality and subsampling, file PSNR >= 44 dB', async (t) => {
+  // libjpeg holds a progressive image's every coefficient to decode or write it, at any scale: no
+  // shrunk second decode, and a sequential file (api-decisions.md, "Watermarked file fidelity").
+  const original = await rgb(2480, 1660, 8).jpeg({ quality: 95, chromaSubsampling: '4:4:4', progressive: true }).toBuffer();
+  t.true((await sharp(original).metadata()).isProgressive);
+  const marked = await embed(original, generateKey());
+  t.false(lastEmbedTimeline.some(([step]) => step === 'shrunkDecode'), 'no shrunk decode');
+  t.false((await sharp(marked.image).metadata()).isProgressive, 'written sequential');
+  t.is(estimateJpegQuality(marked.image), 95);
+  t.is(jpegChromaSubsampling(marked.image), '4:4:4');
+  const [a, b] = [save(original, 'jpg'), save(marked.image, 'jpg')];
+  const psnr = comparePsnr(a, b);
+  t.true(psnr >= 44, `compare PSNR ${psnr}`);
+  t.true(Math.abs(psnr - marked.report.psnr) < 0.01, `report ${marked.report.psnr} vs compare ${psnr}`);
+  const shift = means(b).map((v, i) => v - means(a)[i]);
+  t.true(shift.every((s) => Math.abs(s) < 0.5), `mean shift ${shift.join('/')}`);
+});
