@@ -6,6 +6,7 @@ import { MediaError } from '@filigrane/vision';
 import { embed, encodeLmk, generateKey, type Registration } from '@filigrane/watermark';
 import { BANNER, TOOL_NAME, TOOL_VERSION, USAGE } from './about';
 import { ExitCode, ToolError, type ExitCodeValue } from './exit-codes';
+import { fullCollection } from './full-collection';
 import { checkPreconditions, parseArguments } from './preconditions';
 
 export interface Io {
@@ -58,7 +59,7 @@ export async function run(argv: readonly string[], io: Io = processIo): Promise<
     const seal = (r: Registration): Buffer => encodeLmk(r, checked.publicKey);
     let result;
     try {
-      result = await embed(checked.input, generateKey(), { transactional: inv.transactional, seal, info: checked.info });
+      result = await embed(checked.input, generateKey(), { transactional: inv.transactional, seal, info: checked.info, collectGarbage: fullCollection() });
     } catch (err) {
       if (err instanceof MediaError) throw new ToolError(ExitCode.inputUnsupported, `${inv.input}: ${err.message} (${err.code})`);
       throw err;

@@ -49,6 +49,12 @@ export interface EmbedOptions {
    * still held to `maxPixels`; it must describe `input`.
    */
   info?: ImageInfo;
+  /**
+   * A full garbage collection (the tool passes V8's `gc`): embed() calls it once the marked copy is
+   * coded and let go, while the written file is decoded, so that the copy's memory (3 bytes a pixel) is
+   * returned before the decoded file's is taken. Without it the copy is freed whenever V8 collects.
+   */
+  collectGarbage?: () => void;
 }
 
 export interface EmbedReport {
@@ -75,6 +81,8 @@ export interface EmbedRawResult {
 }
 
 export interface EmbedResult extends EmbedRawResult {
+  /** The written file's pixels, decoded (what the user receives; the PSNR is measured on them). */
+  raw: RawImage;
   /** The watermarked image, same format and metadata as the input. */
   image: Buffer;
   format: ImageFormat;
@@ -556,15 +564,17 @@ const TOUCH_SLICE_BYTES = 4 << 20;
  */
 export function touchJob(buffer: Uint8Array): { slice: Slice; stop(): void } {
   let done = 0;
+  let target: Uint8Array | undefined = buffer;
   return {
     slice: () => {
-      const end = Math.min(buffer.length, done + TOUCH_SLICE_BYTES);
-      buffer.fill(0, done, end);
+      if (!target) return true;
+      const end = Math.min(target.length, done + TOUCH_SLICE_BYTES);
+      target.fill(0, done, end);
       done = end;
-      return done === buffer.length;
+      return done === target.length;
     },
-    // Later slices write nothing (the buffer then holds the marked image).
-    stop: () => (done = buffer.length),
+    // Later slices write nothing (the buffer then holds the marked image), and the job no longer holds it.
+    stop: () => (target = undefined),
   };
 }
 
@@ -723,12 +733,12 @@ async function embedWith(
   const idle = new IdleWork();
   // First of all, the marked copy's memory is mapped in (see touchJob), while libvips codes the sample.
   // In the memory of a WebAssembly instance of its own when the apply pass runs there: it then marks it in place.
-  const marked =
+  let out: Uint8Array | Uint16Array | undefined =
     raw.depth === 8 && correctable && ladder.length
       ? ((raw.channels >= 3 ? kernelImage(raw.data.length, { ...plan.shaped.parts(), W: raw.width, channels: raw.channels }) : undefined) ??
         new Uint8Array(raw.data.length))
       : undefined;
-  const touch = marked && touchJob(marked);
+  const touch = out && touchJob(out as Uint8Array);
   if (touch) idle.add(touch.slice);
   const hasher = pixelHasher(raw);
   idle.add(() => hasher.update(HASH_SLICE_BYTES));
@@ -756,17 +766,37 @@ async function embedWith(
     }
     mark('codecSample', t0);
   }
-  const write = async (marked: Uint8Array | Uint16Array): Promise<{ image: Buffer; psnr: number }> => {
-    const image = await idle.during(encodeLike({ ...raw, data: marked }, input, info, ladder.length ? { jpeg: ladder[rung] } : {}));
-    return { image, psnr: psnrOf(raw, await idle.during(decodeRaw(image, info, limits)), sseRgb8) };
+  const floorOf = (internal: number): number => Math.max(target, internal - GAIN_SLACK);
+  /**
+   * Codes the marked copy, lets it go, and decodes the written file beside the original. The copy's
+   * memory is returned (options.collectGarbage) before the decoded file's is taken, so the peak holds
+   * two full-size images besides the codec's, not three. A later pass that needs it marks it again.
+   */
+  const write = async (): Promise<{ image: Buffer; written: RawImage }> => {
+    const image = await idle.during(encodeLike({ ...raw, data: out! }, input, info, ladder.length ? { jpeg: ladder[rung] } : {}));
+    mark('encode', t0);
+    out = undefined;
+    const decoding = decodeRaw(image, info, limits);
+    options.collectGarbage?.();
+    const written = await idle.during(decoding);
+    mark('verifyDecode', t0);
+    return { image, written };
+  };
+  /** An apply pass into `out`, its only holder (see write); its PSNR. The same gain marks the same copy. */
+  const apply = (internal: number): number => {
+    const pass = applyPlan(plan!, raw, internal, out, floorOf(internal));
+    out = pass.out;
+    return pass.psnr;
+  };
+  const verified = async (): Promise<{ image: Buffer; written: RawImage; psnr: number }> => {
+    const file = await write();
+    return { ...file, psnr: psnrOf(raw, file.written, sseRgb8) };
   };
   // What is not mapped in yet is left to the apply pass: the job must not write the marked copy after this.
   touch?.stop();
-  let out: Uint8Array | Uint16Array | undefined = marked;
   for (let attempt = 0; ; attempt++) {
     t = performance.now();
-    const applied = applyPlan(plan, raw, internal, out, Math.max(target, internal - GAIN_SLACK));
-    out = applied.out;
+    const applied = { psnr: apply(internal) };
     embedMs += performance.now() - t;
     mark('apply', t0);
     const gain = { internal, psnr: applied.psnr };
@@ -777,17 +807,14 @@ async function embedWith(
       sealMs += performance.now() - t;
       return true;
     });
-    const image = await idle.during(encodeLike({ ...raw, data: out }, input, info, ladder.length ? { jpeg: ladder[rung] } : {}));
-    mark('encode', t0);
-    const written = await idle.during(decodeRaw(image, info, limits));
-    mark('verifyDecode', t0);
-    let file = { image, psnr: psnrOf(raw, written, sseRgb8) };
+    let file = await verified();
     mark('verifyPsnr', t0);
     // Error the codec adds on top of the mark (the two are nearly uncorrelated).
     const codecMse = (): number => Math.max(0, mseOf(file.psnr) - mseOf(applied.psnr));
     while (correctable && file.psnr < target && rung + 1 < ladder.length && codecMse() > mseOf(target) / 3) {
       rung++;
-      file = await write(out);
+      if (!out) apply(internal);
+      file = await verified();
     }
     if (!correctable || file.psnr >= target || attempt >= 2 || internal >= target + MAX_CODEC_MARGIN) {
       idle.finish();
@@ -798,7 +825,7 @@ async function embedWith(
       const { registration, value } = sealed!;
       const ms = embedMs;
       return {
-        raw: { ...raw, data: out },
+        raw: file.written,
         registration,
         sealed: value,
         image: file.image,
