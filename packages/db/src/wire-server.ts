@@ -60,7 +60,8 @@ class Backend {
     this.db
       .runExclusive(async () => {
         if (turn.messages === null) {
-          if (this.db.isInTransaction()) await this.db.exec('ROLLBACK');
+          // As a wire message: db.exec() would wait for the lock this turn holds, for ever.
+          if (this.db.isInTransaction()) await this.db.execProtocolRawStream(ROLLBACK, { onRawData: () => undefined });
           return;
         }
         for (const m of turn.messages) {
@@ -74,6 +75,9 @@ class Backend {
           // A turn ended by Flush (a portal read in steps) keeps the backend until its Sync too.
           const flushed = turn.messages !== null && turn.messages[turn.messages.length - 1]?.[0] === 0x48;
           this.owner = turn.messages !== null && (this.db.isInTransaction() || flushed) ? turn.conn : null;
+          // Its connection closed while the turn ran (should the database yield mid-turn): release() saw
+          // no transaction yet, so roll it back now, or the dead connection would hold the backend for ever.
+          if (this.owner?.closed) void this.run(this.owner, null).catch(() => undefined);
           turn.resolve();
         },
         (err: unknown) => {
@@ -96,6 +100,9 @@ function message(type: string, body: Buffer): Buffer {
   head.writeInt32BE(body.length + 4, 1);
   return Buffer.concat([head, body]);
 }
+
+/** A simple Query that rolls back the transaction a closed connection left open. */
+const ROLLBACK = new Uint8Array(message('Q', Buffer.from('ROLLBACK\0', 'latin1')));
 
 function errorResponse(code: string, text: string): Buffer {
   const fields = [`SFATAL`, `VFATAL`, `C${code}`, `M${text}`].map((f) => Buffer.from(`${f}\0`, 'utf8'));
@@ -129,6 +136,10 @@ class Connection {
     socket.on('data', (d: Buffer) => this.onData(d));
     socket.on('error', () => this.close());
     socket.on('close', () => this.close());
+  }
+
+  get closed(): boolean {
+    return this.state === 'closed';
   }
 
   write(data: Uint8Array): void {

@@ -102,6 +102,37 @@ test.serial('concurrent connections: parameterised statements and transactions d
   }
 });
 
+test.serial('a connection that dies inside a transaction does not hold the embedded database (kill -9 of a worker mid-transaction)', async (t) => {
+  // On disk, as `filigrane start` runs it.
+  const db = await startEmbeddedPostgres({ dataDir: join(mkdtempSync(join(tmpdir(), 'filigrane-wire-')), 'db') });
+  const other = new pg.Client({ connectionString: db.url });
+  other.on('error', () => undefined);
+  try {
+    await other.connect();
+    await other.query('CREATE TABLE seen (n int)');
+    for (let i = 0; i < 4; i++) {
+      // A simple query, then the extended protocol (a parameterised statement) inside the transaction.
+      const dying = new pg.Client({ connectionString: db.url });
+      dying.on('error', () => undefined);
+      await dying.connect();
+      await dying.query('BEGIN');
+      if (i % 2) await dying.query('INSERT INTO seen VALUES ($1)', [i]);
+      (dying as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+      const answered = await Promise.race([
+        other.query('SELECT count(*)::int AS n FROM seen').then((r) => r.rows[0].n as number),
+        new Promise((r) => setTimeout(() => r('no answer in 10 s'), 10_000)),
+      ]);
+      t.is(answered, 0, `round ${i}: answered, and the dead transaction rolled back`);
+      if (answered !== 0) return;
+    }
+    await other.end();
+  } finally {
+    // A held database would hold these too: a failure must not hang the file.
+    (other as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+    await Promise.race([db.stop(), new Promise((r) => setTimeout(r, 2000))]);
+  }
+});
+
 test('embedded: large results read on several connections at once arrive whole', async (t) => {
   // Results of megabytes outrun the socket: PGlite's reused output memory must be copied (it used to
   // come out corrupted: a client RangeError or a hang).
