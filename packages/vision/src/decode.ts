@@ -167,8 +167,9 @@ export const MIN_JPEG_QUALITY = 50;
 
 /**
  * JPEG settings that reproduce the original's: its quality (from its quantisation tables), its
- * chroma subsampling and progressive mode (up to WHOLE_IMAGE_CODING_MAX_PIXELS). libjpeg through sharp writes 4:2:0 or 4:4:4 only, so a
- * 4:2:2, 4:4:0 or 4:1:1 original is written 4:4:4: never coarser chroma than the original had.
+ * chroma subsampling and progressive mode (up to WHOLE_IMAGE_CODING_MAX_PIXELS). libjpeg through
+ * sharp writes 4:2:0 or 4:4:4 only, so a 4:2:2, 4:4:0 or 4:1:1 original is written 4:4:4: never
+ * coarser chroma than the original had.
  */
 export function jpegSettings(
   info: ImageInfo,
