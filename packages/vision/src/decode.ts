@@ -176,11 +176,12 @@ export function jpegSettings(
   options: EncodeOptions = {},
 ): JpegEncodeSettings {
   const quality = Math.max(MIN_JPEG_QUALITY, Math.min(100, info.jpegQuality ?? options.defaultJpegQuality ?? 92));
+  const wholeImageCoding = info.width * info.height <= WHOLE_IMAGE_CODING_MAX_PIXELS;
   return {
     quality,
     chromaSubsampling: info.chromaSubsampling === '4:2:0' ? '4:2:0' : '4:4:4',
-    progressive: info.progressive === true && info.width * info.height <= WHOLE_IMAGE_CODING_MAX_PIXELS,
-    optimiseCoding: info.width * info.height <= WHOLE_IMAGE_CODING_MAX_PIXELS,
+    progressive: info.progressive === true && wholeImageCoding,
+    optimiseCoding: wholeImageCoding,
   };
 }
 

@@ -605,6 +605,20 @@ const SAMPLE_BANDS = 8;
 const SAMPLE_EDGE_ROWS = 8;
 
 /**
+ * The rows codecLoss reads from an image of H rows: the first row of each band (MCU-aligned, spread over
+ * the image), their height, and the rows left out at each band edge. The whole image when it is short.
+ */
+export function codecSampleBands(H: number): { starts: number[]; rows: number; edge: number } {
+  if (H < 2 * SAMPLE_BANDS * SAMPLE_BAND_ROWS) return { starts: [0], rows: H, edge: 0 };
+  const rows = SAMPLE_BAND_ROWS;
+  const starts = Array.from({ length: SAMPLE_BANDS }, (_, i) => {
+    const centre = ((i + 0.5) * H) / SAMPLE_BANDS;
+    return Math.min(Math.floor((H - rows) / 16) * 16, Math.max(0, Math.round((centre - rows / 2) / 16) * 16));
+  });
+  return { starts, rows, edge: SAMPLE_EDGE_ROWS };
+}
+
+/**
  * Mean square error (8-bit units) that the output codec adds to the marked pixels, measured on
  * bands of rows spread over the image, marked with gain `alpha` and encoded with `settings` (the
  * whole image when it is small). Quantisation noise is nearly uncorrelated with the mark, so file
@@ -625,17 +639,14 @@ async function codecLoss(
 ): Promise<number | undefined> {
   const { width: W, height: H, channels } = raw;
   if (raw.depth !== 8 || channels < 3) return undefined;
-  const whole = H < 2 * SAMPLE_BANDS * SAMPLE_BAND_ROWS;
-  const bands = whole ? 1 : SAMPLE_BANDS;
-  const bandRows = whole ? H : SAMPLE_BAND_ROWS;
-  const edge = whole ? 0 : SAMPLE_EDGE_ROWS;
+  const { starts, rows: bandRows, edge } = codecSampleBands(H);
+  const bands = starts.length;
   const rowBytes = W * channels;
   const data = raw.data as Uint8Array;
   const marked = new Uint8Array(bands * bandRows * rowBytes);
   const parts = { ...plan.shaped.parts(), W, channels, a: alpha };
   for (let i = 0; i < bands; i++) {
-    const centre = ((i + 0.5) * H) / bands;
-    const y0 = whole ? 0 : Math.min(Math.floor((H - bandRows) / 16) * 16, Math.max(0, Math.round((centre - bandRows / 2) / 16) * 16));
+    const y0 = starts[i]!;
     const o = i * bandRows * rowBytes;
     const original = data.subarray(y0 * rowBytes, (y0 + bandRows) * rowBytes);
     marked.set(original, o);
@@ -772,7 +783,7 @@ async function embedWith(
    * memory is returned (options.collectGarbage) before the decoded file's is taken, so the peak holds
    * two full-size images besides the codec's, not three. A later pass that needs it marks it again.
    */
-  const write = async (): Promise<{ image: Buffer; written: RawImage }> => {
+  const write = async (): Promise<{ image: Buffer; written: RawImage; psnr: number }> => {
     const image = await idle.during(encodeLike({ ...raw, data: out! }, input, info, ladder.length ? { jpeg: ladder[rung] } : {}));
     mark('encode', t0);
     out = undefined;
@@ -780,7 +791,7 @@ async function embedWith(
     options.collectGarbage?.();
     const written = await idle.during(decoding);
     mark('verifyDecode', t0);
-    return { image, written };
+    return { image, written, psnr: psnrOf(raw, written, sseRgb8) };
   };
   /** An apply pass into `out`, its only holder (see write); its PSNR. The same gain marks the same copy. */
   const apply = (internal: number): number => {
@@ -788,18 +799,13 @@ async function embedWith(
     out = pass.out;
     return pass.psnr;
   };
-  const verified = async (): Promise<{ image: Buffer; written: RawImage; psnr: number }> => {
-    const file = await write();
-    return { ...file, psnr: psnrOf(raw, file.written, sseRgb8) };
-  };
   // What is not mapped in yet is left to the apply pass: the job must not write the marked copy after this.
   touch?.stop();
   for (let attempt = 0; ; attempt++) {
     t = performance.now();
-    const applied = { psnr: apply(internal) };
+    const gain = { internal, psnr: apply(internal) };
     embedMs += performance.now() - t;
     mark('apply', t0);
-    const gain = { internal, psnr: applied.psnr };
     idle.add(() => {
       const registration = registrationFor(gain.internal, gain.psnr);
       const t = performance.now();
@@ -807,14 +813,15 @@ async function embedWith(
       sealMs += performance.now() - t;
       return true;
     });
-    let file = await verified();
+    let file = await write();
     mark('verifyPsnr', t0);
     // Error the codec adds on top of the mark (the two are nearly uncorrelated).
-    const codecMse = (): number => Math.max(0, mseOf(file.psnr) - mseOf(applied.psnr));
+    const codecMse = (): number => Math.max(0, mseOf(file.psnr) - mseOf(gain.psnr));
     while (correctable && file.psnr < target && rung + 1 < ladder.length && codecMse() > mseOf(target) / 3) {
       rung++;
-      if (!out) apply(internal);
-      file = await verified();
+      // write() let the copy go: mark it again.
+      apply(internal);
+      file = await write();
     }
     if (!correctable || file.psnr >= target || attempt >= 2 || internal >= target + MAX_CODEC_MARGIN) {
       idle.finish();
@@ -830,7 +837,7 @@ async function embedWith(
         sealed: value,
         image: file.image,
         format: info.format,
-        report: { psnr: file.psnr, embedPsnr: applied.psnr, width: raw.width, height: raw.height, ms, totalMs: performance.now() - t0 },
+        report: { psnr: file.psnr, embedPsnr: gain.psnr, width: raw.width, height: raw.height, ms, totalMs: performance.now() - t0 },
       };
     }
     const room = mseOf(target) - 1.05 * codecMse();

@@ -10,4 +10,4 @@ export { bandIndices, bandColumns } from './band';
 export { dct2d, idct2d } from './dct';
 export { fft } from './fft';
 export { canonicalPattern } from './pattern';
-export { lastEmbedStages, lastEmbedTimeline } from './embed';
+export { codecSampleBands, lastEmbedStages, lastEmbedTimeline } from './embed';
